@@ -1,0 +1,55 @@
+"""The errors a user of the suite can meet, each with a message that names what went wrong."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+
+class HypothesisViolation(ValueError):
+    """Parameters that violate a hypothesis of the result being checked.
+
+    ``hypothesis`` names the hypothesis (as the paper or the digest states it), ``values`` holds the
+    offending parameter values, and the message says both, so that a user sees at once what to change.
+    """
+
+    def __init__(
+        self,
+        hypothesis: str,
+        message: str,
+        *,
+        result_id: str | None = None,
+        values: Mapping[str, Any] | None = None,
+        bypassable: bool = True,
+    ) -> None:
+        self.hypothesis = hypothesis
+        self.result_id = result_id
+        self.values = dict(values or {})
+        self.bypassable = bypassable
+        where = f"{result_id}: " if result_id else ""
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
+        text = f"{where}hypothesis '{hypothesis}' violated: {message}"
+        if shown:
+            text += f" (got {shown})"
+        if bypassable and result_id:
+            text += "; pass allow_violation=True to run it anyway as a negative control"
+        super().__init__(text)
+
+
+class UnknownResult(LookupError):
+    """An id that no registered result carries."""
+
+    def __init__(self, result_id: str, known: list[str]) -> None:
+        import difflib
+
+        close = difflib.get_close_matches(result_id, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `python -m theorems list` shows them all"
+        super().__init__(f"no result with id {result_id!r}{hint}")
+        self.result_id = result_id
+
+
+class ParameterError(TypeError):
+    """A parameter name the result does not take, or a malformed value on the command line."""
+
+
+class DeviceUnavailable(RuntimeError):
+    """A device was asked for that this machine does not have."""

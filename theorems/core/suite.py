@@ -1,0 +1,39 @@
+"""Suite profiles: how much work a check run does (hypothesis examples, optimiser restarts).
+
+``quick`` is for iterating locally, ``ci`` is the CI gate (derandomised hypothesis, small enough to
+keep the default ``pytest`` run within minutes on two cores), ``thorough`` is meant for a GPU or a long
+run. The profile is chosen with ``pytest --suite NAME`` or ``$THEOREMS_SUITE``, and by
+``python -m theorems report --suite NAME``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+ENV_SUITE = "THEOREMS_SUITE"
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    max_examples: int  # hypothesis examples per property
+    restarts: int  # random starts per optimisation problem
+    derandomize: bool  # hypothesis draws the same examples on every run
+    report_examples: int  # random instances per result in the report, besides its fixed ones
+
+
+SUITES = {
+    "quick": Suite("quick", max_examples=3, restarts=8, derandomize=True, report_examples=2),
+    "ci": Suite("ci", max_examples=8, restarts=16, derandomize=True, report_examples=4),
+    "thorough": Suite("thorough", max_examples=60, restarts=64, derandomize=False, report_examples=16),
+}
+DEFAULT_SUITE = "ci"
+
+
+def get_suite(name: str | None = None) -> Suite:
+    name = name or os.environ.get(ENV_SUITE, DEFAULT_SUITE)
+    try:
+        return SUITES[name]
+    except KeyError:
+        raise ValueError(f"unknown suite {name!r}: choose one of {', '.join(SUITES)}") from None
