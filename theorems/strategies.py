@@ -1,0 +1,44 @@
+"""hypothesis strategies that generate valid parameters for the registered results.
+
+Each strategy draws inside a result's hypotheses (the ranges below encode them) and the generated values
+are re-validated against the result's own ``hypotheses`` function, so a strategy can never drift outside
+what the theorem assumes without the test noticing. Needs the ``test`` extra (hypothesis).
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from .core.registry import get, validate
+from .core.result import CORRECTED
+
+
+def valid_for(result_id: str, form: str = CORRECTED):
+    """A filter that raises if drawn parameters violate a hypothesis of ``result_id`` (a strategy bug)."""
+    result = get(result_id)
+
+    def check(params: dict) -> dict:
+        _, violations = validate(result, params, form)
+        if violations:
+            raise AssertionError(f"strategy drew parameters outside the hypotheses of {result_id}: {violations}")
+        return params
+
+    return check
+
+
+@st.composite
+def ufm_params(draw, loss: str | None = None, form: str = CORRECTED) -> dict:
+    """(K, n, d, λ, loss, seed) for Lemma 4.2 inside its hypotheses (digest 004 §5.1 ranges).
+
+    MSE: K ∈ [2, 8], d ∈ [max(3, K+1), K+6] (K+1 only for the corrected form), λ = 10^u, u ∈ [−3, 1].
+    CE:  K ∈ [2, 10], d ∈ [max(3, K), K+6], λ = 10^u, u ∈ [−4, 1]. n ∈ [1, 5].
+    d = 2 is excluded: the LN sphere is then two points and random starts cannot reach the optimum.
+    """
+    loss = loss or draw(st.sampled_from(("mse", "ce")))
+    K = draw(st.integers(2, 8 if loss == "mse" else 10))
+    d_min = max(3, K + 1 if (loss == "mse" and form == CORRECTED) else K)
+    d = draw(st.integers(d_min, K + 6))
+    u = draw(st.floats(-3.0 if loss == "mse" else -4.0, 1.0, allow_nan=False))
+    params = dict(K=K, n=draw(st.integers(1, 5)), d=d, lam=float(f"{10.0 ** u:.4g}"), loss=loss,
+                  seed=draw(st.integers(0, 2**16)))
+    return valid_for("neural_collapse.lemma_4_2", form)(params)
