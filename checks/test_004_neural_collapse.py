@@ -194,3 +194,11 @@ def test_seeded_runs_give_the_same_numbers():
     for ev in (a, b):
         ev.pop("elapsed_s")
     assert a == b
+
+
+def test_unconverged_optimiser_never_holds():
+    # 30 L-BFGS iterations are far too few for MSE (weakly curved direction, digest A7): no certificate.
+    ev = theorems.check(ID, loss="mse", max_iter=30)
+    assert ev.converged is False
+    assert not ev.holds
+    assert "NOT CONVERGED" in ev.explain()
