@@ -85,6 +85,19 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def reproduce_command(result_id: str, params: Mapping[str, Any], form: str | None = None,
+                      allow_violation: bool = False, device: str = "cpu") -> str:
+    """``python -m theorems check ...`` for one instance, quoted for a POSIX shell."""
+    cmd = ["python", "-m", "theorems", "check", result_id, *(f"{k}={v}" for k, v in params.items())]
+    if form:
+        cmd.append(f"form={form}")
+    if allow_violation:
+        cmd.append("allow_violation=true")
+    if device != "cpu":
+        cmd += ["--device", device]
+    return shlex.join(cmd)
+
+
 @dataclass
 class Evidence:
     result_id: str
@@ -125,13 +138,7 @@ class Evidence:
 
     def reproduce(self) -> str:
         """The command line that reruns exactly this instance."""
-        args = [f"{k}={v}" for k, v in self.params.items()]
-        cmd = ["python", "-m", "theorems", "check", self.result_id, *args, f"form={self.form}"]
-        if self.violations:
-            cmd.append("allow_violation=true")
-        if self.device != "cpu":
-            cmd += ["--device", self.device]
-        return " ".join(shlex.quote(a) for a in cmd)
+        return reproduce_command(self.result_id, self.params, self.form, bool(self.violations), self.device)
 
     # -- serialisation ---------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -96,7 +96,7 @@ class Result:
     """A registered result. ``evaluate(params, form, ctx) -> Outcome`` runs one instance.
 
     ``hypotheses(params, form) -> list[Violation]`` lists what the parameters violate for that form.
-    ``report_instances(suite) -> iterable of (form, params)`` gives the instances the report runs,
+    ``report_instances(suite) -> iterable of (form, params, allow_violation)`` gives the instances the report runs,
     negative controls included (marked with ``allow_violation``).
     """
 

@@ -49,9 +49,10 @@ def embed_in_ones_complement(U: torch.Tensor, d: int, rotation: torch.Tensor | N
     r = span_rank(U)
     if r > d - 1:
         raise ValueError(f"the frame spans {r} dimensions but 1^⊥ in R^{d} has only {d - 1}")
-    # Coordinates of U in an orthonormal basis of its column span: U = Q C with C = QᵀU.
-    q, _ = torch.linalg.qr(U)
-    coords = (q.T @ U)[:r]  # (r, K): isometric coordinates
+    # Coordinates of U in an orthonormal basis of its column span (U = A diag(S) Vh, so diag(S) Vh has
+    # U's Gram); an SVD, unlike an unpivoted QR, is right when U's leading columns are dependent.
+    _, S, Vh = torch.linalg.svd(U, full_matrices=False)
+    coords = S[:r, None] * Vh[:r]  # (r, K): isometric coordinates
     basis = orthonormal_basis_of_ones_complement(d, dtype=U.dtype, device=U.device)  # (d, d−1)
     if rotation is not None:
         basis = basis @ rotation

@@ -5,9 +5,12 @@ objective call evaluates all of them at once, so B restarts cost about as much P
 Instances that have stopped are frozen (their step is zero) while the others go on.
 
 The line search is a backtracking Armijo search with a slack of a few ulps of the objective, so that
-iterates can keep reducing the gradient once objective differences fall below float64 resolution;
+iterates can keep reducing the gradient once objective differences fall below float64 resolution (when
+the objective's rounding error is of order ulp(|f|); on badly conditioned problems whose summands are
+much larger than f it can still stop 'stalled' above gtol, an honest status, never a false 'gtol');
 pairs that violate the curvature condition sᵀy > 0 are skipped, the standard safeguard without a
-Wolfe search.
+Wolfe search. 'nonfinite' marks a non-finite objective at the start; a non-finite trial point later
+is backtracked over like any failed step.
 """
 
 from __future__ import annotations

@@ -1,0 +1,83 @@
+"""Fake results for the CLI and report tests: trivial to evaluate, so those tests take milliseconds and
+never run a real (slow) theorem check.
+
+The fake theorem: for 0 ≤ x ≤ 1, x² ≤ c·x with c = 1 (corrected); the "printed" constant c = 1/2 is
+wrong for x > 1/2. ``converges=false`` imitates an optimiser that failed its certificate and
+``explode=true`` an evaluation that raises.
+"""
+
+from __future__ import annotations
+
+from theorems.core.evidence import Claim
+from theorems.core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
+
+FAKE_ID = "fake.square_below_line"
+PLAIN_ID = "fake.defaults_only"  # has no report_instances: the report runs it once with defaults
+BROKEN_ID = "fake.broken_instances"  # its report_instances raises
+CONSTANT = {AS_PRINTED: 0.5, CORRECTED: 1.0}
+STATEMENT = "For 0 ≤ x ≤ 1, x² ≤ x/2 <script>alert(1)</script>"  # markup checks the report's escaping
+
+
+def _evaluate(params, form, ctx) -> Outcome:
+    if params["explode"]:
+        raise RuntimeError("boom")
+    x, c = params["x"], CONSTANT[form]
+    observed, bound = x * x, c * x
+    return Outcome(
+        observed=observed, bound=bound, tightness=observed / bound if bound > 0 else 1.0,
+        claims=[Claim.at_most("square_below_line", observed, bound)],
+        details={"x": x, "c": c}, converged=params["converges"],
+    )
+
+
+def _hypotheses(params, form) -> list[Violation]:
+    if not 0 <= params["x"] <= 1:
+        return [Violation("0 ≤ x ≤ 1", "the line lies above the parabola only on [0, 1]", ("x",))]
+    return []
+
+
+def fake_instances(suite):
+    yield CORRECTED, {}, False  # holds
+    yield CORRECTED, {"x": 0.9}, False  # holds
+    yield AS_PRINTED, {"x": 0.8}, False  # the counterexample to the printed constant
+    yield CORRECTED, {"x": 2.0}, True  # negative control: fails outside the hypothesis
+    yield CORRECTED, {"converges": False}, False  # not converged
+    yield CORRECTED, {"explode": True}, False  # raises: an error row
+
+
+# What the report must count for FAKE_ID's instances above.
+FAKE_COUNTS = {"instances": 5, "holds": 2, "fails": 3, "not_converged": 1, "errors": 1}
+
+
+def broken_instances(suite):
+    yield CORRECTED, {}, False
+    raise RuntimeError("instance generator broke")
+
+
+def make_fake(result_id: str, report_instances=None) -> Result:
+    return Result(
+        id=result_id,
+        paper="999",
+        paper_title="A Paper That Does Not Exist",
+        title=f"{result_id}: the parabola lies below the line",
+        statement=STATEMENT,
+        status=Status.VERIFIED_CORRECTED,
+        params=(
+            Param("x", float, 0.25, "the point", valid="0 ≤ x ≤ 1"),
+            Param("n", int, 3, "an integer that changes nothing", valid="n ≥ 1"),
+            Param("loss", str, "mse", "a choice that changes nothing", choices=("mse", "ce")),
+            Param("converges", bool, True, "whether the pretend optimiser converged"),
+            Param("explode", bool, False, "raise inside evaluate"),
+            Param("seed", int, 0, "seed"),
+        ),
+        evaluate=_evaluate,
+        hypotheses=_hypotheses,
+        correction="For 0 ≤ x ≤ 1, x² ≤ x",
+        correction_reason="the printed constant 1/2 is off by a factor 2",
+        forms=(AS_PRINTED, CORRECTED),
+        report_instances=report_instances,
+        module=__name__,
+    )
+
+
+FAKES = {FAKE_ID: fake_instances, PLAIN_ID: None}

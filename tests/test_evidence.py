@@ -1,0 +1,234 @@
+"""Evidence, Claim, Context and device resolution (theorems.core)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+
+import numpy as np
+import pytest
+import torch
+
+from theorems.core.context import Context, resolve_device
+from theorems.core.errors import DeviceUnavailable
+from theorems.core.evidence import Claim, Evidence, summarize, to_jsonable
+from theorems.core.result import Status
+
+INF, NAN = float("inf"), float("nan")
+CPU = "cpu"  # unit tests of the machinery compare with CPU references, whatever --device says
+
+
+def make_evidence(**overrides) -> Evidence:
+    fields = dict(
+        result_id="neural_collapse.lemma_4_2",
+        form="corrected",
+        params={"K": 4, "n": 3, "d": 6, "lam": 0.05, "loss": "mse", "seed": 0},
+        holds=False,
+        observed=0.0161290323,
+        bound=INF,
+        tightness=None,
+        converged=True,
+        claims=[
+            Claim.at_least("lower bound", 0.0161290323, 0.0161290322, "no run beats L*"),
+            Claim.at_most("attainment ratio", 1.5, 1 + 1e-7),
+            Claim.at_most("nc1", 3.2e-12, 1e-6),
+            Claim.at_least("infinite bound", INF, -INF),
+        ],
+        details={
+            "L_star": 1 / 62,
+            "gap": INF,
+            "neg_gap": -INF,
+            "undefined_nc1": NAN,
+            "iterations": 57,
+            "converged_all": True,
+            "formula": "L* = Kλ/(2(d+Kλ))",
+            "np_scalar": np.float64(0.25),
+            "np_int": np.int64(3),
+            "np_bool": np.bool_(False),
+            "tensor": torch.tensor([1.0, INF, NAN], dtype=torch.float64),
+            "tensor_scalar": torch.tensor(2.5, dtype=torch.float64),
+            "array": np.array([[1.0, -INF], [NAN, 0.5]]),
+            "nested": {"a": [1.0, NAN, {"b": INF}], 3: (1, 2)},
+            "none": None,
+        },
+        violations=[],
+        status=Status.VERIFIED_CORRECTED,
+        device="cpu",
+        elapsed_s=0.123,
+    )
+    fields.update(overrides)
+    return Evidence(**fields)
+
+
+def same_float(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+# ----------------------------------------------------------------------------------------------------
+# Serialisation
+# ----------------------------------------------------------------------------------------------------
+def test_to_dict_is_strict_json_even_with_inf_and_nan():
+    ev = make_evidence(observed=NAN, tightness=NAN)
+    d = ev.to_dict()
+    text = json.dumps(d, allow_nan=False)  # raises on any bare inf/nan
+    back = json.loads(text)
+    assert back == json.loads(json.dumps(d, allow_nan=False))
+    assert back["details"]["gap"] == "inf" and back["details"]["neg_gap"] == "-inf"
+    assert back["details"]["undefined_nc1"] == "nan"
+    assert back["details"]["tensor"] == [1.0, "inf", "nan"]
+    assert back["details"]["tensor_scalar"] == 2.5
+    assert back["details"]["array"] == [[1.0, "-inf"], ["nan", 0.5]]
+    assert back["details"]["nested"] == {"a": [1.0, "nan", {"b": "inf"}], "3": [1, 2]}
+    assert back["details"]["np_int"] == 3 and back["details"]["np_bool"] is False
+    assert back["status"] == "verified-corrected"
+    assert back["reproduce"] == ev.reproduce()
+    assert json.loads(ev.to_json(allow_nan=False)) == back
+
+
+def test_from_dict_round_trips():
+    for ev in (make_evidence(), make_evidence(observed=NAN, bound=-INF, tightness=0.75, converged=None, holds=True,
+                                              violations=["d ≥ K+1: d = 4 = K"], device="cuda:0")):
+        d = ev.to_dict()
+        back = Evidence.from_dict(json.loads(json.dumps(d, allow_nan=False)))
+        # the scalar fields come back as they were (inf/nan included)
+        for name in ("result_id", "form", "params", "holds", "converged", "violations", "device", "elapsed_s"):
+            assert getattr(back, name) == getattr(ev, name), name
+        assert back.status == str(ev.status)
+        assert same_float(back.observed, ev.observed) and same_float(back.bound, ev.bound)
+        assert (back.tightness is None) == (ev.tightness is None)
+        if ev.tightness is not None:
+            assert same_float(back.tightness, ev.tightness)
+        assert len(back.claims) == len(ev.claims)
+        for c0, c1 in zip(ev.claims, back.claims):
+            assert (c1.name, c1.passed, c1.relation, c1.message) == (c0.name, c0.passed, c0.relation, c0.message)
+            assert same_float(c1.observed, c0.observed) and same_float(c1.bound, c0.bound)
+        assert back.reproduce() == ev.reproduce()
+        # and serialising again gives the same dict: to_dict ∘ from_dict is the identity on to_dict's image
+        assert back.to_dict() == d
+
+
+def test_to_jsonable_plain_values():
+    assert to_jsonable(Status.REFUTED) == "refuted"
+    assert to_jsonable(np.float32(0.5)) == 0.5
+    assert to_jsonable(np.array(INF)) == "inf"
+    assert to_jsonable(Claim.at_most("c", 1.0, 2.0)) == {
+        "name": "c", "passed": True, "observed": 1.0, "bound": 2.0, "relation": "<=", "message": ""}
+
+
+# ----------------------------------------------------------------------------------------------------
+# Human-readable forms
+# ----------------------------------------------------------------------------------------------------
+def test_repr_is_a_readable_summary():
+    ev = make_evidence()
+    text = repr(ev)
+    lines = text.splitlines()
+    assert lines[0].startswith("Evidence neural_collapse.lemma_4_2 [corrected]")
+    assert "DOES NOT HOLD" in lines[0]
+    for c in ev.claims:
+        assert c.name in text and str(c) in text
+    assert "FAIL attainment ratio" in text and "ok   lower bound" in text
+    assert ev.reproduce() in text
+    assert "python -m theorems check neural_collapse.lemma_4_2" in text
+    assert "K=4" in text and "lam=0.05" in text
+    assert len(lines) <= 30 and max(map(len, lines)) <= 200  # one screen
+    assert "HOLDS" in repr(make_evidence(holds=True)).splitlines()[0]
+    assert "DOES NOT HOLD" not in repr(make_evidence(holds=True))
+    assert "converged : NO" in repr(make_evidence(converged=False))
+    assert "n/a (no optimiser)" in repr(make_evidence(converged=None))
+
+
+def test_reproduce_command_parses_back():
+    ev = make_evidence(params={"K": 4, "loss": "mse", "note": "two words", "lam": 0.05},
+                       violations=["d ≥ K+1"], device="cuda")
+    argv = shlex.split(ev.reproduce())
+    assert argv[:5] == ["python", "-m", "theorems", "check", "neural_collapse.lemma_4_2"]
+    assert "note=two words" in argv and "K=4" in argv and "lam=0.05" in argv
+    assert "form=corrected" in argv and "allow_violation=true" in argv
+    assert argv[-2:] == ["--device", "cuda"]
+    plain = shlex.split(make_evidence().reproduce())
+    assert "allow_violation=true" not in plain and "--device" not in plain
+
+
+def test_explain_and_claim_lookup():
+    ev = make_evidence(converged=False)
+    assert "NOT CONVERGED" in ev.explain()
+    assert [c.name for c in ev.failed_claims] == ["attainment ratio"]
+    assert ev.claim("nc1").passed
+    with pytest.raises(KeyError, match="no claim 'nope'"):
+        ev.claim("nope")
+    s = summarize([make_evidence(holds=True), make_evidence(), make_evidence(converged=False)])
+    assert s == {"instances": 3, "holds": 1, "fails": 2, "not_converged": 1}
+
+
+# ----------------------------------------------------------------------------------------------------
+# Claim
+# ----------------------------------------------------------------------------------------------------
+def test_claim_at_most_and_at_least_at_the_boundary():
+    assert Claim.at_most("eq", 1.0, 1.0).passed
+    assert Claim.at_least("eq", 1.0, 1.0).passed
+    assert Claim.at_most("below", 1.0, 1.0 + 1e-15).passed
+    assert not Claim.at_most("above", 1.0 + 2.3e-16, 1.0).passed  # one ulp beyond fails
+    assert not Claim.at_least("below", 1.0 - 1.2e-16, 1.0).passed
+    assert Claim.at_least("above", 2.0, 1.0).passed
+    assert Claim.at_most("-inf", -INF, 0.0).passed and Claim.at_least("inf", INF, 1e308).passed
+    assert Claim.at_most("inf bound", 1e308, INF).passed
+
+
+def test_claim_nan_never_passes():
+    for c in (Claim.at_most("n", NAN, 1.0), Claim.at_least("n", NAN, 1.0),
+              Claim.at_most("n", 1.0, NAN), Claim.at_least("n", 1.0, NAN)):
+        assert not c.passed
+
+
+def test_claim_accepts_numpy_and_torch_scalars():
+    c = Claim.at_most("t", torch.tensor(0.5, dtype=torch.float64), np.float64(0.5))
+    assert c.passed is True and type(c.observed) is float and type(c.bound) is float
+    c = Claim.at_least("n", np.float32(0.25), torch.tensor(0.5))
+    assert c.passed is False and c.relation == ">="
+    assert str(c).startswith("FAIL n: 0.25 >= 0.5")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Context and devices
+# ----------------------------------------------------------------------------------------------------
+def test_context_same_seed_same_draws():
+    a, b, c = Context.make(CPU, seed=11), Context.make(CPU, seed=11), Context.make(CPU, seed=12)
+    da = [a.randn(3, 4), a.rand(5), a.randn(2)]
+    db = [b.randn(3, 4), b.rand(5), b.randn(2)]
+    dc = [c.randn(3, 4), c.rand(5), c.randn(2)]
+    assert all(torch.equal(x, y) for x, y in zip(da, db))
+    assert not any(torch.equal(x, y) for x, y in zip(da, dc))
+    assert all(x.dtype == torch.float64 and x.device.type == "cpu" for x in da)
+    assert not torch.equal(da[0][:2, :2].flatten(), da[2])  # successive draws differ
+    # independent of torch's global RNG
+    torch.manual_seed(0)
+    x = Context.make(CPU, seed=11).randn(3, 4)
+    torch.manual_seed(1)
+    assert torch.equal(x, Context.make(CPU, seed=11).randn(3, 4))
+    assert a.tensor([1, 2]).dtype == torch.float64
+
+
+def test_resolve_device_cpu_and_env(monkeypatch):
+    monkeypatch.delenv("THEOREMS_DEVICE", raising=False)
+    assert resolve_device() == torch.device("cpu")
+    assert resolve_device("cpu") == torch.device("cpu")
+    monkeypatch.setenv("THEOREMS_DEVICE", "cpu")
+    assert resolve_device(None).type == "cpu"
+    for bad in ("bogus", "meta"):
+        with pytest.raises(DeviceUnavailable):
+            resolve_device(bad)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_cuda_unavailable_raises(monkeypatch):
+    with pytest.raises(DeviceUnavailable, match="cuda"):
+        resolve_device("cuda")
+    with pytest.raises(DeviceUnavailable):
+        resolve_device("cuda:0")
+    with pytest.raises(DeviceUnavailable):
+        Context.make("cuda", seed=0)
+    monkeypatch.setenv("THEOREMS_DEVICE", "cuda")
+    with pytest.raises(DeviceUnavailable):
+        resolve_device()
+    assert issubclass(DeviceUnavailable, RuntimeError)

@@ -1,0 +1,244 @@
+"""Neural-collapse metrics (paper 004, Def. 3.4; digest §1.5) on hand-computed cases.
+
+Every reference value here is computed by hand (in the docstrings/comments) or by an independent
+numpy/scipy computation written out in the test, never copied from a run of the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from scipy.optimize import minimize_scalar
+
+from theorems.metrics.neural_collapse import _nc2, class_means, etf_matrix, nc1, nc2a, nc2b, nc3, nc_metrics
+
+DT = torch.float64
+EXACT = 1e-13  # identities that hold up to a few ulps of O(1) numbers
+CLOSE = 1e-10  # comparisons against an independent (iterative) computation
+
+
+def t(a) -> torch.Tensor:
+    return torch.as_tensor(np.asarray(a, dtype=np.float64), dtype=DT)
+
+
+def simplex_rows(K: int, scale: float = 1.0) -> np.ndarray:
+    """K×K matrix whose rows are a simplex ETF, built from scratch: √(K/(K−1))(e_k − 1/K)."""
+    return scale * math.sqrt(K / (K - 1)) * (np.eye(K) - np.ones((K, K)) / K)
+
+
+def random_orthonormal_rows(rng: np.random.Generator, K: int, d: int) -> np.ndarray:
+    q, _ = np.linalg.qr(rng.standard_normal((d, K)))
+    return q.T  # K×d with orthonormal rows
+
+
+def labels_of(K: int, n: int) -> torch.Tensor:
+    return torch.arange(K).repeat_interleave(n)
+
+
+# ----------------------------------------------------------------------------------------------------
+# E_K
+# ----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("K", [2, 3, 5])
+def test_etf_matrix_corrected_and_literal(K):
+    ones = np.ones((K, K))
+    np.testing.assert_allclose(etf_matrix(K).numpy(), np.eye(K) - ones / K, rtol=0, atol=EXACT)
+    np.testing.assert_allclose(etf_matrix(K, literal=True).numpy(), np.eye(K) - ones, rtol=0, atol=EXACT)
+    # ‖E_K‖_F² = K − 1 (used by the closed-form c*)
+    assert etf_matrix(K).pow(2).sum().item() == pytest.approx(K - 1, rel=EXACT)
+
+
+# ----------------------------------------------------------------------------------------------------
+# NC2A / NC2B on the two reference Grams
+# ----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("K,d,scale", [(2, 2, 1.0), (3, 5, 0.3), (4, 6, 2.5), (7, 9, 1.7)])
+def test_simplex_etf_gram(K, d, scale):
+    """G = WWᵀ ∝ E_K: NC2A = 0 and NC2B = 1/√K.
+
+    By hand: for G = E_K, c* = tr(E)/K = (K−1)/K, E − c*I = (I − 11ᵀ)/K has ‖·‖² = (K−1)/K, and
+    ‖E‖² = K − 1, so NC2B = √(1/K).
+    """
+    rng = np.random.default_rng(K * 100 + d)
+    # rows of a simplex in K dims, mapped isometrically into R^d by a random orthonormal K×d matrix
+    W = simplex_rows(K, scale) @ random_orthonormal_rows(rng, K, d)
+    assert nc2a(t(W)).item() == pytest.approx(0.0, abs=1e-12)
+    assert nc2b(t(W)).item() == pytest.approx(1 / math.sqrt(K), rel=1e-12)
+
+
+@pytest.mark.parametrize("K,d,scale", [(2, 2, 1.0), (3, 5, 0.3), (4, 4, 2.5), (6, 10, 0.01)])
+def test_orthogonal_gram(K, d, scale):
+    """G = s²I: NC2B = 0 and NC2A = 1/√K (by hand: c* = ⟨I,E⟩/(K−1) = 1, I − E = 11ᵀ/K has norm 1)."""
+    rng = np.random.default_rng(K * 7 + d)
+    W = scale * random_orthonormal_rows(rng, K, d)
+    assert nc2b(t(W)).item() == pytest.approx(0.0, abs=1e-12)
+    assert nc2a(t(W)).item() == pytest.approx(1 / math.sqrt(K), rel=1e-12)
+
+
+@pytest.mark.parametrize("K", [2, 3, 4, 10])
+def test_literal_ek_is_not_zero_on_simplex_erratum_a1(K):
+    """With the printed E = I − 11ᵀ a perfect simplex ETF is NOT collapsed (erratum A1).
+
+    By hand with G = E_K (corrected) and L = I − 11ᵀ (zero diagonal, −1 off it): ⟨G,L⟩ = −Σ_{k≠j} G_kj
+    = K(K−1)/K = K − 1 and ‖L‖² = K(K−1), so c* = 1/K and G − L/K = (1 − 1/K)I, whose norm over
+    ‖G‖ = √(K−1) gives NC2A_literal = √((K−1)/K) > 0.
+    """
+    W = simplex_rows(K, 1.3)
+    literal = nc2a(t(W), literal_ek=True).item()
+    assert literal == pytest.approx(math.sqrt((K - 1) / K), rel=1e-12)
+    assert literal > 0.5  # far from collapsed, although the corrected metric is 0
+    assert nc2a(t(W)).item() == pytest.approx(0.0, abs=1e-12)
+
+
+def test_nc2_is_scale_invariant():
+    rng = np.random.default_rng(3)
+    W = rng.standard_normal((5, 7))
+    for s in (1e-3, 1.0, 1e3):
+        assert nc2a(t(s * W)).item() == pytest.approx(nc2a(t(W)).item(), rel=1e-12)
+        assert nc2b(t(s * W)).item() == pytest.approx(nc2b(t(W)).item(), rel=1e-12)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Closed-form c* against brute force
+# ----------------------------------------------------------------------------------------------------
+def brute_force_nc2(G: np.ndarray, T: np.ndarray) -> float:
+    """min_{c ≥ 0} ‖G − cT‖_F/‖G‖_F by bounded scalar minimisation (no closed form used)."""
+    gn = np.linalg.norm(G)
+    hi = 10.0 * gn / np.linalg.norm(T) + 1.0  # the minimiser is at most ‖G‖/‖T‖
+    # minimise the squared ratio (smooth) on a bracket wide enough to include c = 0
+    res = minimize_scalar(lambda c: np.linalg.norm(G - c * T) ** 2, bounds=(0.0, hi), method="bounded",
+                          options={"xatol": 1e-12 * hi, "maxiter": 500})
+    best = min(res.fun, np.linalg.norm(G) ** 2)  # c = 0 is a candidate the bounded search may not hit exactly
+    return math.sqrt(best) / gn
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_closed_form_c_matches_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(2, 8))
+    d = int(rng.integers(1, 10))  # includes rank-deficient d < K
+    W = rng.standard_normal((K, d)) * rng.uniform(0.1, 10)
+    G = W @ W.T
+    ones = np.ones((K, K))
+    for T, got in (
+        (np.eye(K) - ones / K, nc2a(t(W)).item()),
+        (np.eye(K), nc2b(t(W)).item()),
+        (np.eye(K) - ones, nc2a(t(W), literal_ek=True).item()),
+        (np.eye(K) - ones / K, _nc2(t(W), t(np.eye(K) - ones / K)).item()),
+    ):
+        ref = brute_force_nc2(G, T)
+        # the closed form is the exact minimiser: never worse than brute force, and equal to it
+        assert got <= ref + 1e-12
+        assert got == pytest.approx(ref, rel=1e-8, abs=1e-12)
+
+
+@pytest.mark.parametrize("K", [3, 4, 6])
+def test_clamp_c_at_zero_literal_ek(K):
+    """All rows equal: ⟨G, I − 11ᵀ⟩ = K − K² < 0 for K ≥ 3, so the constrained minimiser is c = 0 and
+    the ratio is exactly 1 (the unconstrained c* < 0 would give a smaller, wrong value)."""
+    W = np.tile([[0.5, -1.0, 2.0]], (K, 1))
+    G = W @ W.T
+    got = nc2a(t(W), literal_ek=True).item()
+    assert got == pytest.approx(1.0, rel=1e-12)
+    assert got == pytest.approx(brute_force_nc2(G, np.eye(K) - np.ones((K, K))), rel=1e-9)
+
+
+# ----------------------------------------------------------------------------------------------------
+# NC1
+# ----------------------------------------------------------------------------------------------------
+def test_nc1_hand_two_class():
+    """Class 0: (1,0), (3,0); class 1: (0,1), (0,3).  μ0 = (2,0), μ1 = (0,2), μG = (1,1).
+    tr Σ_W = (1/4)·(1+1+1+1) = 1;  tr Σ_B = (1/2)·(2 + 2) = 2;  NC1 = 1/2."""
+    X = t([[1, 3, 0, 0], [0, 0, 1, 3]])
+    labels = labels_of(2, 2)
+    assert nc1(X, labels, 2).item() == pytest.approx(0.5, rel=1e-15)
+    np.testing.assert_allclose(class_means(X, labels, 2).numpy(), [[2, 0], [0, 2]], atol=EXACT)
+
+
+def _nc1_numpy(X: np.ndarray, y: np.ndarray, K: int) -> float:
+    """Straight from the definition: Σ_W = (1/N)Σ (x−μ_k)(x−μ_k)ᵀ, Σ_B = (1/K)Σ (μ_k−μ_G)(μ_k−μ_G)ᵀ."""
+    d, N = X.shape
+    mu = np.stack([X[:, y == k].mean(axis=1) for k in range(K)], axis=1)
+    muG = mu.mean(axis=1)
+    SW = np.zeros((d, d))
+    for i in range(N):
+        v = X[:, i] - mu[:, y[i]]
+        SW += np.outer(v, v)
+    SW /= N
+    SB = sum(np.outer(mu[:, k] - muG, mu[:, k] - muG) for k in range(K)) / K
+    return float(np.trace(SW) / np.trace(SB))
+
+
+@pytest.mark.parametrize("K,n,d", [(2, 3, 2), (3, 4, 5), (5, 2, 3)])
+def test_nc1_matches_definition(K, n, d):
+    rng = np.random.default_rng(K + n + d)
+    X = rng.standard_normal((d, K * n))
+    y = np.repeat(np.arange(K), n)
+    # unordered labels too: the metric must not assume the class-by-class layout
+    perm = rng.permutation(K * n)
+    for Xp, yp in ((X, y), (X[:, perm], y[perm])):
+        got = nc1(t(Xp), torch.as_tensor(yp), K).item()
+        assert got == pytest.approx(_nc1_numpy(Xp, yp, K), rel=1e-12)
+
+
+def test_nc1_zero_for_collapsed_features():
+    rng = np.random.default_rng(0)
+    K, n, d = 4, 3, 6
+    means = rng.standard_normal((d, K))
+    X = np.repeat(means, n, axis=1)
+    assert nc1(t(X), labels_of(K, n), K).item() == pytest.approx(0.0, abs=1e-15)
+
+
+def test_nc1_degenerate_means():
+    """All class means equal: the ratio is +inf if samples vary, undefined (nan) if nothing varies."""
+    X = t([[1.0, -1.0, 1.0, -1.0]])  # both classes have mean 0
+    assert math.isinf(nc1(X, labels_of(2, 2), 2).item())
+    assert math.isnan(nc1(t(np.ones((2, 4))), labels_of(2, 2), 2).item())
+
+
+# ----------------------------------------------------------------------------------------------------
+# NC3
+# ----------------------------------------------------------------------------------------------------
+def test_nc3_zero_when_features_parallel_to_rows():
+    rng = np.random.default_rng(1)
+    K, n, d = 3, 4, 5
+    W = rng.standard_normal((K, d))
+    scales = rng.uniform(0.1, 5.0, size=K * n)  # positive multiples, different per sample
+    X = (W[np.repeat(np.arange(K), n)] * scales[:, None]).T
+    assert nc3(t(W), t(X), labels_of(K, n)).item() == pytest.approx(0.0, abs=1e-14)
+
+
+def test_nc3_hand_case():
+    """w_0 = (1,0), w_1 = (0,1); x_0 = (1,1) (cos 1/√2), x_1 = (0,2) (cos 1) ⇒ NC3 = 1 − (1/√2 + 1)/2."""
+    W = t([[1, 0], [0, 1]])
+    X = t([[1, 0], [1, 2]])
+    assert nc3(W, X, labels_of(2, 1)).item() == pytest.approx(1 - (1 / math.sqrt(2) + 1) / 2, rel=1e-14)
+
+
+def test_nc3_antiparallel_is_two():
+    """cos = −1 for every sample ⇒ NC3 = 2 (raw, uncentred features)."""
+    W = t([[1, 2, 0], [0, -1, 3]])
+    X = -2.0 * W.T
+    assert nc3(W, X, labels_of(2, 1)).item() == pytest.approx(2.0, rel=1e-14)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Batching
+# ----------------------------------------------------------------------------------------------------
+def test_batching_over_leading_dims_equals_loop():
+    g = torch.Generator().manual_seed(0)
+    K, n, d = 3, 2, 5
+    W = torch.randn(2, 3, K, d, generator=g, dtype=DT)
+    X = torch.randn(2, 3, d, K * n, generator=g, dtype=DT)
+    labels = labels_of(K, n)
+    batched = nc_metrics(W, X, labels)
+    batched_literal = nc2a(W, literal_ek=True)
+    for name, value in batched.items():
+        assert value.shape == (2, 3), name
+    for i in range(2):
+        for j in range(3):
+            single = nc_metrics(W[i, j], X[i, j], labels)
+            for name in single:
+                torch.testing.assert_close(batched[name][i, j], single[name], rtol=1e-13, atol=0)
+            torch.testing.assert_close(batched_literal[i, j], nc2a(W[i, j], literal_ek=True), rtol=1e-13, atol=0)
