@@ -12,6 +12,7 @@ import math
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 import theorems
 from theorems import HypothesisViolation, ParameterError
@@ -40,15 +41,13 @@ def test_registered_with_the_status_the_suite_asserts():
 # -- the corrected statement holds ---------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("loss", ["mse", "ce"])
-def test_corrected_lemma_holds_on_generated_instances(loss, suite):
-    @given(ufm_params(loss=loss))
-    def prop(params):
-        ev = run(suite, **params)
-        assert ev.converged, ev.explain()
-        assert ev.holds, ev.explain()
-        assert 0.0 < ev.tightness <= 1.0 + 1e-7, ev.explain()
-
-    prop()
+@given(data=st.data())
+def test_corrected_lemma_holds_on_generated_instances(loss, suite, data):
+    params = data.draw(ufm_params(loss=loss), label="params")
+    ev = run(suite, **params)
+    assert ev.converged, ev.explain()
+    assert ev.holds, ev.explain()
+    assert 0.0 < ev.tightness <= 1.0 + 1e-7, ev.explain()
 
 
 @pytest.mark.parametrize("loss", ["mse", "ce"])

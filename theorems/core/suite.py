@@ -25,7 +25,7 @@ class Suite:
 
 SUITES = {
     "quick": Suite("quick", max_examples=3, restarts=8, derandomize=True, report_examples=2),
-    "ci": Suite("ci", max_examples=8, restarts=16, derandomize=True, report_examples=4),
+    "ci": Suite("ci", max_examples=15, restarts=16, derandomize=True, report_examples=4),
     "thorough": Suite("thorough", max_examples=60, restarts=64, derandomize=False, report_examples=16),
 }
 DEFAULT_SUITE = "ci"
