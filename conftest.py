@@ -17,6 +17,7 @@ import time
 import pytest
 
 from theorems.core.context import ENV_DEVICE, resolve_device
+from theorems.core.errors import DeviceUnavailable
 from theorems.core.recording import DEFAULT_RUN_FILE, provenance, recording, write_run
 from theorems.core.suite import ENV_SUITE, SUITES, get_suite
 
@@ -46,7 +47,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     device = config.getoption("--device")
     if device:
-        resolve_device(device)  # fail at start-up, with the reason, if e.g. CUDA is missing
+        try:
+            resolve_device(device)  # fail at start-up, with the reason, if e.g. CUDA is missing
+        except DeviceUnavailable as err:
+            raise pytest.UsageError(str(err)) from None
         os.environ[ENV_DEVICE] = device
     suite = config.getoption("--suite") or os.environ.get(ENV_SUITE)
     suite = get_suite(suite).name

@@ -201,3 +201,19 @@ def test_unconverged_optimiser_never_holds():
     assert ev.converged is False
     assert not ev.holds
     assert "NOT CONVERGED" in ev.explain()
+
+
+# -- the command line gates a script on the same verdicts --------------------------------------------------
+def test_cli_exit_codes_follow_the_verdict():
+    import subprocess
+    import sys
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "theorems", "check", ID, *args], capture_output=True, text=True)
+
+    assert cli("loss=ce").returncode == 0  # the corrected statement holds
+    printed = cli("loss=mse", "K=3", "d=3", "form=as_printed", "--json")
+    assert printed.returncode == 1  # the printed MSE statement fails at d = K
+    assert json.loads(printed.stdout)["holds"] is False
+    refused = cli("loss=mse", "K=3", "d=3")
+    assert refused.returncode == 2 and "d ≥ K+1" in refused.stderr and "Traceback" not in refused.stderr
