@@ -7,6 +7,7 @@ and every assertion is shown to fail on a negative control (d = K−1 for CE, λ
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 
@@ -26,8 +27,14 @@ COUNTEREXAMPLE_MARGIN = 1.05
 REFERENCE_RTOL = 1e-5
 
 
-def run(suite, **params):
-    return theorems.check(ID, restarts=suite.restarts, **params)
+@functools.lru_cache(maxsize=None)
+def _cached(restarts: int, items: tuple) -> theorems.Evidence:
+    return theorems.check(ID, restarts=restarts, **dict(items))
+
+
+def run(suite, **params) -> theorems.Evidence:
+    """One instance at the suite's restarts; fixed instances shared by several checks run once."""
+    return _cached(suite.restarts, tuple(sorted(params.items())))
 
 
 def test_registered_with_the_status_the_suite_asserts():
@@ -130,11 +137,30 @@ def test_control_ce_without_weight_decay_has_no_minimiser(suite):
         (2.0, ["converse_noncollapsed_pair_misses"]),
     ],
 )
-def test_control_wrong_constant_in_closed_form(scale, breaks):
-    ev = theorems.check(ID, loss="ce", closed_form_scale=scale, allow_violation=True)
+def test_control_wrong_constant_in_closed_form(scale, breaks, suite):
+    ev = run(suite, loss="ce", closed_form_scale=scale, allow_violation=True)
     assert not ev.holds
     for name in breaks:
         assert not ev.claim(name).passed, ev.explain()
+
+
+# Every claim the corrected check asserts must fail on at least one of these instances (outside the
+# hypotheses, a wrong constant, or the printed statement): a claim no control can break is a defect.
+CONTROLS = [
+    dict(loss="ce", K=4, d=3, allow_violation=True),
+    dict(loss="ce", lam=0.0, allow_violation=True),
+    dict(loss="mse", K=3, n=4, d=10, lam=0.0, allow_violation=True),
+    dict(loss="mse", K=4, d=4, lam=0.05, form="as_printed"),
+    dict(loss="mse", form="as_printed"),
+    *(dict(loss=loss, closed_form_scale=scale, allow_violation=True)
+      for loss in ("ce", "mse") for scale in (1.001, 0.999, 2.0)),
+]
+
+
+def test_every_claim_has_a_negative_control(suite):
+    asserted = {c.name for loss in ("mse", "ce") for c in run(suite, loss=loss).claims}
+    broken = {c.name.replace("_as_printed", "") for params in CONTROLS for c in run(suite, **params).failed_claims}
+    assert asserted <= broken, f"claims no control breaks: {sorted(asserted - broken)}"
 
 
 def test_nc2_tolerance_separates_the_counterexample():
