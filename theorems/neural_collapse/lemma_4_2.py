@@ -63,7 +63,7 @@ from scipy.optimize import minimize_scalar
 from ..core.registry import register
 from ..core.evidence import Claim
 from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
-from ..data.frames import random_orthogonal
+from ..data.frames import balanced_labels
 from ..metrics.neural_collapse import nc_metrics
 from ..optim.manifolds import ln
 from .ufm import (
@@ -74,6 +74,7 @@ from .ufm import (
     collapsed_pair,
     mse_signed_simplex_value,
     printed_mse_row_norm,
+    random_rotation_of_ones_complement,
     solve_ufm,
     ufm_objective,
 )
@@ -221,6 +222,7 @@ def optimiser_claims(sol: UFMSolution, optimum: UFMOptimum, expected_row_norm: f
 
 
 def _ratio(a: float, b: float) -> float:
+    """a/b, with 0/0 = 1 (an exactly attained zero bound) and a/0 = inf."""
     if b == 0:
         return 1.0 if a == 0 else math.inf
     return a / b
@@ -243,9 +245,9 @@ def _converse(p: dict, optimum: UFMOptimum, row_norm: float, ctx) -> tuple[list[
     """A random collapsed pair with row norm s must attain ``optimum`` at c = row_norm/s and nowhere else."""
     K, n, d, lam, loss = p["K"], p["n"], p["d"], p["lam"], p["loss"]
     s = float(0.1 * 100 ** ctx.rand(1).item())  # random row scale in [0.1, 10), log-uniform
-    rotation = random_orthogonal(ctx, d - 1)
+    rotation = random_rotation_of_ones_complement(ctx, d)
     W, X = collapsed_pair(loss, K, n, d, s, rotation, dtype=ctx.dtype, device=ctx.device)
-    labels = torch.arange(K, device=ctx.device).repeat_interleave(n)
+    labels = balanced_labels(K, n, device=ctx.device)
     # A non-collapsed feasible pair: perturb the features off the frame (NC1, NC3 > 0).
     X_bad = ln(X + 0.3 * math.sqrt(d) * ctx.randn(d, K * n))
 
@@ -316,15 +318,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         details.update(extra)
     best = best_start(sol)
     observed = float(sol.values[best])
-    return Outcome(observed=observed, bound=optimum.value, tightness=_tightness(observed, optimum.value),
+    return Outcome(observed=observed, bound=optimum.value, tightness=_ratio(optimum.value, observed),
                    claims=claims, details=details, converged=bool(sol.converged[best]))
-
-
-def _tightness(observed: float, bound: float) -> float:
-    """bound/observed: 1 when the optimiser attains the lower bound, < 1 when the bound is loose."""
-    if observed == 0:
-        return 1.0 if bound == 0 else math.inf
-    return bound / observed
 
 
 def report_instances(suite):
