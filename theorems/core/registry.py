@@ -14,6 +14,10 @@ from .result import AS_PRINTED, CORRECTED, Result, Violation
 
 # One package per paper; importing a package registers its results. A new paper adds its package here.
 PAPER_PACKAGES = (
+    "theorems.deep_fusion",
+    "theorems.nonlinear_cl",
+    "theorems.ssl_dynamics",
+    "theorems.cl_generalization",
     "theorems.neural_collapse",
 )
 
