@@ -242,3 +242,17 @@ def test_batching_over_leading_dims_equals_loop():
             for name in single:
                 torch.testing.assert_close(batched[name][i, j], single[name], rtol=1e-13, atol=0)
             torch.testing.assert_close(batched_literal[i, j], nc2a(W[i, j], literal_ek=True), rtol=1e-13, atol=0)
+
+
+# -- power-law fits (trend results) ---------------------------------------------------------------------
+def test_power_law_fit_recovers_a_known_exponent_and_reports_noise():
+    from theorems.metrics.scaling import fit_power_law
+
+    x = np.array([2.0, 4, 8, 16, 32])
+    exact = fit_power_law(x, 3.0 * x**-0.5)
+    assert exact.exponent == pytest.approx(-0.5, rel=1e-12) and exact.prefactor == pytest.approx(3.0, rel=1e-12)
+    assert exact.r2 == pytest.approx(1.0) and exact.stderr == pytest.approx(0.0, abs=1e-12)
+    noisy = fit_power_law(x, 3.0 * x**-0.5 * np.array([1.2, 0.8, 1.1, 0.9, 1.0]))
+    assert noisy.stderr > 0 and noisy.r2 < 1
+    with pytest.raises(ValueError, match="at least two points"):
+        fit_power_law([1.0, 2.0], [0.0, -1.0])

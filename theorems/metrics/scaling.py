@@ -1,0 +1,45 @@
+"""Fitting scaling exponents for ``trend`` results: y ≈ C·x^α on a sweep (width, depth, n, ...).
+
+A trend result asserts that the fitted exponent α lies in a predicted range; the fit reports its own
+uncertainty so that the range check can be judged against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class PowerLawFit:
+    exponent: float  # α in y ≈ C·x^α
+    prefactor: float  # C
+    stderr: float  # standard error of α from the least-squares fit (nan with fewer than 3 points)
+    r2: float  # coefficient of determination of the log-log fit
+    n_points: int
+
+    def to_dict(self) -> dict:
+        return {"exponent": self.exponent, "prefactor": self.prefactor, "stderr": self.stderr,
+                "r2": self.r2, "n_points": self.n_points}
+
+
+def fit_power_law(x, y) -> PowerLawFit:
+    """Least-squares line through (log x, log y). Needs ≥ 2 points with x > 0, y > 0 (else ValueError)."""
+    x = np.asarray(x, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y differ in length ({x.size} vs {y.size})")
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    if ok.sum() < 2:
+        raise ValueError("a power-law fit needs at least two points with positive, finite x and y")
+    lx, ly = np.log(x[ok]), np.log(y[ok])
+    A = np.stack([lx, np.ones_like(lx)], axis=1)
+    (slope, icpt), *_ = np.linalg.lstsq(A, ly, rcond=None)
+    resid = ly - A @ np.array([slope, icpt])
+    n = lx.size
+    ss_tot = float(((ly - ly.mean()) ** 2).sum())
+    r2 = 1.0 - float((resid**2).sum()) / ss_tot if ss_tot > 0 else 1.0
+    sxx = float(((lx - lx.mean()) ** 2).sum())
+    stderr = float(np.sqrt((resid**2).sum() / (n - 2) / sxx)) if n > 2 and sxx > 0 else float("nan")
+    return PowerLawFit(float(slope), float(np.exp(icpt)), stderr, r2, int(n))
