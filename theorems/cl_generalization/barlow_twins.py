@@ -1,0 +1,249 @@
+"""Barlow Twins in paper 003: the split of L_CC, Lemma 2 (alignment) and Theorem 4 (divergence of BT).
+
+Statements as printed
+---------------------
+* Split: "L_CC = Σ_i (1 − C_ii)² + λ Σ_i Σ_{j≠i} C_ij² = (1 − λ) L₁ + λ L₂ with L₁ = Σ_i (1 − C_ii)², L₂ = ‖C − I‖_F²",
+  C_ij = E_x E_{x₁,x₂∈A(x)} f_i(x₁) f_j(x₂), f normalised so that E_x E_{x'∈A(x)} f_i(x')² = 1 (uncentred, A12).
+* Lemma 2: "E‖f(x₁) − f(x₂)‖² ≤ 2√(d·L₁)".
+* Theorem 4: "μ_kᵀμ_ℓ ≤ √((2/(p_k p_ℓ))(L₂ + τ − (d − K)/2))", τ any upper bound on ‖E f(x₁)f(x₂)ᵀ − Σ_k p_k μ_k μ_kᵀ‖_F²,
+  via identity (1) ‖UUᵀ − I_d‖_F² = ‖UᵀU − I_K‖_F² + d − K, U = [√p_k μ_k].
+
+Verdicts (digest 003 R9–R12): the split is an exact identity; Lemma 2 holds and is in fact the equality
+L_pos = 2Σ_i(1 − C_ii) followed by Cauchy–Schwarz; Theorem 4 holds for every f (its Lipschitz and (σ,δ)
+hypotheses are unused), loose by a factor 2 inside the root: the sharp form is
+(μ_kᵀμ_ℓ)² ≤ ((√L₂ + √τ)² − (d − K)) / (2 p_k p_ℓ). The exact τ is ‖Σ_k p_k Cov_{x∈C_k}[m(x)]‖_F² (i.i.d. views).
+
+Reading: exact finite population, positives i.i.d. from A(x), features normalised per coordinate by the exact
+uncentred second moment (``bt_norm=uncentred``). Encoders: the instance encoder (identity, random map, InfoNCE
+MLP) re-normalised per coordinate, or (``bt_trained=True``) MLPs trained on L_CC as one batch over seeds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
+from . import population as P
+from .instances import PAPER, PAPER_TITLE, build, instance_hypotheses, instance_params, train_bt
+
+LEMMA_2 = "cl_generalization.lemma_2"
+THEOREM_4 = "cl_generalization.theorem_4"
+BT_NORMS = ("uncentred", "none", "cross")
+# Identities between sums of O(d²) products of O(1) numbers: float64 rounding, relative.
+RTOL = 1e-10
+# Smallest eigenvalue of a PSD matrix computed in float64: rounding of O(1) entries.
+PSD_ATOL = 1e-10
+
+
+def bt_hypotheses(p: dict, form: str) -> list[Violation]:
+    out = instance_hypotheses(p)
+    if p["bt_norm"] != "uncentred":
+        out.append(Violation("E f_i² = 1 (per-coordinate normalisation)", f"bt_norm={p['bt_norm']} does not "
+                             "normalise the uncentred second moment of every coordinate to 1", ("bt_norm",)))
+    if p["pairing"] != "iid":
+        out.append(Violation("positives i.i.d. from A(x)", "pairing=distinct draws the views without replacement "
+                             "(A6): C is then no longer E m mᵀ", ("pairing",)))
+    if p["lam"] < 0 or not math.isfinite(p["lam"]):
+        out.append(Violation("λ ≥ 0", "the off-diagonal weight of L_CC", ("lam",), bypassable=False))
+    return out
+
+
+def features(p: dict, ctx):
+    """(S, N, m, d) BT features of the instance, normalised as ``bt_norm`` says, and the population."""
+    inst = build(p, ctx)
+    pop, details = inst.pop, dict(inst.details)
+    if p["bt_trained"]:
+        F, _, rec = train_bt(p, ctx, pop, p["lam"])
+        details.update(rec.to_details("barlow_twins"))
+    else:
+        F = inst.F
+    w = pop.view_w
+    if p["bt_norm"] == "uncentred":
+        F = P.bt_normalize(F, w)
+    elif p["bt_norm"] == "cross":  # the wrong normaliser: C_ii instead of E f_i² (negative control)
+        C = P.correlation(F, w, p["pairing"])
+        F = F / torch.diagonal(C, dim1=-2, dim2=-1).abs().sqrt()[..., None, None, :]
+    return pop, F, details
+
+
+# ------------------------------------------------------------------------------------------------------
+# Lemma 2 (with the split)
+# ------------------------------------------------------------------------------------------------------
+def evaluate_lemma_2(p: dict, form: str, ctx) -> Outcome:
+    pop, F, details = features(p, ctx)
+    w, lam = pop.view_w, p["lam"]
+    rows = []
+    for s in range(F.shape[0]):
+        C = P.correlation(F[s], w, p["pairing"])
+        d = C.shape[0]
+        diag = torch.diagonal(C)
+        L1 = float(((1 - diag) ** 2).sum())
+        L2 = float(((C - torch.eye(d, dtype=C.dtype, device=C.device)) ** 2).sum())
+        Lcc = float(P.barlow_twins_loss(C, lam))
+        split = (1 - lam) * L1 + p["split_scale"] * lam * L2
+        Lpos = float(P.infonce_terms(F[s], w, 1.0, p["pairing"])["align"])
+        rows.append(dict(L1=L1, L2=L2, Lcc=Lcc, split=split, Lpos=Lpos, two_sum=2 * float((1 - diag).sum()),
+                         rhs=2 * math.sqrt(d * L1), moments=P.second_moment(F[s], w).tolist()))
+    claims = [
+        Claim.at_most("split", max(abs(r["Lcc"] - r["split"]) / max(1.0, abs(r["Lcc"])) for r in rows), RTOL,
+                      "|L_CC − ((1−λ)L₁ + λL₂)| / max(1, L_CC)"),
+        Claim.at_most("alignment_identity", max(abs(r["Lpos"] - r["two_sum"]) / max(1.0, r["Lpos"]) for r in rows),
+                      RTOL, "|E‖f₁ − f₂‖² − 2Σ(1 − C_ii)| / max(1, L_pos)"),
+        Claim.at_most("lemma_2", max(r["Lpos"] - r["rhs"] * (1 + RTOL) for r in rows), 0.0,
+                      "max over seeds of E‖f₁ − f₂‖² − 2√(d L₁)"),
+    ]
+    r0 = rows[0]
+    details.update({"L_pos": r0["Lpos"], "two_sum_1_minus_C_ii": r0["two_sum"], "rhs_2_sqrt_d_L1": r0["rhs"],
+                    "L1": r0["L1"], "L2": r0["L2"], "L_CC": r0["Lcc"], "second_moments": r0["moments"],
+                    "per_seed_L_pos": [r["Lpos"] for r in rows], "per_seed_rhs": [r["rhs"] for r in rows]})
+    tight = r0["Lpos"] / r0["rhs"] if r0["rhs"] > 0 else (1.0 if r0["Lpos"] == 0 else math.inf)
+    return Outcome(observed=r0["Lpos"], bound=r0["rhs"], tightness=tight, claims=claims, details=details)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Theorem 4
+# ------------------------------------------------------------------------------------------------------
+def evaluate_theorem_4(p: dict, form: str, ctx) -> Outcome:
+    pop, F, details = features(p, ctx)
+    w, K, y = pop.view_w, pop.K, pop.labels
+    pk = pop.p()
+    off = ~torch.eye(K, dtype=torch.bool, device=pk.device)
+    pp = torch.outer(pk, pk)
+    c = p["residual_coef"]
+    rows = []
+    for s in range(F.shape[0]):
+        C = P.correlation(F[s], w, p["pairing"])
+        d = C.shape[0]
+        I_d = torch.eye(d, dtype=C.dtype, device=C.device)
+        mu = P.class_centres(F[s], w, y, K)
+        U = (pk.sqrt()[:, None] * mu).T  # (d, K)
+        M = U @ U.T
+        L2 = float(((C - I_d) ** 2).sum())
+        tau_exact = float(((C - M) ** 2).sum())
+        tau = p["tau_scale"] * tau_exact
+        lhs1 = float(((M - I_d) ** 2).sum())
+        rhs1 = float(((U.T @ U - torch.eye(K, dtype=C.dtype, device=C.device)) ** 2).sum()) + c * (d - K)
+        eig_min = float(torch.linalg.eigvalsh(C - M).min())
+        dots = (mu @ mu.T)[off]
+        arg_sharp = ((math.sqrt(L2) + math.sqrt(tau)) ** 2 - c * (d - K)) / (2 * pp[off])
+        arg_printed = (2 / pp[off]) * (L2 + tau - c * (d - K) / 2)
+        sharp, printed = arg_sharp.clamp_min(0).sqrt(), arg_printed.clamp_min(0).sqrt()
+        # a negative argument means the bound claims no pair can exist: violated by any real μ_kᵀμ_ℓ
+        sharp = torch.where(arg_sharp < 0, torch.full_like(sharp, -math.inf), sharp)
+        printed = torch.where(arg_printed < 0, torch.full_like(printed, -math.inf), printed)
+        rows.append(dict(
+            identity=abs(lhs1 - rhs1) / max(1.0, lhs1), eig_min=eig_min,
+            sharp_slack=float((dots.abs() - sharp * (1 + RTOL)).max()),
+            printed_slack=float((dots - printed * (1 + RTOL)).max()),
+            ratio=float((sharp / printed.clamp_min(1e-300)).max()), L2=L2, tau_exact=tau_exact,
+            dots=dots.tolist(), sharp=sharp.tolist(), printed=printed.tolist(),
+            norms=float((mu.norm(dim=1)[:, None] * mu.norm(dim=1)[None, :])[off].max()), d=d))
+    claims = [
+        Claim.at_most("identity_1", max(r["identity"] for r in rows), RTOL,
+                      "|‖UUᵀ − I_d‖² − (‖UᵀU − I_K‖² + (d − K))| / max(1, ‖UUᵀ − I_d‖²)"),
+        Claim.at_least("C_minus_M_psd", min(r["eig_min"] for r in rows), -PSD_ATOL,
+                       "λ_min(C − Σ p_k μ_k μ_kᵀ) (= within-class scatter of m(x), PSD)"),
+        Claim.at_most("sharp_bound", max(r["sharp_slack"] for r in rows), 0.0,
+                      "max |μ_kᵀμ_ℓ| − √(((√L₂+√τ)² − (d−K))/(2p_kp_ℓ))"),
+        Claim.at_most("theorem_4", max(r["printed_slack"] for r in rows), 0.0,
+                      "max μ_kᵀμ_ℓ − √((2/(p_kp_ℓ))(L₂ + τ − (d−K)/2))"),
+    ]
+    r0 = rows[0]
+    k = int(torch.tensor(r0["dots"]).argmax())
+    # sharp/printed ≤ 1/√2 always ((√a+√b)² ≤ 2a+2b): an algebraic fact, reported rather than claimed
+    details.update({"max_sharp_over_printed": r0["ratio"], "L2": r0["L2"], "tau_exact": r0["tau_exact"], "tau_used": p["tau_scale"] * r0["tau_exact"],
+                    "d_minus_K_over_2": (r0["d"] - K) / 2, "centre_products": r0["dots"],
+                    "sharp_bounds": r0["sharp"], "printed_bounds": r0["printed"],
+                    "max_norm_product": r0["norms"],
+                    "printed_over_norm_product": r0["printed"][k] / r0["norms"] if r0["norms"] > 0 else math.inf,
+                    "vacuous_vs_cauchy_schwarz": r0["printed"][k] >= r0["norms"]})
+    obs, b = r0["dots"][k], r0["printed"][k]
+    tight = obs / b if b > 0 and obs > 0 else None
+    return Outcome(observed=obs, bound=b, tightness=tight, claims=claims, details=details)
+
+
+def bt_params(**extra):
+    return instance_params(encoder="random", harness="style_content", d=6, sizes="8,8", m=4) + (
+        Param("lam", float, 5e-3, "λ, the off-diagonal weight of L_CC", "λ ≥ 0"),
+        Param("bt_trained", bool, False, "train MLPs on L_CC (batched over seeds) instead of the instance encoder",
+              "bool"),
+        Param("bt_norm", str, "uncentred", "per-coordinate normalisation: uncentred (E f_i² = 1, the slides), "
+              "none, or cross (by C_ii: a wrong normaliser, negative control)", "uncentred", choices=BT_NORMS),
+        Param("pairing", str, "iid", "positive pairs: iid draws from A(x) or distinct views (control)", "iid",
+              choices=P.PAIRINGS),
+    ) + tuple(Param(*a) for a in extra.values())
+
+
+def lemma_2_hypotheses(p, form):
+    out = bt_hypotheses(p, form)
+    if p["split_scale"] != 1.0:
+        out.append(Violation("exact split", "split_scale ≠ 1 multiplies λL₂ in the split (a wrong constant)",
+                             ("split_scale",)))
+    return out
+
+
+def theorem_4_hypotheses(p, form):
+    out = bt_hypotheses(p, form)
+    if p["tau_scale"] < 1.0:
+        out.append(Violation("τ ≥ ‖E f₁f₂ᵀ − Σ p_k μ_kμ_kᵀ‖_F²", "tau_scale < 1 uses a τ below the required "
+                             "upper bound (a negative control)", ("tau_scale",)))
+    if p["residual_coef"] != 1.0:
+        out.append(Violation("exact residual d − K", "residual_coef ≠ 1 rescales the d − K of identity (1) (a "
+                             "wrong constant)", ("residual_coef",)))
+    return out
+
+
+CONTROL_MERGED = dict(harness="sphere", encoder="identity", mode="merged", d=2, sizes="8,8", noise=0.5,
+                      view_noise=0.05)
+
+
+def lemma_2_reports(suite):
+    yield AS_PRINTED, dict(), False
+    yield AS_PRINTED, dict(bt_trained=True, seeds=2, steps=100), False
+    yield AS_PRINTED, dict(harness="sphere", encoder="identity", d=3), False
+    for i in range(suite.report_examples):
+        yield AS_PRINTED, dict(seed=600 + i, strength=(0.0, 0.5, 1.0)[i % 3], d=4 + i % 4), False
+    yield AS_PRINTED, dict(bt_norm="cross"), True
+    yield AS_PRINTED, dict(split_scale=2.0), True
+
+
+def theorem_4_reports(suite):
+    yield AS_PRINTED, dict(), False
+    yield AS_PRINTED, dict(bt_trained=True, seeds=2, steps=100), False
+    yield AS_PRINTED, dict(CONTROL_MERGED), False
+    for i in range(suite.report_examples):
+        yield AS_PRINTED, dict(seed=700 + i, strength=(0.0, 0.5, 1.0)[i % 3], d=3 + i % 4, sizes="6,6,6"), False
+    yield AS_PRINTED, dict(CONTROL_MERGED, tau_scale=0.0), True
+    yield AS_PRINTED, dict(residual_coef=3.0), True
+    yield AS_PRINTED, dict(harness="sphere", encoder="identity", mode="bad_aligned", bad_frac=1.0, m=2,
+                           pairing="distinct"), True
+
+
+LEMMA_2_RESULT = register(Result(
+    id=LEMMA_2, paper=PAPER, paper_title=PAPER_TITLE,
+    title="Lemma 2 (with the BT split): E‖f₁ − f₂‖² = 2Σ(1 − C_ii) ≤ 2√(d L₁)",
+    statement="With E f_i² = 1 for every coordinate: L_CC = (1−λ)L₁ + λL₂ (L₁ = Σ(1−C_ii)², L₂ = ‖C − I‖_F²) and "
+              "E_x E_{x₁,x₂∈A(x)} ‖f(x₁) − f(x₂)‖² ≤ 2√(d·L₁).",
+    status=Status.VERIFIED,
+    params=bt_params(split_scale=("split_scale", float, 1.0, "multiplies λL₂ in the split (negative control)",
+                                  "1")),
+    evaluate=evaluate_lemma_2, hypotheses=lemma_2_hypotheses, forms=(AS_PRINTED,), report_instances=lemma_2_reports,
+    module=__name__,
+))
+
+THEOREM_4_RESULT = register(Result(
+    id=THEOREM_4, paper=PAPER, paper_title=PAPER_TITLE,
+    title="Theorem 4: μ_kᵀμ_ℓ ≤ √((2/(p_kp_ℓ))(L₂ + τ − (d−K)/2)) for Barlow Twins",
+    statement="With BT-normalised f and τ ≥ ‖E f(x₁)f(x₂)ᵀ − Σ_k p_k μ_k μ_kᵀ‖_F²: for k ≠ ℓ, "
+              "μ_kᵀμ_ℓ ≤ √((2/(p_k p_ℓ))(L₂ + τ − (d − K)/2)), via ‖UUᵀ − I_d‖² = ‖UᵀU − I_K‖² + d − K.",
+    status=Status.VERIFIED,
+    params=bt_params(
+        tau_scale=("tau_scale", float, 1.0, "τ = tau_scale · τ_exact, τ_exact = ‖C − Σ p_k μ_kμ_kᵀ‖_F²", "≥ 1"),
+        residual_coef=("residual_coef", float, 1.0, "coefficient of d − K (negative control)", "1")),
+    evaluate=evaluate_theorem_4, hypotheses=theorem_4_hypotheses, forms=(AS_PRINTED,),
+    report_instances=theorem_4_reports, module=__name__,
+))

@@ -1,0 +1,136 @@
+"""Lemma 1 of paper 003 (Error Rate): a classifier correct on the well-aligned main parts errs at most (1−σ)+R_ε.
+
+Statement as printed
+--------------------
+"For (σ,δ)-augmentation with main part C_k⁰ of each class, if all samples in (C_1⁰ ∪ … ∪ C_K⁰) ∩ S_ε can be
+correctly classified by a classifier G, then its downstream error rate Err(G) ≤ (1 − σ) + R_ε."
+Err(G) is printed as Σ_k P[G(x) ≠ k, ∀x ∈ C_k]; the "∀" is a typo (digest A3): Err = Σ_k P[G(x) ≠ k, x ∈ C_k].
+
+Reading chosen (digest 003 §2, §6.0): an exact finite population with uniform point weights; the main parts are
+maximum cliques of {d_A ≤ δ} per class, σ(δ) = min_k |C_k⁰|/n_k; S_ε = {x : diam f(A(x)) ≤ ε}. The lemma must
+hold for every admissible (σ, δ) and every ε ≥ 0, so one check runs the whole (δ, ε) grid of the instance.
+The proof uses only the mass condition of Def. 1: errors lie in (∪C_k⁰)ᶜ ∪ S̄_ε.
+
+What one check does
+-------------------
+For every (δ, ε) it builds the classifier G the hypothesis allows and checks Err(G) ≤ (1−σ)+R_ε:
+* ``classifier=worst``: G is right exactly on (∪C_k⁰) ∩ S_ε and wrong everywhere else: the largest error the
+  hypothesis permits, so the check is sharp; equality holds when the two bad sets are disjoint and every class
+  has the same main-part ratio (the adversarial ``antipodal_bad`` instance, digest §7.3);
+* ``classifier=random``: right on the good set, random labels elsewhere;
+* ``classifier=nearest_centre``: G_f, on the settings where it satisfies the hypothesis (the oracle bound B_L1*).
+Negative control: ``classifier=wrong_on_good`` breaks the hypothesis (one good point per class misclassified).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
+from . import population as P
+from .instances import PAPER, PAPER_TITLE, build, grid, instance_hypotheses, instance_params
+
+ID = "cl_generalization.lemma_1"
+CLASSIFIERS = ("worst", "random", "nearest_centre", "wrong_on_good")
+# Err and the bound are sums of multiples of 1/N: only float rounding of such sums separates them.
+BOUND_ATOL = 1e-12
+
+
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    out = instance_hypotheses(p)
+    if p["eps_min"] < 0:
+        out.append(Violation("ε ≥ 0", "S_ε is a set of diameters ≤ ε: a negative ε makes it empty by fiat",
+                             ("eps_min",), bypassable=False))
+    if p["classifier"] == "wrong_on_good":
+        out.append(Violation("G correct on (∪C_k⁰) ∩ S_ε", "classifier=wrong_on_good misclassifies one good point "
+                             "per class (a negative control)", ("classifier",)))
+    return out
+
+
+def classifier_errors(kind: str, good: torch.Tensor, labels: torch.Tensor, K: int, correct_f: torch.Tensor,
+                      ctx) -> torch.Tensor:
+    """(..., N) bool: where the classifier errs, for every setting's good set ``good`` (..., N)."""
+    if kind == "worst":
+        return ~good
+    if kind == "random":
+        guess = (ctx.rand(*good.shape) * K).floor().long()
+        return ~good & (guess != labels)
+    if kind == "nearest_centre":
+        return (~correct_f).expand_as(good)
+    err = ~good  # wrong_on_good: also wrong on the first good point of each class
+    for k in range(K):
+        in_k = good & (labels == k)
+        first = torch.where(in_k.any(-1, keepdim=True), in_k.float().argmax(-1, keepdim=True), -1)
+        hit = torch.zeros_like(good).scatter_(-1, first.clamp_min(0), True) & (first >= 0)
+        err = err | hit
+    return err
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    inst = build(p, ctx)
+    pop, F, F0 = inst.pop, inst.F[0], inst.F0[0]
+    g = grid(pop, F, max_deltas=p["max_deltas"], eps_min=p["eps_min"])
+    good = g.main[:, None, :] & g.S[None, :, :]  # (Dn, En, N)
+    bound = (1 - g.sigma)[:, None] + g.R[None, :]  # (Dn, En)
+    mu = P.class_centres(F, pop.view_w, pop.labels, pop.K)
+    correct_f, _ = P.nearest_centre(F0, mu, pop.labels)
+    errs = classifier_errors(p["classifier"], good, pop.labels, pop.K, correct_f, ctx)
+    err = errs.to(F.dtype).mean(-1)
+    # the hypothesis "G correct on the good set" per setting (true by construction except for G_f and the control)
+    applies = ~(errs & good).any(-1)
+    if p["classifier"] == "wrong_on_good":
+        applies = torch.ones_like(applies)
+    slack = torch.where(applies, err - bound, torch.full_like(err, -torch.inf))
+    worst = int(torch.argmax(slack.flatten()))
+    di, ei = divmod(worst, bound.shape[1])
+    n_applies = int(applies.sum())
+    observed = float(err[di, ei]) if n_applies else float(correct_f.logical_not().double().mean())
+    b = float(bound[di, ei]) if n_applies else 1.0
+    claims = [Claim.at_most("error_bound", float(slack.max()) if n_applies else -1.0, BOUND_ATOL,
+                            f"max over {n_applies} (δ, ε) settings where G is correct on the good set of "
+                            "Err(G) − ((1−σ)+R_ε)")]
+    main_mass = g.main.to(F.dtype).mean(-1)
+    details = {
+        "settings": int(bound.numel()), "settings_where_hypothesis_holds": n_applies,
+        "delta_at_tightest": float(g.deltas[di]), "eps_at_tightest": float(g.eps[ei]),
+        "sigma_at_tightest": float(g.sigma[di]), "R_eps_at_tightest": float(g.R[ei]),
+        "max_mass_outside_main_minus_1_minus_sigma": float((1 - main_mass - (1 - g.sigma)).max()),
+        "err_nearest_centre": float((~correct_f).double().mean()),
+        "oracle_bound_B_L1": float(torch.where(~(~correct_f & good).any(-1), bound,
+                                               torch.full_like(bound, torch.inf)).min()),
+        "equality": bool(abs(observed - b) <= BOUND_ATOL) if n_applies else False,
+        "sigma_grid": g.sigma.tolist(), "delta_grid": g.deltas.tolist(), "R_grid": g.R.tolist(),
+        "eps_grid": g.eps.tolist(),
+    }
+    tight = observed / b if b > 0 else (1.0 if observed == 0 else float("inf"))
+    return Outcome(observed=observed, bound=b, tightness=tight, claims=claims, details=details)
+
+
+def report_instances(suite):
+    yield AS_PRINTED, dict(), False
+    yield AS_PRINTED, dict(mode="antipodal_bad", sizes="10,10", m=10), False  # equality case
+    yield AS_PRINTED, dict(mode="bad_aligned", classifier="random", bad_frac=0.3), False
+    yield AS_PRINTED, dict(harness="style_content", encoder="random", d=8, classifier="nearest_centre"), False
+    for i in range(suite.report_examples):
+        yield AS_PRINTED, dict(mode=("clustered", "bad_aligned", "hub")[i % 3], seed=100 + i), False
+    yield AS_PRINTED, dict(classifier="wrong_on_good"), True
+
+
+RESULT = register(Result(
+    id=ID, paper=PAPER, paper_title=PAPER_TITLE,
+    title="Lemma 1: Err(G) ≤ (1−σ) + R_ε for G correct on (∪C_k⁰) ∩ S_ε",
+    statement="If all samples in (C_1⁰ ∪ … ∪ C_K⁰) ∩ S_ε are correctly classified by G, then "
+              "Err(G) ≤ (1 − σ) + R_ε (Err with the stray '∀' read as 'x ∈ C_k').",
+    status=Status.VERIFIED,
+    params=instance_params() + (
+        Param("classifier", str, "worst", "the classifier G: worst (wrong off the good set), random, "
+              "nearest_centre (G_f), wrong_on_good (negative control)", "worst | random | nearest_centre",
+              choices=CLASSIFIERS),
+        Param("max_deltas", int, 12, "candidate δ values (quantiles of the within-class d_A)", "≥ 1"),
+        Param("eps_min", float, 0.0, "smallest ε of the grid (the grid is 0 and the diameters above it)", "≥ 0"),
+    ),
+    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
+    module=__name__,
+))

@@ -1,0 +1,137 @@
+"""Theorem 3 of paper 003 (divergence of SimCLR): vacuous as printed; a per-pair repair is informative.
+
+Statement as printed
+--------------------
+"Assume f is normalised (‖f‖ = 1) and L-Lipschitz, and A is (σ,δ)-augmented. Then for any ε > 0 and k ≠ ℓ,
+μ_kᵀμ_ℓ ≤ log(exp{(L₂(f) + τ(ε,σ,δ)) / (p_k p_ℓ)} − exp(1 − ε))", τ ≥ 0 a slack with no formula.
+
+Verdict: vacuous (digest 003 R7, A9)
+------------------------------------
+L₂ ≥ log 2 (AM–GM with i.i.d. views and an independent negative), p_k p_ℓ ≤ ¼ (p_k + p_ℓ ≤ 1) and τ ≥ 0, so
+
+    RHS ≥ log(e^{4 log 2} − e^{1−ε}) ≥ log(16 − e) ≈ 2.586 > 1 ≥ |μ_kᵀμ_ℓ|
+
+for every f on the unit sphere: the bound carries no information. The check proves this numerically on the
+instance: each link of the chain is a claim (the RHS with τ = 0 is the smallest the theorem allows, since RHS
+grows with τ).
+
+The informative repair [derived]: with T_kℓ = E_{x∈C_k, x'∈C_ℓ} E log(e^{f₁ᵀf₂} + e^{f₁ᵀf⁻}) and
+α_k = E_{x∈C_k} E f₁ᵀf₂ = E_{C_k}‖m(x)‖², joint convexity of log-sum-exp (Jensen) gives
+
+    μ_kᵀμ_ℓ ≤ log(e^{T_kℓ} − e^{α_k}),   and   p_k p_ℓ T_kℓ ≤ L₂ (L₂ = Σ_ab p_a p_b T_ab, every T_ab > 0),
+
+the second recovering the printed form once all the other (a, b) terms are thrown away (which is what makes it
+vacuous). Claims ``per_pair_repair`` and ``weighted_pair_le_L2``; ``details`` shows how often the repair is < 1
+(informative). Negative controls: ``pairing=distinct`` (positives without replacement: L₂ < log 2, digest's m = 2
+caveat), ``r`` ≠ 1 (off the unit sphere: |μ_kᵀμ_ℓ| > 1), ``repair_scale`` ≠ 1 (a wrong constant on T_kℓ).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
+from . import population as P
+from .instances import PAPER, PAPER_TITLE, build, instance_hypotheses, instance_params
+
+ID = "cl_generalization.theorem_3"
+LOG_16_MINUS_E = math.log(16 - math.e)
+# Sums of O(1) logs and exponentials: float64 rounding, relative to O(1).
+RTOL = 1e-10
+
+
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    out = instance_hypotheses(p, needs_sphere=True)
+    if not (math.isfinite(p["eps"]) and p["eps"] > 0):
+        out.append(Violation("ε > 0", "the theorem is stated for any ε > 0", ("eps",), bypassable=False))
+    if p["r"] != 1.0:
+        out.append(Violation("‖f‖ = 1", "Theorem 3 assumes unit-norm features", ("r",)))
+    if p["pairing"] != "iid":
+        out.append(Violation("positives i.i.d. from A(x)", "pairing=distinct draws the two views without "
+                             "replacement (A6); L₂ ≥ log 2 needs i.i.d. views", ("pairing",)))
+    if p["repair_scale"] != 1.0:
+        out.append(Violation("exact T_kℓ", "repair_scale ≠ 1 deliberately rescales T_kℓ (a negative control)",
+                             ("repair_scale",)))
+    return out
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    inst = build(p, ctx)
+    pop, w = inst.pop, inst.pop.view_w
+    K, y = pop.K, pop.labels
+    pk = pop.p()
+    onehot = torch.nn.functional.one_hot(y, K).to(inst.F.dtype)
+    off = ~torch.eye(K, dtype=torch.bool, device=pk.device)
+    rows = []
+    for s in range(inst.F.shape[0]):
+        F = inst.F[s]
+        pair = P.infonce_point_pairs(F, w, p["pairing"])  # (N, N)
+        L2 = float(pair.mean())
+        T = p["repair_scale"] * (onehot.T @ pair @ onehot) / torch.outer(onehot.sum(0), onehot.sum(0))
+        Pw = P.pair_weights(w, p["pairing"])
+        alpha = (onehot.T @ torch.einsum("nab,nad,nbd->n", Pw, F, F)) / onehot.sum(0)
+        mu = P.class_centres(F, w, y, K)
+        dots = mu @ mu.T
+        pp = torch.outer(pk, pk)
+        rhs = torch.log(torch.exp(L2 / pp) - math.exp(1 - p["eps"]))  # τ = 0: the smallest RHS allowed
+        repair = torch.log(torch.exp(T) - torch.exp(alpha)[:, None])  # nan where e^T < e^α (a broken T)
+        repair_slack = torch.nan_to_num(dots - repair, nan=math.inf)
+        rows.append(dict(
+            L2=L2, rhs_min=float(rhs[off].min()), max_abs_dot=float(dots[off].abs().max()),
+            printed_slack=float((dots - rhs)[off].max()), repair_slack=float(repair_slack[off].max()),
+            weighted=float((pp * T)[off].max() - L2), repair=repair[off].tolist(), dots=dots[off].tolist(),
+            informative=int((repair[off] < 1).sum()), pairs=int(off.sum())))
+    claims = [
+        Claim.at_least("L2_at_least_log2", min(r["L2"] for r in rows), math.log(2) * (1 - RTOL), "L₂ ≥ log 2"),
+        Claim.at_least("rhs_at_least_log_16_minus_e", min(r["rhs_min"] for r in rows), LOG_16_MINUS_E * (1 - RTOL),
+                       "min over k ≠ ℓ of the printed RHS at τ = 0"),
+        Claim.at_most("centre_products_at_most_1", max(r["max_abs_dot"] for r in rows), 1 + RTOL,
+                      "max |μ_kᵀμ_ℓ| (< log(16 − e) ≈ 2.586: the printed bound is vacuous)"),
+        Claim.at_most("per_pair_repair", max(r["repair_slack"] for r in rows), RTOL,
+                      "max μ_kᵀμ_ℓ − log(e^{T_kℓ} − e^{α_k})"),
+        Claim.at_most("weighted_pair_le_L2", max(r["weighted"] for r in rows), RTOL, "max p_k p_ℓ T_kℓ − L₂"),
+    ]
+    r0 = rows[0]
+    details = {"L2": r0["L2"], "printed_rhs_min_tau_0": r0["rhs_min"], "log_16_minus_e": LOG_16_MINUS_E,
+               "max_abs_centre_product": r0["max_abs_dot"], "printed_bound_slack_max": r0["printed_slack"],
+               "repair_bounds": r0["repair"], "centre_products": r0["dots"],
+               "repair_informative_pairs": r0["informative"], "pairs": r0["pairs"], **inst.details}
+    # headline: the printed RHS against the largest thing it could ever have to bound (1): vacuity margin
+    return Outcome(observed=r0["max_abs_dot"], bound=r0["rhs_min"], tightness=r0["max_abs_dot"] / r0["rhs_min"],
+                   claims=claims, details=details)
+
+
+def report_instances(suite):
+    yield AS_PRINTED, dict(), False
+    yield AS_PRINTED, dict(harness="style_content", encoder="random", d=8, sizes="8,8,8"), False
+    yield AS_PRINTED, dict(harness="style_content", encoder="infonce", d=8, seeds=2, steps=100), False
+    for i in range(suite.report_examples):
+        yield AS_PRINTED, dict(mode=("clustered", "bad_aligned", "hub")[i % 3], seed=500 + i, sizes="3,9"), False
+    yield AS_PRINTED, dict(mode="bad_aligned", bad_frac=1.0, m=2, pairing="distinct", sizes="10,10"), True
+    yield AS_PRINTED, dict(r=2.0), True
+    yield AS_PRINTED, dict(repair_scale=0.9), True
+
+
+RESULT = register(Result(
+    id=ID, paper=PAPER, paper_title=PAPER_TITLE,
+    title="Theorem 3: μ_kᵀμ_ℓ ≤ log(exp{(L₂+τ)/(p_k p_ℓ)} − e^{1−ε}) — always vacuous; per-pair repair",
+    statement="‖f‖ = 1, f L-Lipschitz, (σ,δ)-augmentation: for any ε > 0 and k ≠ ℓ, "
+              "μ_kᵀμ_ℓ ≤ log(exp{(L₂(f) + τ(ε,σ,δ))/(p_k p_ℓ)} − exp(1 − ε)), τ ≥ 0.",
+    correction="Vacuous: RHS ≥ log(16 − e) ≈ 2.586 > 1 ≥ |μ_kᵀμ_ℓ| for every unit-norm f. Informative per-pair "
+               "version: μ_kᵀμ_ℓ ≤ log(e^{T_kℓ} − e^{α_k}), T_kℓ the L₂ term restricted to x ∈ C_k, x' ∈ C_ℓ.",
+    correction_reason="L₂ ≥ log 2 and p_k p_ℓ ≤ ¼, so the exponent is ≥ 4 log 2; the proof discards every other "
+                      "(a, b) term of L₂ = Σ p_a p_b T_ab, which is what destroys the bound (digest A9).",
+    status=Status.VACUOUS,
+    params=instance_params(sizes="8,8") + (
+        Param("eps", float, 0.1, "the ε of the theorem", "ε > 0"),
+        Param("pairing", str, "iid", "positive pairs: iid draws from A(x) or distinct views (control)", "iid",
+              choices=P.PAIRINGS),
+        Param("repair_scale", float, 1.0, "multiplies T_kℓ (negative control)", "1"),
+    ),
+    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
+    module=__name__,
+))

@@ -1,0 +1,173 @@
+"""Finite populations for paper 003: classes with finite clean point sets and finite weighted view sets.
+
+A :class:`Population` is N clean points (uniform weight 1/N) with labels, and for every point a finite set
+of m views with weights summing to one. Every expectation in paper 003 (σ, δ, R_ε, alignment, class centres,
+the nearest-centre error) is then a finite sum, computed exactly (digest 003 §6.0).
+
+Generators (all draws from ``ctx`` so a seed fixes the instance on every device):
+
+* :func:`sphere_population` (digest harness H1): points on S^{d−1}, meant for the identity encoder (r = 1,
+  L = 1). Modes ``clustered``, ``bad_aligned``, ``hub`` (same-class points share a view, d_A = 0) are the
+  random ones; ``antipodal_bad`` is the adversarial construction of digest §7.3 (each bad point shares one hub
+  view with its class and has every other view at −u: it sits exactly on the edge of the corrected ρ_max and
+  breaks the printed proof step); ``merged`` puts two classes on one centre (negative control).
+* :func:`style_content_population` (harness H2): x = [content, style]; views replace the style by a shared
+  bank of templates with strength s ∈ [0, 1] (the analogue of colour-distortion strength).
+The rare-far-view counterexample to Theorem 1 as printed is built on top of these by
+``theorems.cl_generalization.theorem_1.with_far_view``.
+
+``identity_view=False`` drops the clean point from its own view set (the hidden hypothesis A2 of paper 003);
+a class size 0 makes an empty class. Results refuse both unless asked for a negative control.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+SPHERE_MODES = ("clustered", "bad_aligned", "hub", "antipodal_bad", "merged")
+RANDOM_SPHERE_MODES = ("clustered", "bad_aligned", "hub")
+VIEW_WEIGHTS = ("uniform", "dirichlet")
+
+
+@dataclass
+class Population:
+    clean: torch.Tensor  # (N, D) the clean points x
+    views: torch.Tensor  # (N, m, D) the view sets A(x)
+    view_w: torch.Tensor  # (N, m) view weights, each row sums to 1
+    labels: torch.Tensor  # (N,) class of each point, 0..K−1
+    K: int
+    identity_view: bool  # views[:, 0] == clean
+
+    @property
+    def N(self) -> int:
+        return int(self.clean.shape[0])
+
+    @property
+    def m(self) -> int:
+        return int(self.views.shape[1])
+
+    def class_sizes(self) -> torch.Tensor:
+        return torch.bincount(self.labels, minlength=self.K)
+
+    def p(self) -> torch.Tensor:
+        """Class masses p_k = n_k / N."""
+        return self.class_sizes().to(self.clean.dtype) / self.N
+
+
+def parse_sizes(text: str) -> list[int]:
+    """'6,6,4' -> [6, 6, 4]; raises ValueError on anything else."""
+    parts = [t.strip() for t in str(text).split(",")]
+    if not parts or any(not t.lstrip("-").isdigit() for t in parts):
+        raise ValueError(f"sizes must be comma-separated integers, got {text!r}")
+    return [int(t) for t in parts]
+
+
+def _labels(sizes: list[int], device) -> torch.Tensor:
+    return torch.cat([torch.full((n,), k, dtype=torch.long) for k, n in enumerate(sizes)]).to(device)
+
+
+def _normalize(x: torch.Tensor) -> torch.Tensor:
+    return x / x.norm(dim=-1, keepdim=True).clamp_min(1e-300)
+
+
+def _view_weights(ctx, N: int, m: int, weights: str) -> torch.Tensor:
+    if weights == "uniform":
+        return torch.full((N, m), 1.0 / m, dtype=ctx.dtype, device=ctx.device)
+    # Dirichlet(1) by normalised exponentials, floored so that w_min stays away from 0 (Theorem 1 divides by it).
+    e = -torch.log(ctx.rand(N, m).clamp_min(1e-12)) + 0.2
+    return e / e.sum(dim=1, keepdim=True)
+
+
+def centres(ctx, K: int, d: int, layout: str) -> torch.Tensor:
+    """(K, d) unit class centres: 'structured' = antipodal (K=2) or 120° (K=3) in the first two coordinates,
+    orthonormal for K > 3 when d ≥ K; 'orthogonal' = e_1..e_K; 'random' = uniform on the sphere."""
+    c = torch.zeros(K, d, dtype=ctx.dtype)
+    if layout == "orthogonal" and d >= K:
+        c[torch.arange(K), torch.arange(K)] = 1.0
+    elif layout == "structured" and K <= 3 and d >= 2:
+        for k in range(K):
+            ang = 2 * math.pi * k / K
+            c[k, 0], c[k, 1] = math.cos(ang), math.sin(ang)
+    elif layout == "structured" and d >= K:
+        c[torch.arange(K), torch.arange(K)] = 1.0
+    else:
+        c = _normalize(ctx.randn(K, d).cpu())
+    return c.to(ctx.device)
+
+
+def sphere_population(ctx, sizes: list[int], d: int, m: int, mode: str = "clustered", *, noise: float = 0.1,
+                      view_noise: float = 0.05, bad_frac: float = 0.2, weights: str = "uniform",
+                      layout: str = "structured", identity_view: bool = True) -> Population:
+    """Harness H1: unit-norm points and views (identity encoder, r = 1, L = 1)."""
+    K, N = len(sizes), sum(sizes)
+    if mode == "antipodal_bad":
+        layout = "orthogonal" if d >= K else layout
+    C = centres(ctx, K, d, layout)
+    if mode == "merged" and K >= 2:
+        C[1] = C[0]
+    y = _labels(sizes, ctx.device)
+    clean = _normalize(C[y] + noise * ctx.randn(N, d))
+    views = _normalize(clean[:, None, :] + view_noise * ctx.randn(N, m, d))
+    views[:, 0] = clean
+    u = ctx.rand(N)  # which points are 'bad'
+    if mode == "bad_aligned":
+        bad = u < bad_frac
+        kind = (ctx.rand(N) * 3).floor().long()
+        other = C[(y + 1) % K]
+        rnd = _normalize(ctx.randn(N, d))
+        target = torch.where((kind == 0)[:, None], -clean, torch.where((kind == 1)[:, None], other, rnd))
+        # the bad point keeps its identity view; its other views sit at the target (misaligned positives)
+        views[bad, 1:] = _normalize(target[bad, None, :] + view_noise * ctx.randn(int(bad.sum()), m - 1, d)) \
+            if m > 1 else views[bad, 1:]
+    elif mode == "hub" and m > 1:
+        hub = _normalize(C + noise * ctx.randn(K, d))
+        views[:, m - 1] = hub[y]
+    elif mode == "antipodal_bad":
+        # digest §7.3: good points have every view at the centre u_k; a bad point of class 0 has its identity
+        # and m−2 views at −u_0 and one hub view at u_0, so d_A(bad, good) = 0 and σ = 1 at δ = 0.
+        clean = C[y].clone()
+        views = clean[:, None, :].repeat(1, m, 1)
+        first = torch.nonzero(y == 0).flatten()
+        n_bad = max(1, int(round(bad_frac * len(first)))) if len(first) > 1 else 0
+        for i in first[len(first) - n_bad:].tolist():
+            clean[i] = -C[0]
+            views[i, :] = -C[0]
+            views[i, m - 1] = C[0]
+    vw = _view_weights(ctx, N, m, weights)
+    views[:, 0] = clean
+    if not identity_view and m > 1:
+        views, vw = views[:, 1:], vw[:, 1:] / vw[:, 1:].sum(dim=1, keepdim=True)
+        # A2 made visible: without x ∈ A(x) nothing ties the clean point to its views; a bad_frac fraction of
+        # clean points sits at the next class's centre while their views stay home
+        moved = ctx.rand(N) < bad_frac
+        clean = torch.where(moved[:, None], _normalize(C[(y + 1) % K] + noise * ctx.randn(N, d)), clean)
+    return Population(clean, views.contiguous(), vw, y, K, identity_view or m == 1)
+
+
+def style_content_population(ctx, sizes: list[int], m: int, strength: float, *, Dc: int = 4, Ds: int = 6,
+                             separation: float = 3.0, noise: float = 0.3, style_scale: float = 1.0,
+                             jitter: float = 0.1, outlier_frac: float = 0.1, outlier_noise: float = 2.0,
+                             weights: str = "uniform", identity_view: bool = True) -> Population:
+    """Harness H2: x = [c_k + ξ, z]; view j ≥ 1 is [c_k + ξ + jitter·Ξ_j, (1−s)z + s·T_j] with a template bank
+    (T_j, Ξ_j) shared by all points, so stronger augmentation s pulls same-class views together (d_A falls in s)."""
+    K, N = len(sizes), sum(sizes)
+    y = _labels(sizes, ctx.device)
+    C = separation * centres(ctx, K, Dc, "structured")
+    scale = torch.where(ctx.rand(N) < outlier_frac, outlier_noise, noise)[:, None]
+    content = C[y] + scale * ctx.randn(N, Dc)
+    style = style_scale * ctx.randn(N, Ds)
+    T = style_scale * ctx.randn(m, Ds)
+    Xi = ctx.randn(m, Dc)
+    views = torch.empty(N, m, Dc + Ds, dtype=ctx.dtype, device=ctx.device)
+    views[:, :, :Dc] = content[:, None, :] + jitter * Xi[None]
+    views[:, :, Dc:] = (1 - strength) * style[:, None, :] + strength * T[None]
+    clean = torch.cat([content, style], dim=1)
+    views[:, 0] = clean
+    vw = _view_weights(ctx, N, m, weights)
+    if not identity_view and m > 1:
+        views, vw = views[:, 1:], vw[:, 1:] / vw[:, 1:].sum(dim=1, keepdim=True)
+    return Population(clean, views.contiguous(), vw, y, K, identity_view or m == 1)
+
