@@ -1,5 +1,100 @@
-"""Strategies for paper 000: Deep fusion (paper 000)."""
+"""Strategies for paper 000 (Deep Fusion): unions of subspaces inside each result's hypotheses.
+
+Ranges follow digest 000 §4: m ∈ [2, 32], K ∈ [2, 5], r ≤ ⌊m/K⌋ (independent random subspaces), cluster
+sizes ν ∈ [1, 8]; ε ∈ [0, 0.99], ρ ∈ [0.01, 1] for the noise lemma; separable noisy instances with
+ε ∈ [1e-3, 0.1] for Theorem 2. Every draw is re-validated against the result's own hypotheses.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from hypothesis import strategies as st
+
+from ..core.result import AS_PRINTED, CORRECTED
+from ._common import valid_for
+
+__all__ = ["union_of_subspaces_params", "theorem_1_params", "definition_1_params", "noise_lemma_params",
+           "theorem_2_params", "algorithm_1_params"]
+
+
+@st.composite
+def union_of_subspaces_params(draw, K_max: int = 5, m_max: int = 32, nu_max: int = 8, n_out_max: int | None = None,
+                              signs: str = "cone", arrangement: str | None = None) -> dict:
+    """(m, K, r, ν, imbalance, arrangement, angle, signs, seed) with K·r ≤ m (independent subspaces).
+
+    ``n_out_max`` caps the out-of-cluster sample count (exact Definition-1 ρ enumerates 2^(N−1) patterns).
+    """
+    K = draw(st.integers(2, K_max))
+    arrangement = arrangement or draw(st.sampled_from(("random", "angle")))
+    if arrangement == "angle":
+        r = draw(st.integers(1, max(1, m_max // (2 if K == 2 else K + 1))))
+        m_min = 2 * r if K == 2 else (K + 1) * r
+    else:
+        r = draw(st.integers(1, max(1, min(4, m_max // K))))
+        m_min = max(K * r, r + 1)
+    m = draw(st.integers(m_min, max(m_min, min(m_max, m_min + 8))))
+    nu = draw(st.integers(1, nu_max))
+    imbalance = draw(st.integers(0, 2))
+    if n_out_max is not None:
+        while nu > 1 and (K - 1) * nu + imbalance * (K * (K - 1) // 2) > n_out_max:
+            nu -= 1
+        if (K - 1) * nu + imbalance * (K * (K - 1) // 2) > n_out_max:
+            imbalance = 0
+    return dict(m=m, K=K, r=r, nu=nu, imbalance=imbalance, arrangement=arrangement,
+                angle_deg=draw(st.floats(5.0, 90.0)), signs=signs, seed=draw(st.integers(0, 2**16)))
+
+
+def _fits(p: dict, n_out_max: int) -> bool:
+    K, nu, imb = p["K"], p["nu"], p["imbalance"]
+    return sum(nu + c * imb for c in range(1, K)) <= n_out_max
+
+
+@st.composite
+def theorem_1_params(draw, form: str = CORRECTED) -> dict:
+    """Theorem 1 inside its corrected hypotheses (cone data, independent subspaces, unit W, bilinear A)."""
+    p = draw(union_of_subspaces_params(K_max=5, n_out_max=10 if form == AS_PRINTED else None)
+             .filter(lambda q: form == CORRECTED or _fits(q, 10)))
+    if form == AS_PRINTED:
+        p = {**p, "arrangement": "random", "m": max(p["m"], p["K"] * p["r"])}
+    return valid_for("deep_fusion.theorem_1", form)(p)
+
+
+@st.composite
+def definition_1_params(draw) -> dict:
+    """Definition 1 with ≤ 7 out-of-cluster samples (exact ρ checked against a scipy reference, one SLSQP per
+    sign pattern: 2^6 patterns keep an example well under a second)."""
+    p = draw(union_of_subspaces_params(K_max=4, m_max=12, nu_max=3, n_out_max=7,
+                                       signs=draw(st.sampled_from(("cone", "arbitrary"))))
+             .filter(lambda q: _fits(q, 7)))
+    return valid_for("deep_fusion.definition_1", AS_PRINTED)({**p, "instances": 4})
+
+
+@st.composite
+def noise_lemma_params(draw) -> dict:
+    """ε ∈ [0, 0.99], ρ ∈ [0.01, 1], m ∈ [3, 24], random or extremal noise."""
+    m = draw(st.integers(3, 24))
+    p = dict(eps=draw(st.floats(0.0, 0.99)), rho=draw(st.floats(0.01, 1.0)), m=m, r=draw(st.integers(1, m - 1)),
+             mode=draw(st.sampled_from(("random", "adversarial"))), seed=draw(st.integers(0, 2**16)))
+    return valid_for("deep_fusion.noise_lemma", AS_PRINTED)(p)
+
+
+@st.composite
+def theorem_2_params(draw, form: str = CORRECTED) -> dict:
+    """Separable noisy cone data: m ∈ [K·r+1, 40], K ∈ [2, 4], r ∈ [1, 3], ν ∈ [2, 16], ε ∈ [1e-3, 0.1]."""
+    K = draw(st.integers(2, 4))
+    r = draw(st.integers(1, 3))
+    p = dict(K=K, r=r, m=draw(st.integers(K * r + 1, 40)), nu=draw(st.integers(2, 16)),
+             imbalance=draw(st.integers(0, 2)), eps=draw(st.floats(1e-3, 0.1)),
+             noise=draw(st.sampled_from(("random", "exact", "toward"))),
+             sharpness=draw(st.sampled_from(("exp", "softmax"))), residual=draw(st.booleans()),
+             seed=draw(st.integers(0, 2**16)), instances=16)
+    return valid_for("deep_fusion.theorem_2", form)(p)
+
+
+@st.composite
+def algorithm_1_params(draw, form: str = CORRECTED) -> dict:
+    p = draw(union_of_subspaces_params(K_max=4, m_max=10, nu_max=4, n_out_max=8,
+                                       signs=draw(st.sampled_from(("cone", "arbitrary"))))
+             .filter(lambda q: _fits(q, 8)))
+    p.update(alpha=draw(st.floats(0.01, 1.0)), instances=2, restarts=8)
+    p["r"] = min(p["r"], p["nu"])  # the samples must span their subspace (ν ≥ r)
+    return valid_for("deep_fusion.algorithm_1", form)(p)
