@@ -1,2 +1,16 @@
 """Paper 001: Tian, nonlinearity in contrastive learning -- locally maximal eigenvectors (LMEs), their stability
-and convergence, and the 2-layer results. One module per result; importing this package registers them."""
+and convergence, and the 2-layer results. One module per result; importing this package registers them.
+
+Machinery: ``covariance`` (A(w) closed forms, eq. (3) estimator, roughness D), ``lme`` (LME finder, kinks),
+``theorems.optim.sphere_flow`` (batched projected flow and power iteration), ``theorems.data.latents``.
+"""
+
+from . import examples  # noqa: F401  (categorical_model, summation_model, linear_vs_relu)
+from . import figure_8  # noqa: F401
+from . import specialisation  # noqa: F401
+from . import theorem_1  # noqa: F401
+from . import theorem_2  # noqa: F401
+from . import theorem_3  # noqa: F401
+from . import theorem_4  # noqa: F401
+from . import theorem_5  # noqa: F401
+from . import theorem_6  # noqa: F401

@@ -1,0 +1,301 @@
+"""The §3 examples of paper 001 (Tian): the latent categorical and summation models, and linear vs ReLU.
+
+Statements as printed
+---------------------
+* (8) Latent categorical: x = u_y with U = [u_1..u_M] orthonormal and y categorical; with ReLU, uniform α, no
+  augmentation, N → ∞: A(u_m) = P[y=m](1 − P[y=m])·u_m u_mᵀ, so every u_m is an LME.
+* (9) Latent summation: x = Uy, y_m independent standardised Bernoullis with P[y_m = y⁺] = q_m:
+  A(u_m) = (1 − q_m)²u_m u_mᵀ + q_m(I − u_m u_mᵀ), so u_m is an LME iff (1 − q_m)² > q_m, i.e.
+  q_m < (3 − √5)/2, with λ_gap = 1 − 3q_m + q_m².
+* Linear activation (§3, Fig. 1b): with h(x) = x, C_α[x] is a constant matrix and every filter converges to
+  its top eigenvector ±φ₁ whatever the start ("only one pattern is learned"); ReLU on the same data has
+  several LMEs.
+
+Reading chosen: the paper's h'(0) = 0 convention (B.1), under which the other atoms of the categorical
+model, which lie *on* the gating plane of u_m, are inactive (digest §3 item 5: u_m is then a kink, ρ = ∞,
+and Theorem 1 does not cover it; the check reports that). The summation model uses M = d.
+All matrices are computed by exact enumeration (summation: all 2^M atoms), independently of the closed forms.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
+from ..data.latents import (categorical_model, dirichlet, random_orthonormal, random_signed_permutation, simplex_mixture,
+                            summation_model)
+from ..optim.sphere_flow import projected_flow, random_tangent, random_unit, retract
+from .covariance import A_discrete, A_mixture, kink_margin, tangent_basis
+from .lme import classify, find_lmes
+
+PAPER = "001"
+PAPER_TITLE = "Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning"
+Q_STAR = (3 - math.sqrt(5)) / 2
+
+# Exact enumeration of O(1) atoms: the identities hold to a few ulps of the O(1) entries.
+IDENTITY_ATOL = 1e-12
+# Relative residual below which w is an eigenvector of A(w) (float64 eigen-solvers reach ~1e-15).
+EIG_TOL = 1e-10
+# Relative 1% on the fitted flow rate (digest R4: observed agreement to 4 digits with a 0.02-rad start).
+RATE_RTOL = 1e-2
+# |wᵀφ₁| of a converged linear filter: PI contracts the error by λ₂/λ₁ per step, 1e-8 is reached easily.
+ALIGN_TOL = 1e-8
+
+
+def _common_hypotheses(p: dict) -> list[Violation]:
+    out = []
+    if p["M"] < 2:
+        out.append(Violation("M ≥ 2 latent patterns", "one pattern has no competitor", ("M",), bypassable=False))
+    if p["M"] > 10:
+        out.append(Violation("M ≤ 10 (exact enumeration)", "2^M atoms are enumerated", ("M",), bypassable=False))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------
+# (8) Latent categorical
+# ------------------------------------------------------------------------------------------------------
+def categorical_hypotheses(p: dict, form: str) -> list[Violation]:
+    out = _common_hypotheses(p)
+    if p["h_prime_at_zero"] != 0.0:
+        out.append(Violation("h'(0) = 0 (the paper's ReLU convention, B.1)", "with h'(0) ≠ 0 the atoms on the gating "
+                             "plane of u_m count as active and the identity changes", ("h_prime_at_zero",)))
+    return out
+
+
+def categorical_evaluate(p: dict, form: str, ctx) -> Outcome:
+    M = p["M"]
+    # A random signed permutation: exactly orthonormal, so the other atoms sit *exactly* on the gating plane of
+    # u_m (wᵀx = 0 in floating point), as in the paper; a rotated basis would put them at ±1e-17 and let
+    # rounding decide their gate.
+    U = random_signed_permutation(ctx, M)
+    prob = dirichlet(ctx, M, 0.2)
+    data = categorical_model(U, prob)
+    W = U.T.contiguous()  # candidates u_1..u_M
+    A = A_discrete(data, W, 0.0, p["h_prime_at_zero"])
+    closed = (prob * (1 - prob))[:, None, None] * W[:, :, None] * W[:, None, :]
+    err = float((A - closed).abs().max())
+    cl = classify(lambda V: A_discrete(data, V, 0.0, p["h_prime_at_zero"]), W, lambda V: kink_margin(data, V))
+    # Definition 3 itself (the finder's is_lme also excludes kinks, which Definition 3 does not mention)
+    def3 = (cl.top_residual <= EIG_TOL) & (cl.gap > 1e-8 * cl.lam1.abs())
+    claims = [
+        Claim.at_most("closed_form_A_um", err, IDENTITY_ATOL, "max |A(u_m) − p_m(1 − p_m)u_m u_mᵀ| over m, entries"),
+        Claim.at_least("every_u_m_satisfies_definition_3", int(def3.sum()), M,
+                       "u_m with ‖A(u_m)u_m − λ₁u_m‖/‖A‖ ≤ EIG_TOL and a distinct top eigenvalue"),
+    ]
+    details = {"p": prob.tolist(), "lambda_1": cl.lam1.tolist(), "p(1-p)": (prob * (1 - prob)).tolist(),
+               "kink_margin": cl.kink_margin.tolist(), "is_kink": cl.is_kink.tolist(),
+               "top_eigvec_residual": cl.top_residual.tolist(), "note": "every u_m is a kink (other atoms on its gating plane): ρ = ∞, Theorem 1 does not apply"}
+    return Outcome(err, IDENTITY_ATOL, None, claims, details)
+
+
+def categorical_reports(suite):
+    yield AS_PRINTED, {}, False
+    for i in range(suite.report_examples):
+        yield AS_PRINTED, dict(M=2 + 2 * i, seed=i), False
+    yield AS_PRINTED, dict(h_prime_at_zero=1.0), True
+
+
+CATEGORICAL = register(Result(
+    id="nonlinear_cl.categorical_model", paper=PAPER, paper_title=PAPER_TITLE,
+    title="Example (8): latent categorical model, A(u_m) = p_m(1 − p_m)u_m u_mᵀ and every u_m is an LME",
+    statement="For x = u_y (U orthonormal, y categorical), ReLU, uniform α, no augmentation: "
+              "A(u_m) = P[y=m](1 − P[y=m])u_m u_mᵀ, so u_m is an LME for every m.",
+    status=Status.VERIFIED,
+    params=(
+        Param("M", int, 4, "number of latent patterns (= d)", "2 ≤ M ≤ 10"),
+        Param("seed", int, 0, "seed of U and of p (Dirichlet)", "any integer"),
+        Param("h_prime_at_zero", float, 0.0, "ReLU'(0); the paper's convention is 0", "= 0"),
+    ),
+    evaluate=categorical_evaluate, hypotheses=categorical_hypotheses, forms=(AS_PRINTED,),
+    report_instances=categorical_reports, module=__name__,
+))
+
+
+# ------------------------------------------------------------------------------------------------------
+# (9) Latent summation
+# ------------------------------------------------------------------------------------------------------
+def summation_hypotheses(p: dict, form: str) -> list[Violation]:
+    out = _common_hypotheses(p)
+    q = p["q"]
+    if not 0 < q < 1:
+        out.append(Violation("0 < q < 1", "q is a Bernoulli probability in [0, 1]; the endpoints have no standardised "
+                             "levels y± (division by zero)", ("q",), bypassable=False))
+    elif abs(q - Q_STAR) < 1e-6:
+        out.append(Violation("|q − (3 − √5)/2| ≥ 1e-6 (verifier)", "at the threshold the gap is 0 to within float64 "
+                             "resolution and neither side can be certified", ("q",), bypassable=False))
+    if p["threshold"] != Q_STAR:
+        out.append(Violation("the printed threshold (3 − √5)/2", "threshold ≠ (3 − √5)/2 is a deliberately wrong "
+                             "constant (negative control)", ("threshold",)))
+    if p["closed_form_scale"] != 1.0:
+        out.append(Violation("exact closed forms (9)", "closed_form_scale ≠ 1 deliberately falsifies A(u_m) and "
+                             "λ_gap (negative control)", ("closed_form_scale",)))
+    if not 0 < p["perturb"] <= 0.05:
+        out.append(Violation("0 < perturb ≤ 0.05", "perturbation angle (local check)", ("perturb",), bypassable=False))
+    return out
+
+
+def summation_evaluate(p: dict, form: str, ctx) -> Outcome:
+    M, q = p["M"], p["q"]
+    U = random_orthonormal(ctx, M, M)
+    data = summation_model(U, torch.full((M,), q, dtype=ctx.dtype, device=ctx.device))
+    A_fn = lambda V: A_discrete(data, V)  # noqa: E731
+    W = U.T.contiguous()
+    A = A_fn(W)
+    eye = torch.eye(M, dtype=ctx.dtype, device=ctx.device)
+    uu = W[:, :, None] * W[:, None, :]
+    cs = p["closed_form_scale"]
+    closed = cs * ((1 - q) ** 2 * uu + q * (eye - uu))
+    err = float((A - closed).abs().max())
+    lam_star = torch.einsum("bi,bij,bj->b", W, A, W)
+    Q = tangent_basis(W)
+    gap = lam_star - torch.linalg.eigvalsh(Q.transpose(1, 2) @ A @ Q)[:, -1]  # signed: < 0 when not the top
+    cl = classify(A_fn, W, lambda V: kink_margin(data, V))
+    predicted_lme = q < p["threshold"]
+    claims = [Claim.at_most("closed_form_A_um", err, IDENTITY_ATOL,
+                            "max |A(u_m) − (1 − q)²u_m u_mᵀ − q(I − u_m u_mᵀ)| over m, entries")]
+    gap_closed = cs * (1 - 3 * q + q * q)
+    claims.append(Claim.at_most("gap_closed_form", float((gap - gap_closed).abs().max()), IDENTITY_ATOL,
+                                "max |signed gap − (1 − 3q + q²)|"))
+    # The iff, on the side the printed threshold predicts.
+    if predicted_lme:
+        claims.append(Claim.at_least("lme_iff_below_threshold", int(cl.is_lme.sum()), M,
+                                     f"u_m are LMEs (q = {q:g} < threshold {p['threshold']:.6g})"))
+    else:
+        claims.append(Claim.at_most("lme_iff_below_threshold", int(cl.is_lme.sum()), 0,
+                                    f"no u_m is an LME (q = {q:g} ≥ threshold {p['threshold']:.6g})"))
+    # Dynamics from a perturbation of u_1: A is locally constant (ρ = 0), so the tangential error decays
+    # (below threshold) or grows (above) at exactly the signed gap; fit the rate on the exact Euler map.
+    # Stay inside the region where A is constant: the perturbation starts at ≤ 0.1 × the angular distance
+    # to the nearest switching plane and the run grows or shrinks it by at most e^{0.5}.
+    g1 = float(gap[0])
+    dt = 0.01
+    steps = max(10, int(min(2.0, 0.5 / abs(g1)) / dt))
+    eps = min(p["perturb"], 0.1 * math.asin(min(1.0, float(cl.kink_margin[0]))))
+    w1 = W[:1].repeat(8, 1)
+    W0 = retract(w1, random_tangent(ctx, w1), eps)
+    run = projected_flow(A_fn, W0, dt=dt, steps=steps)
+    d0, dT = (W0 - w1).norm(dim=1), (run.W - w1).norm(dim=1)
+    fitted = float((-(torch.log(dT / d0)) / (dt * steps)).mean())
+    predicted = -math.log1p(-dt * gap_closed) / dt  # the flow against the closed-form gap 1 − 3q + q²
+    claims.append(Claim.at_most("flow_rate_equals_gap", abs(fitted - predicted) / abs(predicted), RATE_RTOL,
+                                f"fitted perturbation decay rate {fitted:.6g} vs −ln(1 − dt·λ_gap)/dt = {predicted:.6g}"))
+    details = {"A_closed_form_err": err, "signed_gap": gap.tolist(), "gap_closed_form": gap_closed,
+               "is_lme": cl.is_lme.tolist(), "kink_margin": cl.kink_margin.tolist(),
+               "fitted_rate": fitted, "predicted_rate": predicted,
+               "perturbation_growth": float((dT / d0).max()), "threshold": p["threshold"],
+               "perturbation_angle": eps, "flow_steps": steps}
+    return Outcome(g1, 0.0, None, claims, details)
+
+
+def summation_reports(suite):
+    for q in (0.1, 0.3, 0.37, 0.4, 0.45, 0.6):
+        yield AS_PRINTED, dict(q=q), False
+    for i in range(suite.report_examples):
+        yield AS_PRINTED, dict(M=2 + i, q=round(0.05 + 0.2 * i, 3), seed=i), False
+    yield AS_PRINTED, dict(q=0.45, threshold=0.5), True  # wrong constant: predicts an LME that is not one
+    yield AS_PRINTED, dict(q=0.3, threshold=0.25), True
+    yield AS_PRINTED, dict(q=0.2, closed_form_scale=1.05), True
+
+
+SUMMATION = register(Result(
+    id="nonlinear_cl.summation_model", paper=PAPER, paper_title=PAPER_TITLE,
+    title="Example (9): latent summation model, u_m is an LME iff q < (3 − √5)/2",
+    statement="For x = Uy with independent standardised Bernoullis (P[y_m = y⁺] = q_m), ReLU, uniform α, no "
+              "augmentation: A(u_m) = (1 − q_m)²u_m u_mᵀ + q_m(I − u_m u_mᵀ); u_m is an LME iff q_m < (3 − √5)/2, "
+              "with λ_gap = 1 − 3q_m + q_m².",
+    status=Status.VERIFIED,
+    params=(
+        Param("M", int, 4, "number of latent patterns (= d); 2^M atoms are enumerated", "2 ≤ M ≤ 10"),
+        Param("q", float, 0.2, "P[y_m = y⁺], the same for every m", "0 < q < 1, q ≠ (3 − √5)/2"),
+        Param("seed", int, 0, "seed of U and of the perturbations", "any integer"),
+        Param("perturb", float, 0.02, "angle of the perturbation of u_1 for the rate check", "(0, 0.05]"),
+        Param("threshold", float, Q_STAR, "the threshold the check predicts with; ≠ (3 − √5)/2 is a wrong "
+              "constant (negative control)", "= (3 − √5)/2"),
+        Param("closed_form_scale", float, 1.0, "multiplies the closed forms of A(u_m) and λ_gap (negative control)",
+              "= 1"),
+    ),
+    evaluate=summation_evaluate, hypotheses=summation_hypotheses, forms=(AS_PRINTED,),
+    report_instances=summation_reports, module=__name__,
+))
+
+
+# ------------------------------------------------------------------------------------------------------
+# Linear activation learns one pattern; ReLU several
+# ------------------------------------------------------------------------------------------------------
+def lin_hypotheses(p: dict, form: str) -> list[Violation]:
+    out = []
+    if p["d"] < 2:
+        out.append(Violation("d ≥ 2", "the sphere needs two dimensions", ("d",), bypassable=False))
+    if p["starts"] < 2:
+        out.append(Violation("starts ≥ 2", "counting limits needs several starts", ("starts",), bypassable=False))
+    if not (p["sigma"] > 0 and p["radius"] > 0):
+        out.append(Violation("σ > 0, radius > 0", "a non-degenerate mixture", ("sigma", "radius"), bypassable=False))
+    if not 0 <= p["leak"] <= 1:
+        out.append(Violation("0 ≤ leak ≤ 1", "slope of the 'ReLU' side on x < 0", ("leak",), bypassable=False))
+    elif p["leak"] == 1:
+        out.append(Violation("the 'ReLU' side is nonlinear (leak < 1)", "leak = 1 makes it linear (negative control)",
+                             ("leak",)))
+    if p["isotropic"]:
+        out.append(Violation("distinct top eigenvalue of C_α[x]", "isotropic data (C[x] ∝ I) has no preferred "
+                             "direction (negative control)", ("isotropic",)))
+    return out
+
+
+def lin_evaluate(p: dict, form: str, ctx) -> Outcome:
+    d = p["d"]
+    gm = simplex_mixture(ctx, d, p["radius"], p["sigma"])
+    if p["isotropic"]:  # d+1 equal-weight clusters at a regular simplex: C[x] ∝ I
+        gm = type(gm)(torch.full_like(gm.weights, 1.0 / (d + 1)), gm.means, gm.covs)
+    starts = random_unit(ctx, p["starts"], d)
+    # Linear: A is the constant covariance; its top eigenvector φ₁ computed directly (reference).
+    lin = find_lmes(lambda V: A_mixture(gm, V, 1.0), starts, up_to_sign=True)
+    C = A_mixture(gm, starts[:1], 1.0)[0]
+    evals, evecs = torch.linalg.eigh(C)
+    phi1 = evecs[:, -1]
+    align = (lin.run_W @ phi1).abs()
+    relu = find_lmes(lambda V: A_mixture(gm, V, p["leak"]), starts, up_to_sign=True)
+    claims = [
+        Claim.at_least("linear_all_starts_reach_phi1", float(align.min()), 1 - ALIGN_TOL,
+                       f"min over {p['starts']} starts of |wᵀφ₁| at the linear limit"),
+        Claim.at_most("linear_one_pattern", abs(int(lin.lmes.shape[0]) - 1), 0,
+                      f"|#distinct linear LMEs up to sign − 1| ({int(lin.lmes.shape[0])} found)"),
+        Claim.at_least("relu_several_lmes", int(relu.lmes.shape[0]), 2,
+                       "distinct ReLU LMEs up to sign (patterns) on the same data"),
+    ]
+    details = {"linear": lin.summary(), "relu": relu.summary(),
+               "linear_eigengap": float(evals[-1] - evals[-2]), "relu_lmes": relu.lmes.tolist(),
+               "relu_lme_gaps": relu.classified.gap[relu.classified.is_lme].tolist()[:20]}
+    converged = lin.n_unconverged == 0 and relu.n_unconverged == 0
+    return Outcome(float(relu.lmes.shape[0]), 2.0, None, claims, details, converged)
+
+
+def lin_reports(suite):
+    yield AS_PRINTED, {}, False
+    for i in range(suite.report_examples):
+        yield AS_PRINTED, dict(d=2 + i % 4, sigma=round(0.3 + 0.15 * i, 2), seed=i), False
+    yield AS_PRINTED, dict(isotropic=True), True
+    yield AS_PRINTED, dict(leak=1.0), True
+
+
+LINEAR_VS_RELU = register(Result(
+    id="nonlinear_cl.linear_vs_relu", paper=PAPER, paper_title=PAPER_TITLE,
+    title="Linear activation learns one pattern (±φ₁); ReLU on the same data has several LMEs",
+    statement="With h(x) = x, C_α[x] is constant and every filter converges to its top eigenvector ±φ₁ from any "
+              "start; a ReLU network on the same data has many LMEs (one per cluster).",
+    status=Status.VERIFIED,
+    params=(
+        Param("d", int, 3, "dimension; d+1 clusters at a rotated regular simplex", "d ≥ 2"),
+        Param("radius", float, 3.0, "distance of the cluster means from 0", "> 0"),
+        Param("sigma", float, 0.5, "cluster standard deviation", "> 0"),
+        Param("starts", int, 64, "random starts (shared by both activations)", "≥ 2"),
+        Param("seed", int, 0, "seed of the mixture and the starts", "any integer"),
+        Param("leak", float, 0.0, "negative slope of the nonlinear activation (0 = ReLU)", "0 ≤ leak < 1"),
+        Param("isotropic", bool, False, "equal weights at a regular simplex: C[x] ∝ I (negative control)", "False"),
+    ),
+    evaluate=lin_evaluate, hypotheses=lin_hypotheses, forms=(AS_PRINTED,),
+    report_instances=lin_reports, module=__name__,
+))

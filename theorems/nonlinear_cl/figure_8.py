@@ -1,0 +1,168 @@
+"""Fig. 8 of paper 001 (Tian, App. E.1): many ReLU local maxima vs two linear ones — and they are not LMEs.
+
+Statement as printed (figure and text)
+--------------------------------------
+d = 2, w = (cos θ, sin θ), 9 points on the unit circle at angles {−4/5, −1/2, −2/5, −1/6, 0, 1/5, 2/5, 3/5, 4/5}·π,
+uniform α, no augmentation, ℰ(θ) = ½𝕍[h(wᵀx)]. ReLU has "many local maxima (≥ 8)"; linear has exactly 2 (±φ₁).
+The figure illustrates the local optima that Theorems 1 and 3 (LMEs) are about.
+
+Correction (digest 001 §0 item 5, §3 item 5)
+--------------------------------------------
+Every ReLU maximum sits at a kink (a data point on wᵀx = 0) where A(w) jumps: none is an LME, and an exact
+enumeration finds no interior LME at all. So the figure's optima are real but Theorems 1 and 3 do not describe
+them. Corrected statement: ≥ 8 ReLU maxima, 2 linear maxima, all ReLU maxima at kinks, 0 LMEs.
+
+How: ℰ on a fine θ grid, local maxima by neighbour comparison (circular), each snapped to the nearest kink angle
+(x_i angle ± π/2) when within two grid steps and confirmed as a local maximum of the exact ℰ there. LMEs are
+enumerated exactly: between consecutive kink angles A is constant, so an LME on an arc is ±φ₁ of that arc's A
+lying strictly inside the arc with λ₁ > λ₂.
+Negative controls: ``points='uniform'`` (9 equally spaced points: C[x] ∝ I, the linear energy is flat),
+``points='clusters'`` (three tight clusters: interior LMEs exist, the maxima are not kinks), ``leak=1`` (the
+'ReLU' is linear).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
+from .covariance import gate, h
+
+ID = "nonlinear_cl.figure_8"
+PAPER_ANGLES = (-0.8, -0.5, -0.4, -1 / 6, 0.0, 0.2, 0.4, 0.6, 0.8)
+POINTS = ("paper", "uniform", "clusters")
+N_GRID = 36000  # 0.01° steps: far finer than the smallest gap between kink angles (≈ 0.1π)
+FLAT_RTOL = 1e-9  # relative variation of ℰ below which a curve is flat (no strict maxima)
+
+
+def point_angles(which: str) -> list[float]:
+    if which == "paper":
+        return [a * math.pi for a in PAPER_ANGLES]
+    if which == "uniform":
+        return [2 * math.pi * i / 9 for i in range(9)]
+    return [c + e for c in (0.3, 0.3 + 2 * math.pi / 3, 0.3 + 4 * math.pi / 3) for e in (-0.02, 0.0, 0.02)]
+
+
+def energy(X: torch.Tensor, W: torch.Tensor, a: float) -> torch.Tensor:
+    """½𝕍[h(wᵀx)] under the uniform distribution on the rows of X, for each row of W."""
+    f = h(W @ X.T, a)
+    return 0.5 * f.var(dim=1, unbiased=False)
+
+
+def local_maxima(E: torch.Tensor) -> torch.Tensor:
+    flat = float(E.max() - E.min()) <= FLAT_RTOL * float(E.abs().max())
+    if flat:
+        return torch.zeros(0, dtype=torch.long, device=E.device)
+    return torch.nonzero((E > E.roll(1)) & (E >= E.roll(-1))).flatten()
+
+
+def exact_lmes(X: torch.Tensor, kinks: torch.Tensor, a: float) -> list[float]:
+    """LMEs by exact enumeration over the arcs between consecutive kink angles (A is constant on each)."""
+    ks = torch.sort(torch.remainder(kinks, 2 * math.pi)).values
+    out = []
+    for i in range(len(ks)):
+        lo, hi = float(ks[i]), float(ks[(i + 1) % len(ks)]) + (2 * math.pi if i == len(ks) - 1 else 0.0)
+        mid = 0.5 * (lo + hi)
+        w = torch.tensor([[math.cos(mid), math.sin(mid)]], dtype=X.dtype, device=X.device)
+        g = gate(w @ X.T, a)[0]
+        Xt = g[:, None] * X
+        A = torch.cov(Xt.T, correction=0)
+        ev, V = torch.linalg.eigh(A)
+        if float(ev[1] - ev[0]) <= 1e-12 * float(ev[1].abs()):
+            continue
+        for sgn in (1.0, -1.0):
+            phi = sgn * V[:, 1]
+            th = math.atan2(float(phi[1]), float(phi[0]))
+            th = lo + ((th - lo) % (2 * math.pi))
+            if lo + 1e-9 < th < hi - 1e-9:
+                out.append(th)
+    return out
+
+
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    out = []
+    if not 0 <= p["leak"] <= 1:
+        out.append(Violation("0 ≤ leak ≤ 1", "negative slope of the activation", ("leak",), bypassable=False))
+    elif p["leak"] == 1:
+        out.append(Violation("ReLU (nonlinear)", "leak = 1 makes the 'ReLU' curve linear (negative control)", ("leak",)))
+    if p["points"] != "paper":
+        out.append(Violation("the paper's 9 points", f"points='{p['points']}' is another data set (negative control)",
+                             ("points",)))
+    return out
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    ang = torch.tensor(point_angles(p["points"]), dtype=ctx.dtype, device=ctx.device)
+    X = torch.stack([torch.cos(ang), torch.sin(ang)], 1)
+    th = torch.arange(N_GRID, dtype=ctx.dtype, device=ctx.device) * (2 * math.pi / N_GRID)
+    W = torch.stack([torch.cos(th), torch.sin(th)], 1)
+    Er, El = energy(X, W, p["leak"]), energy(X, W, 1.0)
+    mr, ml = local_maxima(Er), local_maxima(El)
+    kinks = torch.cat([ang + math.pi / 2, ang - math.pi / 2])
+    step = 2 * math.pi / N_GRID
+    at_kink = []
+    for i in mr.tolist():
+        dist = torch.remainder(th[i] - kinks + math.pi, 2 * math.pi) - math.pi
+        j = int(dist.abs().argmin())
+        if float(dist[j].abs()) > 2 * step:
+            at_kink.append(False)
+            continue
+        tk = float(kinks[j])
+        ws = torch.tensor([[math.cos(t), math.sin(t)] for t in (tk - 1e-7, tk, tk + 1e-7)], dtype=ctx.dtype,
+                          device=ctx.device)
+        e = energy(X, ws, p["leak"])
+        at_kink.append(bool(e[1] >= e[0] and e[1] >= e[2]))
+    lmes = exact_lmes(X, kinks, p["leak"])
+    n_r, n_l, n_k = len(mr), len(ml), sum(at_kink)
+    claims = [
+        Claim.at_least("relu_at_least_8_maxima", n_r, 8, "local maxima of the ReLU energy"),
+        Claim.at_most("linear_two_maxima", abs(n_l - 2), 0, f"|#linear maxima − 2| ({n_l} found)"),
+    ]
+    if form == AS_PRINTED:
+        claims.append(Claim.at_least("maxima_are_lmes", len(lmes), n_r,
+                                     "LMEs (exact enumeration) vs ReLU maxima: the theory's optima should be them"))
+    else:
+        claims += [
+            Claim.at_least("maxima_are_kinks", n_k, max(n_r, 1), "ReLU maxima sitting at a kink (confirmed there)"),
+            Claim.at_most("no_interior_lmes", len(lmes), 0, "LMEs by exact enumeration over the arcs"),
+        ]
+    details = {"relu_maxima_theta/pi": (th[mr] / math.pi).tolist(), "linear_maxima_theta/pi": (th[ml] / math.pi).tolist(),
+               "maxima_at_kinks": at_kink, "exact_lmes_theta/pi": [t / math.pi for t in lmes]}
+    return Outcome(float(n_r), 8.0, None, claims, details)
+
+
+def report_instances(suite):
+    yield CORRECTED, {}, False
+    yield AS_PRINTED, {}, False
+    yield CORRECTED, dict(points="uniform"), True
+    yield CORRECTED, dict(points="clusters"), True
+    yield CORRECTED, dict(leak=1.0), True
+
+
+RESULT = register(Result(
+    id=ID,
+    paper="001",
+    paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
+    title="Fig. 8: ≥ 8 ReLU local maxima vs 2 linear ones; the ReLU maxima are kinks, not LMEs",
+    statement="On the 9 points of Fig. 8 the ReLU energy ½𝕍[ReLU(wᵀx)] has many local maxima (≥ 8) and the linear one "
+              "exactly 2 (±φ₁); the figure illustrates the local optima (LMEs) of Theorems 1 and 3.",
+    correction="The maxima exist (9 ReLU, 2 linear), but every ReLU maximum is at a kink (a data point on wᵀx = 0) and "
+               "there is no LME: Theorems 1 and 3 do not describe the figure's optima.",
+    correction_reason="At a kink A(w) jumps, P⊥A(w)w ≠ 0 and ρ = ∞; on each arc between kinks A is constant and its top "
+                      "eigenvector lies outside the arc (digest §3 item 5).",
+    status=Status.VERIFIED_CORRECTED,
+    params=(
+        Param("points", str, "paper", "the data: the paper's 9 points, 9 uniform points, or 3 tight clusters",
+              "paper", choices=POINTS),
+        Param("leak", float, 0.0, "negative slope of the 'ReLU' activation", "0 ≤ leak < 1"),
+    ),
+    evaluate=evaluate,
+    hypotheses=hypotheses,
+    forms=(AS_PRINTED, CORRECTED),
+    report_instances=report_instances,
+    module=__name__,
+))

@@ -1,0 +1,174 @@
+"""Theorem 4 of paper 001 (Tian): gradient co-linearity within a receptive field for a linear 2-layer network.
+
+Statement as printed
+--------------------
+With linear h (and a rank-1 top layer S = ssᵀ, used in the proof): ẇ_km = s_km·b_k(W, V) with
+b_k = C_α[x_k, Σ_{k'm'} s_{k'm'} w_{k'm'}ᵀx_{k'}]. (1) The ẇ_km are co-linear over m. (2) If s_km ≠ 0, then from any
+critical point with distinct {w_km} there is a path of critical points to identical weights w_km = w_k. The proof
+of (2) swaps w_k1 ↔ w_k2 "by symmetry" with S fixed and takes convex combinations.
+
+Correction (digest 001 §2 Theorem 4, §3 item 2)
+-----------------------------------------------
+The swap is a symmetry only if s_k1 = s_k2: with S fixed the swapped point is not critical. Repair: b_k depends
+on W only through U_k = Σ_m s_km w_km, so W(c) = (1 − c)W* + cW^id with w^id_km = U_k/Σ_m s_km keeps every U_k
+and the whole path is critical; it needs Σ_m s_km ≠ 0 (not only s_km ≠ 0). As in the theorem, gradients are the
+unprojected ones (the theorem drops P⊥).
+
+What one check does: a finite batch of N samples with two views (augmentation) and a fixed random α ≥ 0, the
+energy ½ tr C_α[V h(Wx)] of eq. (3) differentiated by torch autograd (independent of the formula), V = v sᵀ.
+Claims: ``colinear_within_rf`` (max_k σ₂/σ₁ of the M×d gradient block G_k), ``gradient_formula`` (G_k[m] = s_km b_k,
+b_k from eq. (3) directly), and for part (2) on a constructed critical point (data in a proper subspace, U_k in
+the null space of C_α[x]): ``repaired_path_critical`` (corrected) or ``swap_path_critical`` (as printed).
+Negative controls: ``activation='relu'``, ``top_rank`` = 3 (S not rank 1).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
+from .covariance import contrastive_covariance
+
+ID = "nonlinear_cl.theorem_4"
+# Autograd and the formula agree to rounding of sums over N² pairs of O(1) terms.
+RTOL = 1e-10
+
+
+def energy(W: torch.Tensor, V: torch.Tensor, x1, x2, alpha, act: str) -> torch.Tensor:
+    """½ tr C_α[V h(Wx)] for W (K, M, d), x (N, K, d): f₁[k m] = h(w_kmᵀx_k)."""
+    h = (lambda t: t) if act == "linear" else torch.relu
+    f1a = h(torch.einsum("kmd,nkd->nkm", W, x1)).flatten(1)
+    f1b = h(torch.einsum("kmd,nkd->nkm", W, x2)).flatten(1)
+    f2a, f2b = f1a @ V.T, f1b @ V.T
+    return 0.5 * torch.trace(contrastive_covariance(f2a, f2a, f2b, f2b, alpha))
+
+
+def grad(W, V, x1, x2, alpha, act):
+    W = W.detach().clone().requires_grad_(True)
+    (g,) = torch.autograd.grad(energy(W, V, x1, x2, alpha, act), W)
+    return g
+
+
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    out = []
+    if p["K"] < 1 or p["M"] < 2 or p["d"] < 2 or p["N"] < 4:
+        out.append(Violation("K ≥ 1, M ≥ 2, d ≥ 2, N ≥ 4", "co-linearity over m needs ≥ 2 filters per RF",
+                             ("K", "M", "d", "N"), bypassable=False))
+    if p["activation"] != "linear":
+        out.append(Violation("linear activation", "with ReLU the gated inputs differ per filter (negative control)",
+                             ("activation",)))
+    if p["top_rank"] != 1:
+        out.append(Violation("rank-1 top layer S = ssᵀ", "a higher-rank S mixes RF directions (negative control)",
+                             ("top_rank",)))
+    if not p["critical_start"]:
+        out.append(Violation("part (2): W* is a critical point", "critical_start=False starts the path at a generic "
+                             "W* (negative control)", ("critical_start",)))
+    if p["top_rank"] < 1:
+        out.append(Violation("top_rank ≥ 1", "the top layer needs a row", ("top_rank",), bypassable=False))
+    return out
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    K, M, d, N = p["K"], p["M"], p["d"], p["N"]
+    x1 = ctx.randn(N, K, d)
+    x2 = x1 + 0.5 * ctx.randn(N, K, d)  # second view: augmentation noise
+    alpha = ctx.rand(N, N)
+    W = ctx.randn(K, M, d)
+    if p["top_rank"] == 1:
+        V = ctx.randn(p["d_out"], 1) / p["d_out"] ** 0.5 @ ctx.randn(1, K * M)  # V = v sᵀ: S = ‖v‖²ssᵀ
+    else:
+        V = ctx.randn(p["d_out"], K * M)
+    S = V.T @ V
+    ev_S, U_S = torch.linalg.eigh(S)
+    s_vec = U_S[:, -1] * ev_S[-1].clamp_min(0).sqrt()  # S ≈ s sᵀ (exact when rank 1)
+    G = grad(W, V, x1, x2, alpha, p["activation"])  # (K, M, d)
+    sv = torch.linalg.svdvals(G)  # (K, min(M, d))
+    colin = float((sv[:, 1] / sv[:, 0]).max())
+    sk = s_vec.reshape(K, M)
+    # b_k from eq. (3) directly: C_α[x_k, Σ s_{k'm'} w_{k'm'}ᵀ x_{k'}]
+    z1 = torch.einsum("km,kmd,nkd->n", sk, W, x1)[:, None]
+    z2 = torch.einsum("km,kmd,nkd->n", sk, W, x2)[:, None]
+    b = torch.stack([contrastive_covariance(x1[:, k], z1, x2[:, k], z2, alpha)[:, 0] for k in range(K)])  # (K, d)
+    formula = sk[:, :, None] * b[:, None, :]
+    ferr = float((G - formula).norm() / G.norm())
+    claims = [
+        Claim.at_most("colinear_within_rf", colin, RTOL, "max_k σ₂/σ₁ of the autograd gradient block G_k (M×d)"),
+        Claim.at_most("gradient_formula", ferr, RTOL, "‖G − s_km b_k‖/‖G‖ (autograd vs Theorem 4's formula)"),
+    ]
+    details = {"sigma2/sigma1": (sv[:, 1] / sv[:, 0]).tolist(), "formula_rel_err": ferr}
+    # Part (2): data in a proper subspace (x = Bz), U in the null space of Bᵀ, so C_α[x]U = 0: a critical point.
+    if p["activation"] == "linear" and p["top_rank"] == 1:
+        r = K * d - 1
+        B = torch.linalg.qr(ctx.randn(K * d, K * d))[0]
+        Bs, null = B[:, :r], B[:, r:]
+        z1b = ctx.randn(N, r)
+        y1 = (z1b @ Bs.T).reshape(N, K, d)
+        y2 = ((z1b + 0.5 * ctx.randn(N, r)) @ Bs.T).reshape(N, K, d)
+        Ustack = (null[:, 0] * 2.0).reshape(K, d)  # U_k blocks
+        Wst = ctx.randn(K, M, d)
+        # the last filter of each RF completes Σ_m s_km w_km = U_k
+        Wst[:, -1] = (Ustack - torch.einsum("km,kmd->kd", sk[:, :-1], Wst[:, :-1])) / sk[:, -1:]
+        if not p["critical_start"]:  # negative control: a generic W* (not critical), same construction after
+            Wst = Wst + ctx.randn(K, M, d)
+            Ustack = torch.einsum("km,kmd->kd", sk, Wst)
+        Wid = (Ustack / sk.sum(1, keepdim=True))[:, None, :].expand(K, M, d)
+        scale = float(torch.einsum("nkd->", y1.abs()) / y1.numel()) ** 2 * float(Wst.norm())
+        cs = torch.linspace(0, 1, 6, dtype=ctx.dtype)
+        g_rep = max(float(grad((1 - c) * Wst + c * Wid, V, y1, y2, alpha, "linear").norm()) for c in cs)
+        Wsw = Wst.clone()
+        Wsw[:, [0, 1]] = Wst[:, [1, 0]]
+        g_sw = max(float(grad((1 - c) * Wst + c * Wsw, V, y1, y2, alpha, "linear").norm()) for c in cs[1:])
+        g0 = float(grad(Wst, V, y1, y2, alpha, "linear").norm())
+        details.update({"grad_at_W_star": g0, "max_grad_repaired_path": g_rep, "max_grad_swap_path": g_sw,
+                        "sum_m_s_km": sk.sum(1).tolist(), "grad_scale": scale})
+        if form == AS_PRINTED:
+            claims.append(Claim.at_most("swap_path_critical", g_sw / scale, RTOL,
+                                        "max ‖∇‖ on the paper's swap path (S fixed), relative"))
+        else:
+            claims.append(Claim.at_most("repaired_path_critical", g_rep / scale, RTOL,
+                                        "max ‖∇‖ on W(c) = (1 − c)W* + cW^id, relative"))
+    return Outcome(colin, RTOL, None, claims, details)
+
+
+def report_instances(suite):
+    yield CORRECTED, {}, False
+    yield AS_PRINTED, {}, False  # the swap construction is not critical
+    for i in range(suite.report_examples):
+        yield CORRECTED, dict(K=1 + i % 3, M=2 + i % 3, d=2 + i, seed=i), False
+    yield CORRECTED, dict(activation="relu"), True
+    yield CORRECTED, dict(top_rank=3), True
+    yield CORRECTED, dict(critical_start=False), True
+
+
+RESULT = register(Result(
+    id=ID,
+    paper="001",
+    paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
+    title="Theorem 4: linear 2-layer network, gradients co-linear within an RF; critical path to identical weights",
+    statement="With linear h and S = ssᵀ: ẇ_km = s_km b_k(W, V), so (1) the ẇ_km are co-linear over m, and (2) if s_km ≠ 0, "
+              "from any critical point with distinct w_km a path of critical points leads to identical weights (proof: "
+              "swap w_k1 ↔ w_k2 with S fixed, then convex combinations).",
+    correction="(2) holds with the path W(c) = (1 − c)W* + cW^id, w^id_km = U_k/Σ_m s_km (U_k = Σ_m s_km w_km fixed), "
+               "when Σ_m s_km ≠ 0; the swap path of the proof is not critical unless s_k1 = s_k2.",
+    correction_reason="Swapping two filters is a symmetry only if the corresponding columns of V swap too; with S fixed "
+                      "U_k changes and b_k ≠ 0 (digest §3 item 2).",
+    status=Status.VERIFIED_CORRECTED,
+    params=(
+        Param("K", int, 2, "receptive fields", "≥ 1"),
+        Param("M", int, 3, "filters per RF", "≥ 2"),
+        Param("d", int, 4, "dimension of each RF", "≥ 2"),
+        Param("N", int, 32, "batch size (two views each)", "≥ 4"),
+        Param("d_out", int, 5, "output dimension of the top layer", "≥ 1"),
+        Param("seed", int, 0, "seed of data, α, weights and top layer", "any integer"),
+        Param("activation", str, "linear", "hidden activation", "linear", choices=("linear", "relu")),
+        Param("top_rank", int, 1, "rank of the top layer V (S = VᵀV)", "= 1"),
+        Param("critical_start", bool, True, "part (2) starts from a constructed critical point W*", "True"),
+    ),
+    evaluate=evaluate,
+    hypotheses=hypotheses,
+    forms=(AS_PRINTED, CORRECTED),
+    report_instances=report_instances,
+    module=__name__,
+))
