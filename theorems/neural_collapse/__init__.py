@@ -2,3 +2,7 @@
 ResNets and Transformers". One module per result; importing this package registers them."""
 
 from . import lemma_4_2  # noqa: F401  (registers neural_collapse.lemma_4_2)
+from . import theorem_4_3  # noqa: F401  (registers neural_collapse.theorem_4_3)
+from . import depth_trend  # noqa: F401  (registers neural_collapse.theorem_4_3_depth, neural_collapse.theorem_4_6)
+from . import dimension_conditions  # noqa: F401  (registers neural_collapse.dimension_conditions)
+from . import errata  # noqa: F401  (registers neural_collapse.errata_a9, neural_collapse.errata_a12)

@@ -1,0 +1,265 @@
+"""The deep architectures of paper 004 in torch, batched over parameter vectors (digest §1.2–1.4).
+
+Every model is a *flat* parameter vector θ ∈ R^P per instance, and every function takes a batch
+θ ∈ R^{B×P} (B seeds / restarts), so that one batched L-BFGS run trains B networks at once.
+
+Architectures (``ARCHS``), exactly as Defs. 3.1, 3.2, B.1, B.2 (digest §1.3); LN is LayerNorm with the
+population std and **no affine parameters** (``optim.manifolds.ln``: √d·Pv/‖Pv‖, so ‖x‖ = √d, 1ᵀx = 0):
+
+* ``rn1``  post-LN L-RN1: X_1 = LN(W_0X_0+b_0), X_{l+1} = LN(X_l + σ(W_lX_l+b_l)), l = 1..L−1, f = W_L X_L;
+* ``rn2``  post-LN L-RN2: X_{l+1} = LN(X_l + W_{l,2}σ(W_{l,1}X_l+b_{l,1}) + b_{l,2});
+* ``pre_rn1`` / ``pre_rn2``: X_{l+1} = X_l + σ(W_l LN(X_l)+b_l) (resp. the two-layer update), f = W_L LN(X_L);
+* ``tx1``  post-LN L-T11 with one causal head: Embed(Z) = W_e Z + W_p, blocks B_l = MLP_l∘LN∘ATTN_l∘LN with
+  ATTN(Z) = Z + W_VO Z softmax(M + ZᵀW_QK Z/√d) (softmax over the key index c' ≤ c of each column c),
+  MLP(Z) = Z + σ(W_l Z + b_l), f = W_{L+1} LN(B_L∘…∘B_1∘Embed). L blocks (not L−1 as for ResNets).
+  The prediction is read on the **last position** (the ViT reading of App. B.1), see data.classification.
+
+"Depth L" follows the paper: an L-RN has L−1 residual blocks, an L-Tx has L blocks.
+
+No last-layer bias (f = W_L X_L, erratum A6) unless ``last_bias=True``, which exists only as a negative
+control; ``ln_gain`` ≠ 1 multiplies every LN output by a fixed gain (an affine LN), also only a control.
+
+Objective (7): L(f_θ(X), Y) + (λ/2)(Σ_inner ‖W‖² + ‖W_L‖²); objective (11) (two-layer blocks):
+L + (λ_L/2)‖W_L‖² + (λ(L)/2)Σ_inner ‖W‖². ``objective(..., lam_last, lam_inner)`` covers both. The
+*inner* weights are the block matrices (W_l; W_{l,1}, W_{l,2}; W_VO, W_QK, W_l); W_0, W_e, W_p and all
+biases are unregularised, as θ̄ in (7).
+
+Identity padding (digest §5.4.4, used for warm starts): a block with zero weights is an exact identity of
+the network function. We pad with W = 0 and a *positive* bias β·1 in the ReLU (σ(0·X + β1) = β1, which
+the following LN removes exactly: LN(X + β1) = LN(X)); with b = 0 instead the ReLU sits at its kink,
+torch's σ'(0) = 0 makes the padded block a stationary point and training never uses it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+
+from ..optim.manifolds import ln
+from .ufm import ufm_objective
+
+ARCHS = ("rn1", "rn2", "pre_rn1", "pre_rn2", "tx1")
+TWO_LAYER = ("rn2", "pre_rn2")
+PRE_LN = ("pre_rn1", "pre_rn2")
+
+# Free: unregularised (W_0, embeddings, biases); inner: regularised block weights; last: W_L.
+FREE, INNER, LAST = "free", "inner", "last"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    arch: str
+    L: int  # depth as the paper counts it
+    d: int  # inner width
+    K: int  # classes
+    d0: int = 0  # input dimension (ResNets)
+    V: int = 0  # vocabulary (transformer)
+    C: int = 0  # context length (transformer)
+    last_bias: bool = False
+    ln_gain: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.arch not in ARCHS:
+            raise ValueError(f"unknown architecture {self.arch!r}: one of {ARCHS}")
+
+    @property
+    def blocks(self) -> int:
+        return self.L if self.arch == "tx1" else self.L - 1
+
+    def layout(self) -> list[tuple[str, tuple[int, ...], str]]:
+        """(name, shape, group) of every parameter tensor, in flat order."""
+        d, nb = self.d, self.blocks
+        if self.arch == "tx1":
+            out = [("We", (d, self.V), FREE), ("Wp", (d, self.C), FREE),
+                   ("Wvo", (nb, d, d), INNER), ("Wqk", (nb, d, d), INNER),
+                   ("W1", (nb, d, d), INNER), ("b1", (nb, d, 1), FREE)]
+        else:
+            out = [("W0", (d, self.d0), FREE), ("b0", (d, 1), FREE),
+                   ("W1", (nb, d, d), INNER), ("b1", (nb, d, 1), FREE)]
+            if self.arch in TWO_LAYER:
+                out += [("W2", (nb, d, d), INNER), ("b2", (nb, d, 1), FREE)]
+        out.append(("WL", (self.K, d), LAST))
+        if self.last_bias:
+            out.append(("bL", (self.K, 1), FREE))
+        return out
+
+    @property
+    def size(self) -> int:
+        return sum(math.prod(s) for _, s, _ in self.layout())
+
+    def with_depth(self, L: int) -> "ModelSpec":
+        return ModelSpec(self.arch, L, self.d, self.K, self.d0, self.V, self.C, self.last_bias, self.ln_gain)
+
+
+def unpack(spec: ModelSpec, theta: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Views of the flat batch θ (B, P) as named tensors with a leading batch dimension."""
+    out, at = {}, 0
+    B = theta.shape[0]
+    for name, shape, _ in spec.layout():
+        size = math.prod(shape)
+        out[name] = theta[:, at:at + size].reshape(B, *shape)
+        at += size
+    return out
+
+
+def pack(spec: ModelSpec, parts: dict[str, torch.Tensor]) -> torch.Tensor:
+    return torch.cat([parts[name].reshape(parts[name].shape[0], -1) for name, _, _ in spec.layout()], dim=1)
+
+
+def init_params(spec: ModelSpec, ctx, batch: int, *, inner_scale: float = 0.1) -> torch.Tensor:
+    """B random parameter vectors: first layer / embeddings N(0, 1/fan_in), block weights
+    N(0, inner_scale²/d) (near-identity blocks, digest §5.5), W_L N(0, 1/d), biases 0."""
+    parts = {}
+    for name, shape, group in spec.layout():
+        if name.startswith("b"):
+            parts[name] = torch.zeros(batch, *shape, dtype=ctx.dtype, device=ctx.device)
+        elif group == INNER:
+            parts[name] = inner_scale / math.sqrt(spec.d) * ctx.randn(batch, *shape)
+        else:
+            fan_in = shape[-1] if name not in ("We", "Wp") else 1
+            parts[name] = ctx.randn(batch, *shape) / math.sqrt(fan_in)
+    return pack(spec, parts)
+
+
+def pad_with_identity_blocks(spec: ModelSpec, theta: torch.Tensor, L_new: int, *, beta: float = 0.1,
+                             ctx=None, w1_scale: float = 1e-2) -> torch.Tensor:
+    """θ of depth ``spec.L`` → θ of depth ``L_new`` ≥ L computing the same function: zero-weight blocks
+    with ReLU bias β·1 appended after the existing blocks (see the module docstring).
+
+    Two-layer blocks: W_{l,2} = 0 makes the block an exact identity whatever W_{l,1} is, but W_{l,1} =
+    W_{l,2} = 0 is a saddle (each shields the other's gradient, and σ(β1) is the same for every sample, so
+    W_{l,2} can only learn a common shift). Given ``ctx``, W_{l,1} is drawn at scale w1_scale/√d instead: the
+    function is unchanged, the objective rises by (λ/2)‖W_{l,1}‖² ≈ λ w1_scale² d/2 per block (~1e-5 here),
+    and training can use the new blocks. (We saw RN2 sweeps stuck at that saddle from L = 5 on without it.)"""
+    if L_new < spec.L:
+        raise ValueError(f"cannot pad depth {spec.L} down to {L_new}")
+    new = spec.with_depth(L_new)
+    old = unpack(spec, theta)
+    extra = new.blocks - spec.blocks
+    parts = {}
+    for name, shape, group in new.layout():
+        if group == INNER or name in ("b1", "b2"):
+            pad = torch.zeros(theta.shape[0], extra, *shape[1:], dtype=theta.dtype, device=theta.device)
+            if name == "b1":
+                pad += beta  # the first ReLU of each padded block is active: gradients reach the block
+            if name == "W1" and spec.arch in TWO_LAYER and ctx is not None:
+                pad = w1_scale / math.sqrt(spec.d) * ctx.randn(*pad.shape)
+            parts[name] = torch.cat([old[name], pad], dim=1)
+        else:
+            parts[name] = old[name]
+    return pack(new, parts)
+
+
+FROZEN = ("W0", "b0", "We", "Wp")  # the input layer, kept at its random initialisation when training
+
+
+def trainable_mask(spec: ModelSpec, *, device=None) -> torch.Tensor:
+    """(P,) bool: which coordinates of θ training moves (all but ``FROZEN``).
+
+    W_0, b_0 (and W_e, W_p) are unregularised in (7) and LN makes the net invariant to their scale, so an
+    optimiser can drive a sample's pre-LN vector towards the LN singularity P(W_0x + b_0) = 0, where the
+    gradient explodes (we saw ‖∇_{W_0}‖ ~ 2e3 and L-BFGS stalling). The paper's own construction (proof of
+    Thm 4.3) keeps them random, so its upper bound, hence the depth claim, holds with them frozen; the
+    exact lower bound holds for every θ anyway.
+    """
+    parts = [torch.full((math.prod(shape),), name not in FROZEN, dtype=torch.bool, device=device)
+             for name, shape, _ in spec.layout()]
+    return torch.cat(parts)
+
+
+def _norm(spec: ModelSpec, V: torch.Tensor) -> torch.Tensor:
+    out = ln(V)
+    return out if spec.ln_gain == 1.0 else spec.ln_gain * out
+
+
+def features(spec: ModelSpec, theta: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
+    """The penultimate features h_θ(X) (B, d, N): X_L for post-LN ResNets, LN(X_L) for pre-LN ones,
+    LN_{L+1}(…) on the last position for the transformer."""
+    p = unpack(spec, theta)
+    relu = torch.relu
+    if spec.arch == "tx1":
+        return _transformer_features(spec, p, inputs)
+    X = _norm(spec, p["W0"] @ inputs + p["b0"])  # (B, d, N)
+    for l in range(spec.blocks):
+        if spec.arch in PRE_LN:
+            H = _norm(spec, X)
+        else:
+            H = X
+        U = relu(p["W1"][:, l] @ H + p["b1"][:, l])
+        if spec.arch in TWO_LAYER:
+            U = p["W2"][:, l] @ U + p["b2"][:, l]
+        X = X + U if spec.arch in PRE_LN else _norm(spec, X + U)
+    return _norm(spec, X) if spec.arch in PRE_LN else X
+
+
+def _transformer_features(spec: ModelSpec, p: dict, tokens: torch.Tensor) -> torch.Tensor:
+    d, C = spec.d, spec.C
+    B = p["We"].shape[0]
+    # Z (B, N, d, C): column c of sequence i is token c's representation.
+    Z = p["We"][:, :, tokens].permute(0, 2, 1, 3) + p["Wp"][:, None]
+    causal = torch.full((C, C), -math.inf, dtype=Z.dtype, device=Z.device).tril(-1)  # −∞ for c' > c
+    for l in range(spec.blocks):
+        Z = _norm(spec, Z)
+        Wqk = p["Wqk"][:, l][:, None]  # (B, 1, d, d)
+        scores = Z.transpose(-1, -2) @ Wqk @ Z / math.sqrt(d) + causal  # [c', c] = z_{c'}ᵀ W z_c
+        A = torch.softmax(scores, dim=-2)  # over keys c' ≤ c for each query column c
+        Z = Z + p["Wvo"][:, l][:, None] @ Z @ A
+        Z = _norm(spec, Z)
+        Z = Z + torch.relu(p["W1"][:, l][:, None] @ Z + p["b1"][:, l][:, None])
+    Z = _norm(spec, Z)
+    return Z[..., -1].transpose(-1, -2).reshape(B, d, -1)
+
+
+def inner_sq_norm(spec: ModelSpec, theta: torch.Tensor) -> torch.Tensor:
+    """Σ over the regularised block weights of ‖W‖_F², per instance (B,)."""
+    p = unpack(spec, theta)
+    out = torch.zeros(theta.shape[0], dtype=theta.dtype, device=theta.device)
+    for name, _, group in spec.layout():
+        if group == INNER:
+            out = out + p[name].pow(2).flatten(1).sum(1)
+    return out
+
+
+def data_loss(spec: ModelSpec, theta: torch.Tensor, X: torch.Tensor, labels: torch.Tensor, loss: str) -> torch.Tensor:
+    """L(W_L X + b_L, Y) with the UFM's normalisation (mean CE, (1/2N)‖·‖²), per instance."""
+    p = unpack(spec, theta)
+    W = p["WL"]
+    if spec.last_bias:  # W X + b = [W, b][X; 1]
+        W = torch.cat([W, p["bL"]], dim=-1)
+        X = torch.cat([X, torch.ones_like(X[:, :1])], dim=-2)
+    return ufm_objective(W, X, labels, loss, 0.0)
+
+
+@dataclass
+class Evaluation:
+    """Objective (7)/(11) at a batch of θ, with its parts."""
+
+    objective: torch.Tensor  # (B,)
+    fit: torch.Tensor  # (B,) data loss
+    last_reg: torch.Tensor  # (B,) (λ_L/2)‖W_L‖²
+    inner_reg: torch.Tensor  # (B,) (λ_inner/2) Σ ‖W_inner‖²
+    X: torch.Tensor  # (B, d, N) penultimate features
+    WL: torch.Tensor  # (B, K, d)
+    extra: dict = field(default_factory=dict)
+
+
+def objective(spec: ModelSpec, theta: torch.Tensor, inputs: torch.Tensor, labels: torch.Tensor, loss: str,
+              lam_last: float, lam_inner: float) -> torch.Tensor:
+    """Objective (7) (lam_last = lam_inner = λ) or (11) (lam_last = λ_L, lam_inner = λ(L)), batched."""
+    X = features(spec, theta, inputs)
+    WL = unpack(spec, theta)["WL"]
+    return (data_loss(spec, theta, X, labels, loss) + 0.5 * lam_last * WL.pow(2).sum(dim=(-2, -1))
+            + 0.5 * lam_inner * inner_sq_norm(spec, theta))
+
+
+def evaluate(spec: ModelSpec, theta: torch.Tensor, inputs: torch.Tensor, labels: torch.Tensor, loss: str,
+             lam_last: float, lam_inner: float) -> Evaluation:
+    with torch.no_grad():
+        X = features(spec, theta, inputs)
+        WL = unpack(spec, theta)["WL"]
+        fit = data_loss(spec, theta, X, labels, loss)
+        last = 0.5 * lam_last * WL.pow(2).sum(dim=(-2, -1))
+        inner = 0.5 * lam_inner * inner_sq_norm(spec, theta)
+        return Evaluation(fit + last + inner, fit, last, inner, X, WL)

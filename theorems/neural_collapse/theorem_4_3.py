@@ -1,0 +1,284 @@
+"""Theorem 4.3 of paper 004, the exact half: a deep regularised network is never below the GUFM optimum.
+
+Statement as printed (digest §2.3)
+----------------------------------
+"Let the architecture be L-RN1 (d ≥ 4) or L-Tx1 (d ≥ 2V+2), λ > 0 independent of L, any continuous loss,
+and L*_GUFM > 0 (R = coinciding samples / identical contexts). Then
+limsup_{L→∞} distmax(M̃_L \\ M_0^GUFM, M_0^GUFM) = 0": the last-layer pairs (W_L, h_θ(X)) of the global
+optima of objective (7) converge to the global optima of the GUFM.
+
+The proof rests on an exact identity (step 1): h_θ(X) is GUFM-feasible (LN output: 1ᵀx = 0, ‖x‖ = √d), and
+
+    L_{L,1}(θ) = L_GUFM(W_L, h_θ(X)) + (λ/2) Σ_{l<L} ‖W_l‖²  ≥  L*_GUFM      for every θ and every L.
+
+This module checks that half, for any parameters of any depth: on random networks (block weights at
+scale 1, last layer at a random log-uniform scale) and on networks trained on objective (7) (L-BFGS, the
+adversarial case: training pushes the objective down towards the bound). The depth claim itself (the gap
+closes as L grows) is ``neural_collapse.theorem_4_3_depth``.
+
+Reading chosen
+--------------
+* Under Assumption 4.4 (distinct inputs; for the transformer, label a function of the context) R is
+  within-class, so L*_GUFM is the UFM optimum of Lemma 4.2, whose closed form (``ufm.closed_form``) is
+  used. That closed form is a lower bound on every feasible (W, X) for any d (digest §2.2 proofs), and the
+  GUFM optimum itself when d ≥ K (CE) / K+1 (MSE); below those dimensions the bound is weaker but still
+  true (``details['closed_form_attained']`` says which).
+* The exact half needs none of d ≥ 4, L large, or distinct inputs; they are still required (bypassable)
+  because they are the theorem's hypotheses and the ``bad input`` contract names them.
+* Architectures: ``rn1`` (the theorem), ``tx1`` (the theorem, last-position prediction, App. B.1 reading),
+  and ``rn2``, ``pre_rn1``, ``pre_rn2`` (Thm 4.6, App. B.2), for which the same identity holds.
+* ``converged`` is None: no claim rests on optimality (the bound holds for every θ; trained networks are
+  merely the hardest test points). The training certificate is in ``details`` all the same.
+
+Claims and negative controls
+----------------------------
+* ``random_nets_above_gufm_optimum`` / ``trained_nets_above_gufm_optimum``: min objective / L* ≥ 1 − tol.
+  Controls: ``ln_gain`` > 1 (an affine LN: features of norm g√d, outside the GUFM feasible set) and
+  ``last_bias`` (a last-layer bias, erratum A6; MSE can then fit the 1/K offset of one-hot targets for
+  free) let trained networks go below L*; ``bound_scale`` ≠ 1 is a deliberately wrong constant.
+* ``features_on_ln_sphere``: max over samples of |‖x‖ − √d| and |1ᵀx|, relative to √d. Control: ln_gain.
+* ``reduction_identity``: |L_{L,1}(θ) − L_GUFM(W_L, X_L) − inner reg| relative. Control: last_bias (the
+  bias-free GUFM objective then differs from the network's).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
+from ..data.classification import context_sequences, gaussian_mixture, min_pairwise_distance, sequences_per_class
+from .depth_sweep import summarise, train
+from .models import ARCHS, ModelSpec, init_params, pack, unpack
+from .ufm import LOSSES, closed_form, ufm_objective
+
+ID = "neural_collapse.theorem_4_3"
+
+# -- tolerances -----------------------------------------------------------------------------------------
+# The bound is exact: only float64 rounding of an O(1) objective (sums over ≤ 10³ terms) may cross it.
+LOWER_RTOL = 1e-10
+# LN outputs: ‖x‖ = √d, 1ᵀx = 0 up to rounding; centring a pre-LN vector whose mean is ~100× its centred part
+# (pre-LN residual streams grow) loses two digits, so 1e-10 rather than ~1e-14.
+FEAS_RTOL = 1e-10
+# Two summations of the same objective in different orders.
+IDENTITY_RTOL = 1e-12
+# A trained network's certificate: gradient norm over the trained coordinates (reported, not asserted).
+TRAIN_GTOL = 1e-8
+# Random last layers: scale log-uniform in [10^-1, 10^1] (spans the optimal ‖W_L‖ of every instance here).
+RANDOM_SCALE_DECADES = (-1.0, 1.0)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Shared between the results of this paper that train deep networks
+# ------------------------------------------------------------------------------------------------------
+def deep_hypotheses(p: dict, form: str, *, archs=ARCHS) -> list[Violation]:
+    """Bad input common to Thms 4.3/4.6 and their corollaries (issue 6, 'Bad input')."""
+    out: list[Violation] = []
+    K, n, d, L, arch = p["K"], p["n"], p["d"], p["L"], p["arch"]
+    if arch not in archs:
+        out.append(Violation(f"architecture one of {', '.join(archs)}", f"{arch!r} is not covered by this result",
+                             ("arch",), bypassable=False))
+    if K < 2:
+        out.append(Violation("K ≥ 2 classes", "a classification problem needs two classes", ("K",), bypassable=False))
+    if n < 1:
+        out.append(Violation("n ≥ 1 samples per class", "every class needs a sample", ("n",), bypassable=False))
+    if L < 1:
+        out.append(Violation("L ≥ 1 (depth)", "a network needs at least its last layer", ("L",), bypassable=False))
+    if d < 2:
+        out.append(Violation("d ≥ 2", "LayerNorm of a 1-dimensional vector is 0/0", ("d",), bypassable=False))
+    for name in ("lam", "lam_last"):
+        if name in p:
+            lam = p[name]
+            if not math.isfinite(lam):
+                out.append(Violation(f"{name} finite", "the weight decay must be a finite number", (name,),
+                                     bypassable=False))
+            elif lam < 0:
+                out.append(Violation(f"{name} ≥ 0", "negative weight decay makes the objective unbounded below",
+                                     (name,), bypassable=False))
+            elif lam == 0:
+                out.append(Violation("λ > 0 (weight decay)", "the theorem needs λ > 0 (without it the GUFM has no "
+                                     "collapsed minimiser)", (name,)))
+    if arch == "tx1":
+        V, C = p["V"], p["C"]
+        if V < 1 or C < 1:
+            out.append(Violation("V ≥ 1, C ≥ 1", "the transformer needs tokens and positions", ("V", "C"),
+                                 bypassable=False))
+        elif K >= 2 and n >= 1 and min(sequences_per_class(K, V, C)) < n:
+            out.append(Violation("n distinct contexts per class", "fewer than n sequences of some class (label = Σ "
+                                 "tokens mod K) exist", ("V", "C", "K", "n"), bypassable=False))
+        if d < 2 * V + 2:
+            out.append(Violation("d ≥ 2V+2 (L-Tx1)", "the theorem assumes d ≥ 2V+2 for transformers", ("d", "V")))
+    elif d < 4:
+        out.append(Violation("d ≥ 4 (L-RN1)", "the theorem assumes inner dimension d ≥ 4 (curves on the LN sphere "
+                             "need it)", ("d",)))
+    if p.get("duplicates", 0) < 0 or p.get("duplicates", 0) > n:
+        out.append(Violation("0 ≤ duplicates ≤ n", "duplicates counts inputs of class 1 copied from class 0",
+                             ("duplicates", "n"), bypassable=False))
+    elif p.get("duplicates", 0) > 0:
+        out.append(Violation("Assumption 4.4 (distinct inputs)", "duplicated inputs with different labels: R is "
+                             "no longer within-class and Lemma 4.2's optimum is not the GUFM optimum",
+                             ("duplicates",)))
+    if p.get("last_bias", False):
+        out.append(Violation("no last-layer bias (f = W_L X_L)", "the GUFM has no bias (erratum A6); a bias is only "
+                             "a negative control", ("last_bias",)))
+    if p.get("ln_gain", 1.0) != 1.0:
+        out.append(Violation("LayerNorm without affine parameters", "ln_gain ≠ 1 scales every LN output, so features "
+                             "leave the GUFM's sphere ‖x‖ = √d (a negative control)", ("ln_gain",)))
+    for name in ("seeds", "train_iter"):
+        if name in p and p[name] < (1 if name == "seeds" else 0):
+            out.append(Violation(f"{name} ≥ {1 if name == 'seeds' else 0}", "a structural count", (name,),
+                                 bypassable=False))
+    return out
+
+
+def make_data(p: dict, ctx):
+    """(spec at depth p['L'], inputs, labels, min distance between inputs) for an instance."""
+    K, n, d = p["K"], p["n"], p["d"]
+    if p["arch"] == "tx1":
+        tokens, labels = context_sequences(ctx, K, n, p["V"], p["C"])
+        spec = ModelSpec("tx1", p["L"], d, K, V=p["V"], C=p["C"], last_bias=p.get("last_bias", False),
+                         ln_gain=p.get("ln_gain", 1.0))
+        return spec, tokens, labels, 1.0  # distinct by construction
+    X0, labels = gaussian_mixture(ctx, K, n, p["d0"], duplicates=p.get("duplicates", 0))
+    spec = ModelSpec(p["arch"], p["L"], d, K, d0=p["d0"], last_bias=p.get("last_bias", False),
+                     ln_gain=p.get("ln_gain", 1.0))
+    return spec, X0, labels, min_pairwise_distance(X0)
+
+
+def gufm_optimum(loss: str, K: int, d: int, lam: float):
+    return closed_form(loss, K, d, lam)
+
+
+# ------------------------------------------------------------------------------------------------------
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    out = deep_hypotheses(p, form)
+    if p["bound_scale"] != 1.0:
+        out.append(Violation("exact GUFM optimum", "bound_scale ≠ 1 deliberately falsifies L*_GUFM (a negative "
+                             "control)", ("bound_scale",)))
+    return out
+
+
+def random_networks(spec: ModelSpec, ctx, seeds: int) -> torch.Tensor:
+    theta = init_params(spec, ctx, seeds, inner_scale=1.0)
+    parts = unpack(spec, theta)
+    lo, hi = RANDOM_SCALE_DECADES
+    scale = 10 ** (lo + (hi - lo) * ctx.rand(seeds))
+    parts = {k: (v * scale.view(-1, 1, 1) if k == "WL" else v) for k, v in parts.items()}
+    return pack(spec, parts)
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    loss, lam, seeds = p["loss"], p["lam"], p["seeds"]
+    spec, inputs, labels, min_dist = make_data(p, ctx)
+    optimum = gufm_optimum(loss, p["K"], p["d"], lam)
+    bound = optimum.value * p["bound_scale"]
+    rand = summarise(spec, random_networks(spec, ctx, seeds), inputs, labels, loss, lam, lam)
+    trained = train(spec, init_params(spec, ctx, seeds), inputs, labels, loss, lam, lam,
+                    max_iter=p["train_iter"], gtol=TRAIN_GTOL)
+    claims, details = [], {}
+    sqrt_d = math.sqrt(p["d"])
+    worst_identity, worst_feas = 0.0, 0.0
+    for name, run in (("random", rand), ("trained", trained)):
+        # The reduction identity: the network's objective against the bias-free GUFM objective of its own
+        # last layer and features, plus the inner regularisation, computed independently.
+        gufm_part = ufm_objective(run.WL, run.X, labels, loss, lam)
+        identity = ((run.objective - gufm_part - run.inner_reg).abs() / run.objective.abs()).max()
+        worst_identity = max(worst_identity, float(identity))
+        worst_feas = max(worst_feas, float(run.feasibility.max()) / sqrt_d)
+        ratio = float(run.objective.min()) / bound
+        claims.append(Claim.at_least(f"{name}_nets_above_gufm_optimum", ratio, 1 - LOWER_RTOL,
+                                     f"min over {seeds} {name} networks of objective / L*_GUFM"))
+        details.update({
+            f"{name}_objective": run.objective.tolist(),
+            f"{name}_min_ratio": ratio,
+            f"{name}_inner_reg": run.inner_reg.tolist(),
+            **{f"{name}_median_{k}": float(v.median()) for k, v in run.metrics.items()},
+        })
+    claims += [
+        Claim.at_most("features_on_ln_sphere", worst_feas, FEAS_RTOL,
+                      "max over networks and samples of |‖x‖ − √d|, |1ᵀx|, relative to √d"),
+        Claim.at_most("reduction_identity", worst_identity, IDENTITY_RTOL,
+                      "|L_{L,1}(θ) − L_GUFM(W_L, X_L) − (λ/2)Σ‖W_l‖²| / L_{L,1}(θ)"),
+    ]
+    details.update({
+        "gufm_optimum": optimum.value,
+        "gufm_formula": optimum.formula,
+        "closed_form_attained": optimum.attainable,
+        "bound_used": bound,
+        "blocks": spec.blocks,
+        "min_input_distance": min_dist,
+        "trained_status": trained.status,
+        "trained_iterations": trained.iterations.tolist(),
+        "trained_grad_norm": trained.grad_norm.tolist(),
+        "trained_certified": int(trained.converged.sum()),
+        "note": "converged is None: the bound holds for every θ, no claim rests on optimality",
+    })
+    observed = float(torch.minimum(rand.objective.min(), trained.objective.min()))
+    return Outcome(observed=observed, bound=bound, tightness=bound / observed if observed > 0 else None,
+                   claims=claims, details=details, converged=None)
+
+
+def report_instances(suite):
+    rng = np.random.default_rng(3)
+    # Each instance trains networks (~1–3 s on a CPU): the ci report keeps to two random ones.
+    yield AS_PRINTED, dict(loss="ce"), False
+    yield AS_PRINTED, dict(arch="tx1", loss="ce", d=6), False
+    if suite.name == "thorough":
+        yield AS_PRINTED, dict(loss="mse"), False
+        yield AS_PRINTED, dict(arch="pre_rn1", loss="mse"), False
+    for _ in range(min(suite.report_examples, 2) if suite.name != "thorough" else suite.report_examples):
+        K = int(rng.integers(2, 5))
+        yield AS_PRINTED, dict(arch=str(rng.choice(["rn1", "rn2", "pre_rn1", "pre_rn2"])), K=K,
+                               d=int(rng.integers(max(4, K + 1), 8)), L=int(rng.integers(1, 6)),
+                               loss=str(rng.choice(LOSSES)), lam=round(float(10 ** rng.uniform(-2, -0.5)), 4),
+                               seed=int(rng.integers(0, 1000))), False
+    yield AS_PRINTED, dict(loss="ce", ln_gain=3.0), True
+    yield AS_PRINTED, dict(loss="mse", last_bias=True), True
+    yield AS_PRINTED, dict(loss="ce", bound_scale=100.0), True
+
+
+COMMON_PARAMS = (
+    Param("arch", str, "rn1", "architecture: rn1 | rn2 | pre_rn1 | pre_rn2 | tx1 (digest §1.3)", "one of them",
+          choices=ARCHS),
+    Param("L", int, 3, "depth as the paper counts it (L−1 residual blocks for ResNets, L blocks for Tx)", "L ≥ 1"),
+    Param("K", int, 3, "number of classes", "K ≥ 2"),
+    Param("n", int, 3, "samples per class", "n ≥ 1"),
+    Param("d0", int, 4, "input dimension (ResNets)", "d0 ≥ 1"),
+    Param("d", int, 5, "inner width", "d ≥ 4 (RN), d ≥ 2V+2 (Tx)"),
+    Param("V", int, 2, "vocabulary size (transformer)", "V ≥ 1"),
+    Param("C", int, 4, "context length (transformer)", "V^C ≥ K·n"),
+    Param("loss", str, "ce", "'ce' (mean cross-entropy) or 'mse' ((1/2N)‖·‖²)", "ce | mse", choices=LOSSES),
+    Param("seed", int, 0, "seed of data, random networks and initialisations", "any integer"),
+    Param("seeds", int, 3, "networks per kind (random, trained), batched", "≥ 1"),
+    Param("duplicates", int, 0, "inputs of class 1 copied from class 0 (breaks Assumption 4.4)", "0"),
+    Param("last_bias", bool, False, "add an unregularised last-layer bias (negative control, erratum A6)", "False"),
+    Param("ln_gain", float, 1.0, "gain on every LN output (an affine LN; negative control)", "1.0"),
+)
+
+RESULT = register(Result(
+    id=ID,
+    paper="004",
+    paper_title="Súkeník, Lampert, Mondelli: Neural Collapse is Globally Optimal in Deep Regularized ResNets "
+                "and Transformers",
+    title="Theorem 4.3 (exact half): the regularised objective of any deep network is ≥ the GUFM optimum",
+    statement=(
+        "For L-RN1 (d ≥ 4) / L-Tx1 (d ≥ 2V+2) and objective (7) with λ > 0, the penultimate features are GUFM-"
+        "feasible and L_{L,1}(θ) = L_GUFM(W_L, X_L) + (λ/2)Σ_{l<L}‖W_l‖² ≥ L*_GUFM for every θ and every depth "
+        "(step 1 of the proof of Theorem 4.3; with Lemma 4.2's optimum as L*_GUFM under Assumption 4.4)."
+    ),
+    status=Status.VERIFIED,
+    params=COMMON_PARAMS + (
+        Param("lam", float, 0.05, "weight decay λ of objective (7)", "λ > 0"),
+        Param("train_iter", int, 100, "L-BFGS iterations of the trained networks", "≥ 0"),
+        Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0"),
+    ),
+    evaluate=evaluate,
+    hypotheses=hypotheses,
+    forms=(AS_PRINTED,),
+    report_instances=report_instances,
+    module=__name__,
+))
