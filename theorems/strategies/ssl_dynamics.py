@@ -1,5 +1,57 @@
-"""Strategies for paper 002: SSL learning dynamics (paper 002)."""
+"""Strategies for paper 002: SSL learning dynamics (Esser et al.)."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from hypothesis import strategies as st
+
+from ..core.result import AS_PRINTED, CORRECTED
+from ._common import valid_for
+
+__all__ = ["gapped_spectrum", "ssl_prop2_params", "ssl_prop3_params", "ssl_theorem3_params", "ssl_theorem2_params"]
+
+
+@st.composite
+def gapped_spectrum(draw, d: int, negatives_at_least: int = 1, gap: float = 0.1) -> str:
+    """d eigenvalues in about [−3, 3], sorted, consecutive gaps ≥ ``gap``, no zero, ≥ ``negatives_at_least`` < 0."""
+    start = draw(st.floats(-3.0, -0.3))
+    steps = [draw(st.floats(gap, 1.2)) for _ in range(d - 1)]
+    lam = [start]
+    for s in steps:
+        lam.append(lam[-1] + s)
+    lam = [v if abs(v) > 0.05 else v + 0.1 for v in lam]
+    lam = sorted(lam)
+    return ",".join(f"{v:.4f}" for v in lam)
+
+
+@st.composite
+def ssl_theorem3_params(draw) -> dict:
+    """Theorem 3 (corrected) with λ₁ < 0 simple, ‖q₀‖ ∈ [0.05, 0.95], e₁ᵀq₀ ≠ 0 (digest R9 ranges)."""
+    d = draw(st.integers(2, 6))
+    params = dict(lams=draw(gapped_spectrum(d, gap=0.15)), q0_norm=round(draw(st.floats(0.05, 0.95)), 4),
+                  e1_sign=draw(st.sampled_from([-1, 1])), seed=draw(st.integers(0, 2**16)))
+    return valid_for("ssl_dynamics.theorem_3", CORRECTED)(params)
+
+
+@st.composite
+def ssl_theorem2_params(draw) -> dict:
+    d, z = draw(st.integers(1, 5)), draw(st.integers(1, 3))
+    params = dict(spectrum=draw(gapped_spectrum(d)), z=z, h=d + z + draw(st.integers(0, 12)),
+                  seed=draw(st.integers(0, 2**16)))
+    return valid_for("ssl_dynamics.theorem_2", AS_PRINTED)(params)
+
+
+@st.composite
+def ssl_prop2_params(draw) -> dict:
+    params = dict(d=draw(st.integers(2, 5)), z=draw(st.integers(2, 4)), h=draw(st.integers(4, 16)),
+                  c1=round(draw(st.floats(0.5, 2.0)), 3), c2=round(draw(st.floats(0.5, 2.0)), 3),
+                  activation=draw(st.sampled_from(["tanh", "softplus2"])), seed=draw(st.integers(0, 2**16)))
+    return valid_for("ssl_dynamics.proposition_2", AS_PRINTED)(params)
+
+
+@st.composite
+def ssl_prop3_params(draw) -> dict:
+    d = draw(st.integers(2, 5))
+    z = draw(st.integers(1, 3))
+    params = dict(spectrum=draw(gapped_spectrum(d, gap=0.3)), z=z, h=d + z + draw(st.integers(0, 4)),
+                  seed=draw(st.integers(0, 2**16)))
+    return valid_for("ssl_dynamics.proposition_3", CORRECTED)(params)

@@ -1,0 +1,111 @@
+"""Unit tests of the paper-002 machinery: SSL triplets, the trace form, Stiefel flows and the ODE helpers.
+
+Every reference value is computed independently (direct loss vs trace form, Monte Carlo vs closed form,
+finite differences vs analytic velocities).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from theorems.core.context import Context
+from theorems.data.ssl_pairs import dataset, make_moons, ssl_triplets
+from theorems.optim.ode import integrate, rhs_theorem2, rhs_theorem3
+from theorems.optim.stiefel import (euclid_grads, haar_stiefel, orthonormality_error, polar, qf, realise_q, step,
+                                    trace_loss, w_flow_rhs)
+from theorems.ssl_dynamics.trace_form import activation_violations, c_tilde, ssl_loss, sym, trace_matrix
+
+
+@pytest.fixture
+def ctx():
+    return Context.make("cpu", seed=11)
+
+
+@pytest.mark.parametrize("loss", ["contrastive", "noncontrastive"])
+def test_trace_form_equals_the_loss(ctx, loss):
+    t = dataset(ctx, "gaussian", 50, d=4)
+    W1, W2 = ctx.randn(7, 4), ctx.randn(7, 3)
+    direct = ssl_loss(lambda X: X @ W1.T @ W2, t, loss)
+    assert float(trace_loss(W1, W2, trace_matrix(t, loss))) == pytest.approx(float(direct), rel=1e-12)
+
+
+def test_printed_noncontrastive_sign_gives_the_negated_loss(ctx):
+    t = dataset(ctx, "gaussian", 50, d=3)
+    Theta = ctx.randn(2, 3)
+    printed = sym(c_tilde(t, "noncontrastive", sign=+1.0))
+    assert float((Theta @ printed * Theta).sum()) == pytest.approx(-float(ssl_loss(lambda X: X @ Theta.T, t,
+                                                                                    "noncontrastive")), rel=1e-12)
+
+
+def test_expected_C_is_minus_covariance_not_second_moment(ctx):
+    # Mean-shifted moons: E[C | X]/n = −Cov̂(X) (corrected), far from −Ê[xxᵀ] (printed). Monte Carlo over R draws.
+    X = make_moons(ctx, 300, 0.05) + ctx.tensor([3.0, -2.0])
+    R = 2000
+    Cs = torch.stack([trace_matrix(ssl_triplets(ctx, X, 0.1), "contrastive") for _ in range(R)])
+    mean, se = Cs.mean(0), Cs.std(0) / R**0.5
+    Xc = X - X.mean(0)
+    cov = Xc.T @ Xc / X.shape[0]
+    assert float(((mean + cov).abs() / se).max()) < 5.0
+    assert float((mean + X.T @ X / X.shape[0]).abs().max()) > 1.0
+
+
+def test_moons_population_mean(ctx):
+    X = make_moons(ctx, 4000, 0.0)
+    assert X.mean(0).tolist() == pytest.approx([0.5, 0.25], abs=1e-3)
+
+
+def test_retractions_and_realisation(ctx):
+    A = ctx.randn(5, 9, 3)
+    assert float(orthonormality_error(qf(A)).max()) < 1e-14
+    assert float(orthonormality_error(polar(A)).max()) < 1e-14
+    # qf has a positive diagonal R, so it is continuous: qf(Q) = Q for Q already orthonormal.
+    Q = qf(A)
+    assert torch.allclose(qf(Q), Q, atol=1e-14)
+    C = sym(ctx.randn(4, 4))
+    V = torch.linalg.eigh(C)[1]
+    q0 = ctx.randn(4, 2)
+    q0 = 0.8 * q0 / torch.linalg.matrix_norm(q0, ord=2)
+    W1, W2 = realise_q(ctx, q0, V, h=9)
+    assert float(orthonormality_error(W1)) < 1e-13 and float(orthonormality_error(W2)) < 1e-13
+    assert torch.allclose(((W2.T @ W1) @ V).T, q0, atol=1e-13)
+
+
+def test_euclidean_gradients_match_autograd(ctx):
+    C = sym(ctx.randn(4, 4))
+    W1, W2 = ctx.randn(6, 4).requires_grad_(True), ctx.randn(6, 2).requires_grad_(True)
+    g = torch.autograd.grad(trace_loss(W1, W2, C), (W1, W2))
+    a = euclid_grads(W1.detach(), W2.detach(), C)
+    assert all(torch.allclose(x, y, atol=1e-12) for x, y in zip(g, a))
+
+
+def test_grassmann_step_is_first_order_consistent_with_its_flow(ctx):
+    # One discrete step (a) vs the integrated flow over the same time: error O(η²).
+    C = sym(ctx.randn(3, 3)).numpy()
+    W1, W2 = haar_stiefel(ctx, h=6, k=3), haar_stiefel(ctx, h=6, k=2)
+    rhs = w_flow_rhs(C, 6, 3, 2)
+    errs = []
+    for eta in (1e-2, 5e-3):
+        a1, a2 = step(W1, W2, torch.as_tensor(C), eta, "grassmann")
+        sol = integrate(rhs, np.concatenate([W1.numpy().ravel(), W2.numpy().ravel()]), [0.0, eta])
+        errs.append(np.abs(np.concatenate([a1.numpy().ravel(), a2.numpy().ravel()]) - sol.y[-1]).max())
+    assert 3.0 < errs[0] / errs[1] < 5.0  # quadratic local error
+
+
+def test_theorem3_rhs_is_theorem2_rhs_at_z1(ctx):
+    lam = np.sort(ctx.randn(5).numpy())
+    q = ctx.randn(5, 1).numpy() * 0.3
+    assert np.allclose(rhs_theorem3(lam, q), rhs_theorem2(lam, q), atol=1e-14)
+
+
+def test_integrate_reports_its_certificate():
+    sol = integrate(lambda y: -2.0 * y, np.array([1.0, 2.0]), np.linspace(0, 1, 5))
+    assert sol.success and sol.certificate()["ode_rtol"] == 1e-11
+    assert np.allclose(sol.y[-1], np.exp(-2.0) * np.array([1.0, 2.0]), rtol=1e-10)
+
+
+@pytest.mark.parametrize("name, bad", [("tanh", []), ("softplus2", []), ("relu", ["φ'(0) = 1"]),
+                                       ("sigmoid", ["φ(0) = 0", "φ'(0) = 1"])])
+def test_activation_hypotheses(name, bad):
+    assert [v.hypothesis for v in activation_violations(name)] == bad

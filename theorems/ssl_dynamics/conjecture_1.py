@@ -1,0 +1,122 @@
+"""Conjecture 1 of paper 002: linear and nonlinear networks stay close during training (measured, not proved).
+
+Statement as printed
+--------------------
+"Consider the setup of Theorem 1 … and an optimisation of min Tr(u_(t)ᵀu_(t)) s.t. W₂ᵀW₂ = I_z, W₁ᵀW₁ = I_d.
+Assume φ(0) = 0 and φ'(0) = 1. Then ‖u^φ_(t) − u^I_(t)‖ → 0 for all t > 0 as h → ∞."
+
+Reading chosen (digest 002 §2 Conj. 1, §5 R7)
+--------------------------------------------
+The objective "Tr(uᵀu)" is garbled; it is read as the mean contrastive loss (1) on half moons (n anchors, d = 2).
+Both networks start from the *same* Haar (W₁, W₂) and take ``steps`` Riemannian GD steps (tangent step + QR,
+η = ``eta``; Euclidean gradients by autograd), batched over ``seeds``. Metric: max over anchors of
+‖u^φ_t(xᵢ) − u^I_t(xᵢ)‖, median over seeds, at t = 0 and t = ``steps``, for each width in ``widths``.
+
+Status ``trend``: the suite measures the fitted log-log slope of the trained gap against width and reports
+whether it is negative on this sweep (``gap_decreases_with_width``). That is evidence on one sweep, not a
+proof of the conjecture; ReLU is reported, not asserted (the digest's runs do not reproduce the paper's ReLU
+claim); sigmoid (φ(0) ≠ 0) is the negative control, whose trained gap grows with width.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
+from ..data.ssl_pairs import make_moons, ssl_triplets
+from ..metrics.scaling import fit_power_law
+from ..optim.stiefel import haar_stiefel, qf
+from .trace_form import PAPER, PAPER_TITLE, activation, activation_violations, ssl_loss
+
+ID = "ssl_dynamics.conjecture_1"
+ACTS = ("tanh", "softplus2", "relu", "sigmoid")
+# The conjecture predicts no rate; "decreasing" is a negative slope, with a margin above the fit's noise.
+SLOPE_MAX = -0.1
+
+
+def train(ctx, t, W1, W2, phi, eta, steps):
+    """Riemannian GD (tangent step + QR) on the mean contrastive loss of u = W₂ᵀφ(W₁x), batched over seeds."""
+    for _ in range(steps):
+        A, B = W1.clone().requires_grad_(True), W2.clone().requires_grad_(True)
+        L = ssl_loss(lambda X: phi(X @ A.transpose(-1, -2)) @ B, t, "contrastive").sum()
+        g1, g2 = torch.autograd.grad(L, (A, B))
+        W1 = qf(W1 - eta * (g1 - W1 @ (W1.transpose(-1, -2) @ g1)))
+        W2 = qf(W2 - eta * (g2 - W2 @ (W2.transpose(-1, -2) @ g2)))
+    return W1, W2
+
+
+def gap(t, phi, P, Q):
+    """max over anchors of ‖u^φ − u^I‖ for the nonlinear weights P = (W₁, W₂) and linear weights Q, per seed."""
+    uphi = phi(t.x @ P[0].transpose(-1, -2)) @ P[1]
+    ulin = (t.x @ Q[0].transpose(-1, -2)) @ Q[1]
+    return (uphi - ulin).norm(dim=-1).amax(-1)
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    widths = [int(v) for v in p["widths"].split(",")]
+    phi = activation(p["activation"])
+    ident = activation("identity")
+    t = ssl_triplets(ctx, make_moons(ctx, p["n"], 0.05), 0.1)
+    g0, gT = [], []
+    for h in widths:
+        W1, W2 = haar_stiefel(ctx, p["seeds"], h=h, k=2), haar_stiefel(ctx, p["seeds"], h=h, k=p["z"])
+        g0.append(float(gap(t, phi, (W1, W2), (W1, W2)).median()))
+        N = train(ctx, t, W1, W2, phi, p["eta"], p["steps"])
+        Lw = train(ctx, t, W1, W2, ident, p["eta"], p["steps"])
+        gT.append(float(gap(t, phi, N, Lw).median()))
+    fit = fit_power_law(widths, gT)
+    claims = [Claim.at_most("gap_decreases_with_width", fit.exponent, SLOPE_MAX,
+                            f"fitted exponent of the trained gap (t = {p['steps']} steps) over h ∈ {widths}")]
+    details = {"widths": widths, "gap_init": g0, "gap_trained": gT, "fit_trained": fit.to_dict(),
+               "fit_init": fit_power_law(widths, g0).to_dict() if min(g0) > 0 else None}
+    return Outcome(observed=fit.exponent, bound=0.0, tightness=None, claims=claims, details=details)
+
+
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    try:
+        widths = [int(v) for v in p["widths"].split(",")]
+    except ValueError:
+        return [Violation("widths a list of integers", f"cannot read widths = {p['widths']!r}", ("widths",),
+                          bypassable=False)]
+    out = []
+    if len(widths) < 3:
+        out.append(Violation("≥ 3 widths", "a slope needs at least three widths", ("widths",), bypassable=False))
+    if min(widths) < max(2, p["z"]):
+        out.append(Violation("h ≥ max(d, z)", f"smallest width {min(widths)} < max(d = 2, z = {p['z']})",
+                             ("widths", "z"), bypassable=False))
+    if not (math.isfinite(p["eta"]) and p["eta"] > 0):
+        out.append(Violation("eta > 0", f"eta = {p['eta']}", ("eta",), bypassable=False))
+    for n, lo in (("steps", 1), ("seeds", 1), ("n", 2), ("z", 1)):
+        if p[n] < lo:
+            out.append(Violation(f"{n} ≥ {lo}", f"{n} = {p[n]}", (n,), bypassable=False))
+    return out + activation_violations(p["activation"])
+
+
+def report_instances(suite):
+    yield AS_PRINTED, dict(), False
+    yield AS_PRINTED, dict(activation="sigmoid"), True
+
+
+RESULT = register(Result(
+    id=ID, paper=PAPER, paper_title=PAPER_TITLE,
+    title="Conjecture 1 (trend, measured): linear and nonlinear networks stay close during training",
+    statement="Under Theorem 1's setup with orthonormality constraints and φ(0) = 0, φ'(0) = 1, "
+              "‖u^φ_(t) − u^I_(t)‖ → 0 for all t > 0 as h → ∞.",
+    status=Status.TREND,
+    params=(
+        Param("activation", str, "tanh", "φ (relu, sigmoid: outside the hypotheses)", "tanh | softplus2", choices=ACTS),
+        Param("widths", str, "20,60,200", "widths of the sweep", "≥ 3 widths ≥ max(2, z)"),
+        Param("z", int, 2, "output dimension", "≥ 1"),
+        Param("n", int, 200, "half-moon anchors", "≥ 2"),
+        Param("eta", float, 0.01, "step size", "> 0"),
+        Param("steps", int, 100, "Riemannian GD steps", "≥ 1"),
+        Param("seeds", int, 2, "initialisations per width, batched", "≥ 1"),
+        Param("seed", int, 0, "seed", "any integer"),
+    ),
+    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
+    module=__name__,
+))

@@ -1,0 +1,255 @@
+"""Proposition 1 of paper 002: dimension collapse of unconstrained SSL dynamics.
+
+Statement as printed
+--------------------
+"Under the conditions of Lemma 1, every component u_l has identical dynamics, hence identical fixed points, and the
+output collapses to one dimension at convergence." (Linear model u = Θx; extended to wide networks via the NTK.)
+
+Correction (digest 002 §2 Prop. 1, §3 item 8)
+---------------------------------------------
+There is no convergence: for the linear model Θ̇ = −2ΘC, so Θ(t) = Θ(0)e^{−2Ct} and ‖Θ‖ → ∞ exponentially
+whenever λ₁(C) < 0. The collapse is *in direction*: if λ₁ is simple, σ₂(Θ)/σ₁(Θ) decays like
+e^{−2(λ₂−λ₁)t} (per GD step: (1−2ηλ₂)/(1−2ηλ₁)) and every row of Θ aligns with v₁. The unconstrained 2-layer
+linear model P = W₂ᵀW₁ blows up in finite time, at rank ≈ 1 along v₁.
+
+What one check does
+-------------------
+Data: SSL triplets (Gaussian with a chosen covariance and a non-zero mean, or half moons), mean contrastive or
+non-contrastive loss. Or an explicit symmetric ``C`` (then the loss is Tr(ΘCΘᵀ)).
+1. GD on Θ with the gradient from autograd of the loss evaluated on the triplets (not from C), against the
+   closed form Θ₀(I − 2ηC)^k (claim ``gd_matches_closed_form``); the gradient flow integrated by scipy
+   against Θ₀e^{−2Ct} (``flow_matches_exponential``).
+2. The fitted per-step slope of log(σ₂/σ₁) against log((1−2ηλ₂)/(1−2ηλ₁)) (``collapse_rate``); at the end
+   σ₂/σ₁ (``collapsed_to_rank_one``) and the alignment of every row with v₁ (``rows_align_with_v1``).
+3. 2-layer linear, W ~ N(0, 1/h), GD batched over seeds: σ₁(P) exceeds 10⁶ within ``max_steps`` steps
+   (``two_layer_blows_up``) and at that moment σ₂/σ₁ (``two_layer_rank_one``); |⟨v_top(P), v₁⟩| is reported
+   in details, not asserted (the blow-up time, hence the alignment reached, depends on the spectral gap).
+Printed form adds ``converges_to_fixed_point``: the last GD step is negligible relative to Θ₀. It fails.
+Negative controls: ``closed_form_factor`` ≠ 2 (a wrong constant in e^{−2Ct}), a C with a repeated λ₁
+(no rank-1 collapse), the printed non-contrastive sign (C ≻ 0: Θ → 0, no blow-up).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
+from ..optim.ode import integrate
+from .instances import DATASETS, build_C, common_C_violations, is_simple, spectrum_of
+from .trace_form import LOSSES, PAPER, PAPER_TITLE, ssl_loss
+
+ID = "ssl_dynamics.proposition_1"
+
+# GD vs its closed form: both are k products of d×d matrices, rounding grows ~ k·eps·cond.
+CLOSED_FORM_RTOL = 1e-9
+# scipy DOP853 at rtol 1e-11 over t ≤ 1: global error well below 1e-8 relative.
+FLOW_RTOL = 1e-8
+# Fitted log-ratio slope vs prediction: the ratio follows the prediction up to O(ratio²) corrections.
+RATE_RTOL = 0.02
+RANK_ONE_TOL = 1e-6
+ALIGN_TOL = 1e-6
+BLOWUP = 1e6
+TWO_LAYER_RANK_TOL = 1e-4
+# Run the linear model until σ₂/σ₁ is this far below the claim's tolerance (or out of steps).
+STOP_RATIO = 1e-8
+# "Converged": the last step moves Θ by less than this fraction of ‖Θ₀‖.
+FIXED_POINT_TOL = 1e-8
+
+
+def _gd_linear(Theta0, t, C, eta, steps, explicit, loss):
+    """GD on Θ with the autograd gradient of the loss itself, until σ₂/σ₁ < STOP_RATIO or ``steps`` steps;
+    returns the iterates (k+1, z, d)."""
+    Theta = Theta0.clone().requires_grad_(True)
+    out = [Theta0.clone()]
+    for k in range(steps):
+        if k % 50 == 0 and k >= 100:
+            sv = torch.linalg.svdvals(out[-1])
+            if float(sv[1] / sv[0]) < STOP_RATIO:
+                break
+        L = (Theta @ C * Theta).sum() if explicit else ssl_loss(lambda X: X @ Theta.T, t, loss)
+        (g,) = torch.autograd.grad(L, Theta)
+        with torch.no_grad():
+            Theta = Theta - eta * g
+        Theta.requires_grad_(True)
+        out.append(Theta.detach().clone())
+    return torch.stack(out)
+
+
+def _two_layer(ctx, C, z, h, seeds, eta, max_steps):
+    d = C.shape[0]
+    W1 = ctx.randn(seeds, h, d) / math.sqrt(h)
+    W2 = ctx.randn(seeds, h, z) / math.sqrt(h)
+    stop = torch.full((seeds,), -1, dtype=torch.long)
+    P_stop = torch.zeros(seeds, z, d, dtype=C.dtype, device=C.device)
+    for k in range(max_steps):
+        P = W2.transpose(-1, -2) @ W1
+        s1 = torch.linalg.matrix_norm(P, ord=2)
+        newly = (s1 > BLOWUP).cpu() & (stop < 0)
+        if bool(newly.any()):
+            stop[newly] = k
+            P_stop[newly.to(C.device)] = P[newly.to(C.device)]
+        if bool((stop >= 0).all()):
+            break
+        g1 = 2 * W2 @ P @ C
+        g2 = 2 * W1 @ C @ P.transpose(-1, -2)
+        live = (stop < 0).to(C.device)[:, None, None]
+        W1 = torch.where(live, W1 - eta * g1, W1)
+        W2 = torch.where(live, W2 - eta * g2, W2)
+    return stop, P_stop
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    explicit = bool(p["C"])
+    C, t = build_C(p, ctx)
+    d, z, eta, f = C.shape[0], p["z"], p["eta"], p["closed_form_factor"]
+    lam, V = torch.linalg.eigh(C)
+    Theta0 = ctx.randn(z, d)
+    traj = _gd_linear(Theta0, t, C, eta, p["steps"], explicit, p["loss"])
+    steps = traj.shape[0] - 1
+    # 1. closed forms
+    ks = torch.arange(steps + 1, dtype=C.dtype, device=C.device)
+    factors = (1 - f * eta * lam)[None, :] ** ks[:, None]  # (k, d)
+    closed = Theta0 @ V @ (factors[:, :, None] * V.T)  # (k, z, d)
+    cf_err = float(((traj - closed).flatten(1).norm(dim=1) / traj.flatten(1).norm(dim=1)).max())
+    lam_np, V_np = lam.cpu().numpy(), V.cpu().numpy()
+    T = p["flow_time"]
+
+    def grad_np(theta):
+        th = torch.as_tensor(theta, dtype=C.dtype, device=C.device).requires_grad_(True)
+        L = (th @ C * th).sum() if explicit else ssl_loss(lambda X: X @ th.T, t, p["loss"])
+        (g,) = torch.autograd.grad(L, th)
+        return -g.cpu().numpy()
+
+    sol = integrate(grad_np, Theta0.cpu().numpy(), np.array([0.0, T]))
+    expo = Theta0.cpu().numpy() @ V_np @ np.diag(np.exp(-f * lam_np * T)) @ V_np.T
+    flow_err = float(np.linalg.norm(sol.y[-1] - expo) / np.linalg.norm(expo))
+    # 2. collapse in direction
+    sv = torch.linalg.svdvals(traj)  # (k, min(z, d))
+    ratio = (sv[:, 1] / sv[:, 0]).cpu().numpy() if sv.shape[1] > 1 else np.zeros(steps + 1)
+    half = steps // 2
+    kk = np.arange(half, steps + 1)
+    rr = ratio[half:]
+    ok = rr > 1e-300
+    slope = float(np.polyfit(kk[ok], np.log(rr[ok]), 1)[0]) if ok.sum() >= 2 else -math.inf
+    pred = math.log((1 - f * eta * lam_np[1]) / (1 - f * eta * lam_np[0])) if d > 1 else -math.inf
+    rate_err = abs(slope - pred) / abs(pred) if pred != 0 and math.isfinite(pred) else math.inf
+    Th = traj[-1]
+    cos = (Th @ V[:, 0]).abs() / Th.norm(dim=1)
+    align_dev = float(1 - cos.min())
+    # 3. 2-layer linear blow-up
+    stop, P_stop = _two_layer(ctx, C, z, p["h"], p["seeds"], p["eta_two_layer"], p["max_steps"])
+    blown = bool((stop >= 0).all())
+    if blown:
+        U, S, Vh = torch.linalg.svd(P_stop)
+        tl_ratio = float((S[:, 1] / S[:, 0]).max()) if S.shape[1] > 1 else 0.0
+        tl_align = float((Vh[:, 0, :] @ V[:, 0]).abs().min())
+    else:
+        tl_ratio, tl_align = math.inf, 0.0
+    claims = [
+        Claim.at_most("gd_matches_closed_form", cf_err, CLOSED_FORM_RTOL, f"max_k ‖Θ_k − Θ₀(I − {f:g}ηC)^k‖/‖Θ_k‖"),
+        Claim.at_most("flow_matches_exponential", flow_err, FLOW_RTOL, f"‖Θ(T) − Θ₀e^(−{f:g}CT)‖/‖Θ(T)‖, T = {T:g}"),
+        Claim.at_most("collapse_rate", rate_err, RATE_RTOL,
+                      f"fitted d log(σ₂/σ₁)/dk = {slope:.6g} vs log((1−{f:g}ηλ₂)/(1−{f:g}ηλ₁)) = {pred:.6g}"),
+        Claim.at_most("collapsed_to_rank_one", float(ratio[-1]), RANK_ONE_TOL, f"σ₂/σ₁ of Θ after {steps} steps"),
+        Claim.at_most("rows_align_with_v1", align_dev, ALIGN_TOL, "1 − min_l |cos(θ_l, v₁)|"),
+        Claim.at_least("two_layer_blows_up", float(blown), 1.0,
+                       f"every seed reaches σ₁(P) > {BLOWUP:g} within {p['max_steps']} steps"),
+        Claim.at_most("two_layer_rank_one", tl_ratio, TWO_LAYER_RANK_TOL, "max over seeds of σ₂/σ₁(P) at blow-up"),
+    ]
+    last_step = float((traj[-1] - traj[-2]).norm() / traj[0].norm())
+    if form == AS_PRINTED:
+        claims.append(Claim.at_most("converges_to_fixed_point", last_step, FIXED_POINT_TOL,
+                                    "‖Θ_K − Θ_{K−1}‖/‖Θ₀‖: the printed 'at convergence'"))
+    details = {
+        "eigenvalues": lam_np.tolist(), "fitted_log_ratio_slope": slope, "predicted_log_ratio_slope": pred,
+        "ratio_start": float(ratio[0]), "ratio_end": float(ratio[-1]), "norm_growth": float(Th.norm() / traj[0].norm()),
+        "last_step_rel": last_step, "two_layer_blowup_steps": stop.tolist(), "two_layer_ratio_at_blowup": tl_ratio,
+        "two_layer_alignment": tl_align, "closed_form_rel_err": cf_err, "flow_rel_err": flow_err, **sol.certificate(),
+    }
+    return Outcome(observed=float(ratio[-1]), bound=RANK_ONE_TOL, tightness=None, claims=claims, details=details,
+                   converged=sol.success)
+
+
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    out = common_C_violations(p)
+    for n in ("eta", "eta_two_layer", "flow_time"):
+        if not (math.isfinite(p[n]) and p[n] > 0):
+            out.append(Violation(f"{n} > 0", f"{n} = {p[n]}: gradient descent needs a positive step size / horizon",
+                                 (n,), bypassable=False))
+    for n, lo in (("z", 2), ("d", 2), ("steps", 4), ("h", 1), ("seeds", 1), ("max_steps", 1)):
+        if p[n] < lo:
+            out.append(Violation(f"{n} ≥ {lo}", f"{n} = {p[n]} (collapse needs z ≥ 2 outputs and d ≥ 2)", (n,),
+                                 bypassable=False))
+    if p["h"] < p["z"]:
+        out.append(Violation("h ≥ z", f"width h = {p['h']} is smaller than the output dimension z = {p['z']}",
+                             ("h", "z"), bypassable=False))
+    if p["closed_form_factor"] != 2.0:
+        out.append(Violation("exact closed form Θ(t) = Θ(0)e^{−2Ct}", "closed_form_factor ≠ 2 deliberately falsifies "
+                             "the closed form (negative control)", ("closed_form_factor",)))
+    if out and any(not v.bypassable for v in out):
+        return out
+    lam = spectrum_of(p)
+    if p["C"] and len(lam) != p["d"]:
+        return out + [Violation("C is d×d", f"C is {len(lam)}×{len(lam)} but d = {p['d']}", ("C", "d"),
+                                bypassable=False)]
+    if lam[0] >= 0:
+        out.append(Violation("λ_min(C) < 0", f"C has λ_min = {lam[0]:.4g} ≥ 0: Θ → 0, nothing diverges", ("C",)))
+    if not is_simple(lam):
+        out.append(Violation("λ₁(C) simple", f"λ₁ = {lam[0]:.6g}, λ₂ = {lam[1]:.6g}: no unique collapse direction",
+                             ("C",)))
+    if 1 - 2 * p["eta"] * lam[-1] <= 0:
+        out.append(Violation("η < 1/(2λ_max)", f"η = {p['eta']} makes I − 2ηC singular or sign-flipping", ("eta",)))
+    return out
+
+
+def report_instances(suite):
+    yield CORRECTED, dict(), False
+    yield CORRECTED, dict(data="moons", d=2, z=2, n=200), False
+    yield AS_PRINTED, dict(), False  # 'at convergence' fails: Θ diverges
+    rng = np.random.default_rng(2)
+    for _ in range(suite.report_examples):
+        yield CORRECTED, dict(d=int(rng.integers(2, 6)), z=int(rng.integers(2, 5)), seed=int(rng.integers(1000)),
+                              loss=str(rng.choice(LOSSES))), False
+    yield CORRECTED, dict(closed_form_factor=2.2), True
+    yield CORRECTED, dict(C="-1,0,0;0,-1,0;0,0,0.5", d=3), True
+    yield CORRECTED, dict(loss="noncontrastive", nc_sign=1.0, max_steps=1000), True
+
+
+RESULT = register(Result(
+    id=ID, paper=PAPER, paper_title=PAPER_TITLE,
+    title="Proposition 1: unconstrained SSL dynamics collapse to one dimension",
+    statement="Under Lemma 1's conditions every output component has identical dynamics and identical fixed points; "
+              "the output collapses to one dimension at convergence (linear: u̇_l(x) = −2θ_lᵀCx).",
+    correction="Θ(t) = Θ(0)e^{−2Ct} diverges when λ₁(C) < 0, so there is no convergence; the collapse is in direction: "
+               "σ₂/σ₁ ∝ e^{−2(λ₂−λ₁)t} and every row aligns with v₁ (λ₁ simple). The 2-layer linear model blows up in "
+               "finite time at rank ≈ 1.",
+    correction_reason="The unconstrained SSL loss is unbounded below (scale Θ), so 'fixed points' and 'at convergence' "
+                      "do not exist when C has a negative eigenvalue (digest 002 §2, §3 item 8).",
+    status=Status.VERIFIED_CORRECTED,
+    params=(
+        Param("data", str, "gaussian", "SSL triplets: Gaussian (random covariance 4·2^{-k}, mean norm 1) or half moons",
+              "gaussian | moons", choices=DATASETS),
+        Param("loss", str, "contrastive", "SSL loss (1) contrastive or (2) non-contrastive", "", choices=LOSSES),
+        Param("nc_sign", float, -1.0, "sign of the non-contrastive C̃ (−1 corrected, +1 as printed)", "−1"),
+        Param("C", str, "", "explicit symmetric C ('a,b;c,d'), overrides the data", "symmetric, λ_min < 0 simple"),
+        Param("d", int, 5, "input dimension", "≥ 2"),
+        Param("z", int, 3, "output dimension", "≥ 2"),
+        Param("n", int, 400, "anchors", "≥ 2"),
+        Param("eta", float, 0.01, "GD step size of the linear model", "> 0"),
+        Param("steps", int, 5000, "GD step budget of the linear model (stops once σ₂/σ₁ < 1e-8)", "≥ 4"),
+        Param("flow_time", float, 1.0, "horizon of the integrated gradient flow", "> 0"),
+        Param("h", int, 100, "width of the 2-layer linear model", "≥ z"),
+        Param("seeds", int, 4, "2-layer initialisations run at once", "≥ 1"),
+        Param("eta_two_layer", float, 1e-3, "GD step size of the 2-layer model", "> 0"),
+        Param("max_steps", int, 5000, "step budget for the 2-layer blow-up", "≥ 1"),
+        Param("closed_form_factor", float, 2.0, "the 2 in e^{−2Ct}; ≠ 2 is a deliberately wrong constant", "= 2"),
+        Param("seed", int, 0, "seed of data and initialisations", "any integer"),
+    ),
+    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED, CORRECTED), report_instances=report_instances,
+    module=__name__,
+))

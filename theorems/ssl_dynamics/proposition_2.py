@@ -1,0 +1,217 @@
+"""Proposition 2 of paper 002: a Frobenius-norm constraint does not prevent dimension collapse.
+
+Statement as printed
+--------------------
+"For u^φ(x) = W₂ᵀφ(W₁x) and loss (1) or (2), min_{W₁,W₂} L s.t. ‖W₁‖_F ≤ c₁, ‖W₂‖_F ≤ c₂ has a global solution of
+the form u(x) = [a(x), 0, …, 0]ᵀ."  (The paper calls this model "linear", a misnomer: digest §3 item 9.)
+
+Reading and closed forms (digest 002 §2 Prop. 2)
+------------------------------------------------
+* For fixed W₁, min_{‖W₂‖_F ≤ c₂} Tr(W₂ᵀfW₂) = c₂² min(λ_min(sym f), 0), f = Σᵢ φ(W₁xᵢ)(φ(W₁xᵢ⁻) − φ(W₁xᵢ⁺))ᵀ/n,
+  attained by the rank-1 W₂ = c₂ v e₁ᵀ: a one-dimensional output. Checked for φ = ``activation`` at a random W₁.
+* Linear φ: min L = c₁²c₂² λ_min(C) when λ_min(C) < 0, and every minimiser has P = W₂ᵀW₁ of rank 1 along v₁
+  (‖P‖_F ≤ ‖W₂‖₂‖W₁‖_F ≤ c₁c₂ with equality only for rank-1 W₂).
+The statement is true as printed ("has a global solution"): status ``verified``.
+
+What one check does
+-------------------
+Projected gradient descent (step, then rescale each factor into its ball), ``restarts`` random starts batched;
+certificate: the projected-gradient residual ‖W − Π(W − ∇L/L_g)‖·L_g per start (L_g the step's inverse).
+Claims: ``no_start_below_closed_form``, ``best_reaches_closed_form``, ``minimiser_rank_one`` (σ₂/σ₁ of P),
+``minimiser_along_v1``, ``nonlinear_inner_minimum`` (the PGD value over W₂ at fixed W₁ vs c₂²λ_min(sym f)),
+``nonlinear_minimiser_rank_one``. Negative controls: ``constraint='spectral'`` (‖·‖₂ balls, the setting of
+Prop. 3: rank min(z, ℓ) optima below the Frobenius value), ``bound_scale`` ≠ 1 (a wrong constant).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
+from .instances import DATASETS, build_C, common_C_violations, is_simple, spectrum_of
+from .trace_form import ACTIVATIONS, LOSSES, PAPER, PAPER_TITLE, activation, sym
+
+ID = "ssl_dynamics.proposition_2"
+CONSTRAINTS = ("frobenius", "spectral")
+# No feasible point may beat the closed form by more than float64 rounding of an O(‖C‖c₁²c₂²) sum.
+LOWER_RTOL = 1e-10
+# PGD stops at a projected-gradient residual of GTOL·|bound|; the value is then within ~GTOL² of optimal.
+REACH_RTOL = 1e-6
+GTOL = 1e-7
+RANK_TOL = 1e-5
+ALIGN_TOL = 1e-6
+
+
+def _project(W: torch.Tensor, c: float, constraint: str) -> torch.Tensor:
+    if constraint == "frobenius":
+        nrm = W.flatten(-2).norm(dim=-1)[..., None, None]
+        return W * torch.clamp(c / nrm, max=1.0)
+    U, S, Vh = torch.linalg.svd(W, full_matrices=False)
+    return U @ torch.diag_embed(S.clamp(max=c)) @ Vh
+
+
+def _pgd(ctx, C, h, z, c1, c2, constraint, restarts, max_iter, W1_fixed=None):
+    """Projected GD on L = Tr(W₂ᵀW₁CW₁ᵀW₂) (or on W₂ only, for Tr(W₂ᵀfW₂) with ``W1_fixed``=f)."""
+    d = C.shape[0]
+    W2 = _project(ctx.randn(restarts, h, z), c2, constraint)
+    if W1_fixed is None:
+        W1 = _project(ctx.randn(restarts, h, d), c1, constraint)
+        lip = 2 * float(torch.linalg.matrix_norm(C, ord=2)) * max(c1, c2) ** 2
+    else:
+        W1 = None
+        lip = 2 * float(torch.linalg.matrix_norm(W1_fixed, ord=2))
+    eta = 0.5 / lip
+    res = torch.full((restarts,), math.inf, dtype=C.dtype, device=C.device)
+    it = 0
+    for it in range(1, max_iter + 1):
+        if W1 is None:
+            g2 = 2 * W1_fixed @ W2
+            W2n = _project(W2 - eta * g2, c2, constraint)
+            res = (W2n - W2).flatten(1).norm(dim=1) / eta
+            W2 = W2n
+        else:
+            P = W2.transpose(-1, -2) @ W1
+            g1, g2 = 2 * W2 @ P @ C, 2 * W1 @ C @ P.transpose(-1, -2)
+            W1n, W2n = _project(W1 - eta * g1, c1, constraint), _project(W2 - eta * g2, c2, constraint)
+            res = torch.sqrt((W1n - W1).flatten(1).norm(dim=1) ** 2 + (W2n - W2).flatten(1).norm(dim=1) ** 2) / eta
+            W1, W2 = W1n, W2n
+        if it % 50 == 0 and bool((res <= GTOL * lip).all()):
+            break
+    return W1, W2, res, it, GTOL * lip
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    C, t = build_C(p, ctx)
+    h, z, c1, c2, cons = p["h"], p["z"], p["c1"], p["c2"], p["constraint"]
+    lam, V = torch.linalg.eigh(C)
+    bound = p["bound_scale"] * c1**2 * c2**2 * min(float(lam[0]), 0.0)
+    W1, W2, res, iters, gtol = _pgd(ctx, C, h, z, c1, c2, cons, p["restarts"], p["max_iter"])
+    P = W2.transpose(-1, -2) @ W1
+    vals = (P @ C * P).sum(dim=(-1, -2))
+    conv = res <= gtol
+    scale = max(abs(bound), 1e-300)
+    hit = conv & (vals <= bound + REACH_RTOL * scale)
+    judged = hit if bool(hit.any()) else conv
+    S = torch.linalg.svdvals(P)
+    ratio = (S[:, 1] / S[:, 0]) if S.shape[1] > 1 else torch.zeros_like(vals)
+    top = torch.linalg.svd(P)[2][:, 0, :]
+    align = 1 - (top @ V[:, 0]).abs()
+    best = int(torch.argmin(torch.where(conv, vals, torch.full_like(vals, math.inf)))) if bool(conv.any()) else 0
+    claims = [
+        Claim.at_least("no_start_below_closed_form", float(vals.min()), bound - LOWER_RTOL * scale,
+                       "every feasible end point is ≥ c₁²c₂²·min(λ_min(C), 0)"),
+        Claim.at_most("best_reaches_closed_form", float(vals[best]), bound + REACH_RTOL * scale,
+                      "the best certified start attains c₁²c₂²λ_min(C)"),
+    ]
+    if bool(judged.any()):
+        claims += [
+            Claim.at_most("minimiser_rank_one", float(ratio[judged].max()), RANK_TOL,
+                          "σ₂/σ₁ of P = W₂ᵀW₁ at the optima"),
+            Claim.at_most("minimiser_along_v1", float(align[judged].max()), ALIGN_TOL, "1 − |⟨v_top(P), v₁⟩|"),
+        ]
+    # Nonlinear φ at a random W₁ on the Frobenius sphere: the inner problem over W₂.
+    nl = {}
+    if t is not None:
+        phi = activation(p["activation"])
+        W1r = _project(ctx.randn(h, t.d), c1, "frobenius")
+        W1r = W1r * c1 / W1r.norm()
+        f = sym(phi(t.x @ W1r.T).T @ (phi(t.neg @ W1r.T) - phi(t.pos @ W1r.T)) / t.n)
+        mu = float(torch.linalg.eigvalsh(f)[0])
+        nl_bound = p["bound_scale"] * c2**2 * min(mu, 0.0)
+        _, W2f, res_f, it_f, gtol_f = _pgd(ctx, f, h, z, c1, c2, cons, p["restarts"], p["max_iter"], W1_fixed=f)
+        vf = (W2f * (f @ W2f)).sum(dim=(-1, -2))
+        conv_f = res_f <= gtol_f
+        bf = int(torch.argmin(torch.where(conv_f, vf, torch.full_like(vf, math.inf)))) if bool(conv_f.any()) else 0
+        Sf = torch.linalg.svdvals(W2f[bf])
+        nscale = max(abs(nl_bound), 1e-300)
+        claims += [
+            Claim.at_least("nonlinear_no_start_below", float(vf.min()), nl_bound - LOWER_RTOL * nscale,
+                           f"φ = {p['activation']}: every W₂ gives ≥ c₂²·min(λ_min(sym f), 0) at a random W₁"),
+            Claim.at_most("nonlinear_inner_minimum", float(vf[bf]), nl_bound + REACH_RTOL * nscale,
+                          "the best certified W₂ attains c₂²λ_min(sym f)"),
+            Claim.at_most("nonlinear_minimiser_rank_one", float(Sf[1] / Sf[0]) if Sf.numel() > 1 else 0.0, RANK_TOL,
+                          "σ₂/σ₁ of the optimal W₂: a one-dimensional output"),
+        ]
+        nl = {"nonlinear_lambda_min_f": mu, "nonlinear_best": float(vf[bf]), "nonlinear_iterations": it_f,
+              "nonlinear_converged": int(conv_f.sum())}
+        conv = conv.all() & conv_f.any()
+    details = {"closed_form": bound, "lambda": lam.tolist(), "best_value": float(vals[best]),
+               "values": vals.tolist(), "starts_converged": int((res <= gtol).sum()),
+               "starts_reaching": int(hit.sum()), "best_residual": float(res[best]), "gtol": gtol,
+               "iterations": iters, "best_sv_ratio": float(ratio[best]), **nl}
+    return Outcome(observed=float(vals[best]), bound=bound,
+                   tightness=(bound / float(vals[best])) if float(vals[best]) != 0 else None,
+                   claims=claims, details=details, converged=bool(torch.as_tensor(conv).any()))
+
+
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    out = common_C_violations(p)
+    for n in ("c1", "c2"):
+        if not (math.isfinite(p[n]) and p[n] > 0):
+            out.append(Violation(f"{n} > 0", f"{n} = {p[n]}: the norm bound must be positive", (n,), bypassable=False))
+    for n, lo in (("z", 2), ("h", 1), ("restarts", 1), ("max_iter", 1), ("d", 1)):
+        if p[n] < lo:
+            out.append(Violation(f"{n} ≥ {lo}", f"{n} = {p[n]}", (n,), bypassable=False))
+    if p["constraint"] != "frobenius":
+        out.append(Violation("Frobenius-norm constraints ‖W₁‖_F ≤ c₁, ‖W₂‖_F ≤ c₂",
+                             f"constraint = {p['constraint']!r} (operator-norm balls are Prop. 3's setting)",
+                             ("constraint",)))
+    if p["bound_scale"] != 1.0:
+        out.append(Violation("exact closed form c₁²c₂²λ_min(C)", "bound_scale ≠ 1 is a deliberately wrong constant",
+                             ("bound_scale",)))
+    if any(not v.bypassable for v in out):
+        return out
+    lam = spectrum_of(p)
+    if lam[0] >= 0:
+        out.append(Violation("λ_min(C) < 0", f"λ_min(C) = {lam[0]:.4g}: the minimum is 0 at W = 0", ("C",)))
+    elif not is_simple(lam):
+        out.append(Violation("λ_min(C) simple", f"λ₁ = {lam[0]:.6g}, λ₂ = {lam[1]:.6g}", ("C",)))
+    return out
+
+
+def report_instances(suite):
+    yield AS_PRINTED, dict(), False
+    yield AS_PRINTED, dict(data="moons", d=2, z=2, activation="softplus2"), False
+    rng = np.random.default_rng(3)
+    for _ in range(suite.report_examples):
+        yield AS_PRINTED, dict(d=int(rng.integers(2, 6)), z=int(rng.integers(2, 4)), h=int(rng.integers(6, 16)),
+                               c1=round(float(rng.uniform(0.5, 2)), 3), c2=round(float(rng.uniform(0.5, 2)), 3),
+                               seed=int(rng.integers(1000))), False
+    yield AS_PRINTED, dict(constraint="spectral"), True
+    yield AS_PRINTED, dict(bound_scale=1.001), True
+    yield AS_PRINTED, dict(bound_scale=0.999), True
+
+
+RESULT = register(Result(
+    id=ID, paper=PAPER, paper_title=PAPER_TITLE,
+    title="Proposition 2: Frobenius-norm constraints do not prevent dimension collapse",
+    statement="For u^φ(x) = W₂ᵀφ(W₁x) and loss (1) or (2), min L s.t. ‖W₁‖_F ≤ c₁, ‖W₂‖_F ≤ c₂ has a global solution "
+              "u(x) = [a(x), 0, …, 0]ᵀ.",
+    status=Status.VERIFIED,
+    params=(
+        Param("data", str, "gaussian", "SSL triplets", "gaussian | moons", choices=DATASETS),
+        Param("loss", str, "contrastive", "SSL loss", "", choices=LOSSES),
+        Param("nc_sign", float, -1.0, "sign of the non-contrastive C̃ (−1 corrected)", "−1"),
+        Param("C", str, "", "explicit symmetric C (linear part only)", "symmetric, λ_min < 0 simple"),
+        Param("d", int, 5, "input dimension", "≥ 1"),
+        Param("z", int, 3, "output dimension", "≥ 2"),
+        Param("h", int, 12, "hidden width", "≥ 1"),
+        Param("n", int, 400, "anchors", "≥ 2"),
+        Param("c1", float, 1.5, "‖W₁‖_F bound", "> 0"),
+        Param("c2", float, 0.8, "‖W₂‖_F bound", "> 0"),
+        Param("activation", str, "tanh", "φ of the nonlinear inner problem", "", choices=ACTIVATIONS),
+        Param("constraint", str, "frobenius", "norm balls (spectral = negative control)", "frobenius",
+              choices=CONSTRAINTS),
+        Param("restarts", int, 8, "random starts batched", "≥ 1"),
+        Param("max_iter", int, 20000, "PGD iterations", "≥ 1"),
+        Param("bound_scale", float, 1.0, "multiplies the closed form; ≠ 1 is a wrong constant", "= 1"),
+        Param("seed", int, 0, "seed", "any integer"),
+    ),
+    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
+    module=__name__,
+))
