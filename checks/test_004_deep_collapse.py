@@ -96,6 +96,8 @@ def test_depth_trend_theorem_4_3():
     # Warm starts make the gap non-increasing in depth (objective monotone under identity padding).
     gaps = d["best_gap_by_depth"]
     assert all(b <= a * (1 + 1e-9) for a, b in zip(gaps, gaps[1:])), gaps
+    # the report's sweep plots are the fits the claims assert on
+    assert [sr["fit"]["exponent"] for sr in d["scaling"]] == [d["fits"][m]["exponent"] for m in ("gap", "nc1", "nc2", "nc3")]
     assert d["min_gap_all_seeds_all_depths"] >= 0  # the exact half on every trained network
     assert set(d["fits"]) == {"gap", "nc1", "nc2", "nc3"}
     assert ev.bound == d["predicted_exponents"]["gap"] == -1.0

@@ -23,9 +23,10 @@ import theorems
 from theorems.core.evidence import Evidence, reproduce_command, summarize
 from theorems.core.result import AS_PRINTED, Status
 
-from .plots import CONTROL_ROW, FAILS, HOLDS, NOT_CONVERGED, OUTCOME_STYLE, outcome_of, row_of, tightness_svg
+from .plots import (CONTROL_ROW, FAILS, HOLDS, NOT_CONVERGED, OUTCOME_STYLE, evidence_svg, outcome_of, row_of,
+                    scaling_of, scaling_svg, tightness_svg)
 
-__all__ = ["InstanceError", "build_report", "counts", "prepare_out_dir"]
+__all__ = ["InstanceError", "build_report", "counts", "evidence_html", "prepare_out_dir"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 INDEX = "index.html"
@@ -92,14 +93,24 @@ class _Section:
     rows: list[_Row] = field(default_factory=list)
     errors: list[InstanceError] = field(default_factory=list)
     figure: Markup | None = None
+    scaling: list[tuple[_Row, Markup]] = field(default_factory=list)  # a sweep plot per evidence that has one
 
     @property
     def counts(self) -> dict[str, int]:
         return counts([r.evidence for r in self.rows], self.errors)
 
     @property
+    def has_tightness(self) -> bool:
+        return any(r.evidence.tightness is not None and math.isfinite(r.evidence.tightness) for r in self.rows)
+
+    @property
     def needs_attention(self) -> bool:
         return bool(self.errors) or any(r.unexpected for r in self.rows)
+
+    @property
+    def counterexamples(self) -> list[_Row]:
+        """Instances on which the printed statement fails, inside its hypotheses: the suite's finding."""
+        return [r for r in self.rows if r.is_counterexample_run and not r.is_control and r.outcome == FAILS]
 
 
 def counts(evidences: Sequence[Evidence], errors: Sequence[InstanceError] = ()) -> dict[str, int]:
@@ -134,12 +145,16 @@ def build_report(
     out = prepare_out_dir(out_dir)
     evidences, errors = list(evidences), list(errors)
     sections = _sections(evidences, errors)
-    overview = [(s.id, [r.evidence for r in s.rows]) for s in sections if s.rows]
+    # Results without any tightness value (trends: their observed value is an exponent) would be empty rows.
+    overview = [(s.id, [r.evidence for r in s.rows]) for s in sections if s.has_tightness]
     html = _environment().get_template(f"{INDEX}.j2").render(
         meta=meta,
         totals={**counts(evidences, errors), "results": len(sections)},
         # sorted() is stable: within each group the results keep registry (paper) order.
         summary=sorted(sections, key=lambda s: (not s.needs_attention, not s.rows)),
+        by_paper=_groups(sections, lambda s: (s.paper or "?", s.paper_title or "(not registered)")),
+        by_status=_groups(sections, lambda s: (s.status, _STATUS_MEANING.get(s.status, ""))),
+        statuses=[str(st) for st in Status],
         sections=sections,
         overview=Markup(tightness_svg(overview, salt="overview")) if overview else None,
         outcome_style=OUTCOME_STYLE,
@@ -166,13 +181,62 @@ def _sections(evidences: list[Evidence], errors: list[InstanceError]) -> list[_S
     for err in errors:
         section_for(err.result_id, "").errors.append(err)
     for section in sections.values():
-        if section.rows:
+        if section.has_tightness:
             groups: dict[str, list[Evidence]] = {}
             for r in section.rows:
                 groups.setdefault(row_of(r.evidence), []).append(r.evidence)
             rows = sorted(groups.items(), key=lambda item: (item[0] == CONTROL_ROW, item[0]))
             section.figure = Markup(tightness_svg(rows, salt=section.id))
+        if section.rows:
+            section.scaling = [(r, Markup(scaling_svg(r.evidence, salt=f"{section.id}-sweep-{i}")))
+                               for i, r in enumerate(section.rows) if scaling_of(r.evidence)]
     return list(sections.values())
+
+
+@dataclass
+class _Group:
+    """The summary of one paper, or of one status: how many results, how they fared."""
+
+    name: str
+    title: str
+    results: int = 0
+    with_evidence: int = 0
+    needs_attention: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def _groups(sections: list[_Section], key) -> list[_Group]:
+    """Sections summed by ``key(section) -> (name, title)``, in first-seen (registry) order."""
+    groups: dict[str, _Group] = {}
+    for s in sections:
+        name, title = key(s)
+        g = groups.setdefault(name, _Group(name, title, statuses={str(st): 0 for st in Status}))
+        g.results += 1
+        g.with_evidence += bool(s.rows)
+        g.needs_attention += s.needs_attention
+        g.statuses[s.status] = g.statuses.get(s.status, 0) + 1
+        for k, v in s.counts.items():
+            g.counts[k] = g.counts.get(k, 0) + v
+    return list(groups.values())
+
+
+_STATUS_MEANING = {
+    str(Status.VERIFIED): "the printed statement holds",
+    str(Status.VERIFIED_CORRECTED): "the printed statement fails (counterexample); the corrected one holds",
+    str(Status.REFUTED): "the printed statement is false and no repair is claimed",
+    str(Status.VACUOUS): "true but never informative",
+    str(Status.TREND): "an asymptotic claim, checked by a fitted exponent on a sweep",
+}
+
+
+def evidence_html(evidence: Evidence) -> str:
+    """A small HTML summary of one evidence (a table and its picture), for notebooks."""
+    figure = evidence_svg(evidence, salt="evidence") if evidence.claims or scaling_of(evidence) else None
+    return _environment().get_template("evidence.html.j2").render(
+        ev=evidence, outcome=outcome_of(evidence), figure=Markup(figure) if figure else None,
+        outcome_style=OUTCOME_STYLE,
+    )
 
 
 def _registered_section(result: theorems.Result) -> _Section:

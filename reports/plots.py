@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 import numpy as np  # noqa: E402
 
 from theorems.core.evidence import Evidence  # noqa: E402
+from theorems.metrics.scaling import SCALING_KEY, predicted_text  # noqa: E402
 
 HOLDS, FAILS, NOT_CONVERGED = "holds", "fails", "not converged"
 # outcome -> (colour, marker); the colours are ColorBrewer's RdYlGn ends and an orange.
@@ -60,8 +61,7 @@ def tightness_svg(rows: Sequence[tuple[str, Sequence[Evidence]]], *, salt: str) 
     """
     rng = np.random.default_rng(_JITTER_SEED)
     unplotted = clipped = 0
-    # fonttype 'none' keeps labels as text (small, searchable); hashsalt fixes the otherwise random ids.
-    with plt.rc_context({"svg.hashsalt": "theorems", "svg.fonttype": "none", "font.size": 9}):
+    with _style():
         fig, ax = plt.subplots(figsize=(7.0, 0.9 + 0.42 * len(rows)))
         try:
             for y, (_, evidences) in enumerate(rows):
@@ -83,13 +83,153 @@ def tightness_svg(rows: Sequence[tuple[str, Sequence[Evidence]]], *, salt: str) 
                         linewidths=1.1 if control else 0.6,
                     )
             _decorate(ax, [label for label, _ in rows], _notes(unplotted, clipped))
-            buf = io.StringIO()
-            # No metadata: a date would make equal reports differ, and the RDF block only adds links.
-            fig.savefig(buf, format="svg", bbox_inches="tight", metadata=_NO_METADATA)
+            return figure_svg(fig, salt=salt)
         finally:
             plt.close(fig)
+
+
+def figure_svg(fig, *, salt: str) -> str:
+    """``fig`` as an inline ``<svg>`` element whose ids are prefixed with ``salt`` (see tightness_svg)."""
+    buf = io.StringIO()
+    # No metadata: a date would make equal reports differ, and the RDF block only adds links.
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata=_NO_METADATA)
     svg = buf.getvalue()
     return _namespace_ids(svg[svg.index("<svg"):], salt)
+
+
+def _style():
+    # fonttype 'none' keeps labels as text (small, searchable); hashsalt fixes the otherwise random ids.
+    return plt.rc_context({"svg.hashsalt": "theorems", "svg.fonttype": "none", "font.size": 9})
+
+
+# ---------------------------------------------------------------------------------------------------
+# Scaling plots of trend results (details["scaling"], see theorems.metrics.scaling.scaling_series)
+# ---------------------------------------------------------------------------------------------------
+def scaling_of(evidence: Evidence) -> list[dict]:
+    """The sweep series an evidence carries (empty for a result that is not a sweep)."""
+    series = evidence.details.get(SCALING_KEY) or []
+    return [s for s in series if isinstance(s, dict) and s.get("x")]
+
+
+def scaling_figure(evidence: Evidence):
+    """One panel per series: the measured points, the fitted power law, and the predicted slope range
+    drawn through the points' centre, so that fitted and predicted exponents compare by eye."""
+    series = scaling_of(evidence)
+    if not series:
+        raise ValueError(f"{evidence.result_id} carries no sweep (details['{SCALING_KEY}']) to plot")
+    ncols = min(len(series), 4)
+    nrows = -(-len(series) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.3 * ncols, 2.7 * nrows), squeeze=False)
+    for ax, s in zip(axes.flat, series):
+        _scaling_panel(ax, s)
+    for ax in list(axes.flat)[len(series):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def scaling_svg(evidence: Evidence, *, salt: str) -> str:
+    return _svg_of(scaling_figure, evidence, salt)
+
+
+def evidence_svg(evidence: Evidence, *, salt: str) -> str:
+    return _svg_of(lambda ev: scaling_figure(ev) if scaling_of(ev) else claims_figure(ev), evidence, salt)
+
+
+def _svg_of(make_figure, evidence: Evidence, salt: str) -> str:
+    with _style():
+        fig = make_figure(evidence)
+        try:
+            return figure_svg(fig, salt=salt)
+        finally:
+            plt.close(fig)
+
+
+def _scaling_panel(ax, s: dict) -> None:
+    x, y = np.asarray(s["x"], dtype=float), np.asarray(s["y"], dtype=float)
+    log = bool(s.get("log", True))
+    ok = np.isfinite(x) & np.isfinite(y) & ((x > 0) & (y > 0) if log else True)
+    ax.plot(x[ok], y[ok], "o", color="#4575b4", ms=5, zorder=3, label="measured")
+    if (~ok).any():
+        ax.annotate(f"{int((~ok).sum())} point(s) not drawn (non-finite{' or ≤ 0' if log else ''})",
+                    xy=(0, 1), xycoords="axes fraction", fontsize=7, color="#555555", va="bottom")
+    title = []
+    fit = s.get("fit")
+    if fit and ok.sum() >= 2 and math.isfinite(fit.get("exponent", math.nan)):
+        grid = np.geomspace(x[ok].min(), x[ok].max(), 50) if log else np.linspace(x[ok].min(), x[ok].max(), 50)
+        ax.plot(grid, fit["prefactor"] * grid ** fit["exponent"], "-", color="#1a9850", lw=1.4, zorder=2,
+                label=f"fit α = {fit['exponent']:.3g}")
+        err = fit.get("stderr")
+        title.append(f"fitted α = {fit['exponent']:.3g}" + (f" ± {err:.2g}" if err and math.isfinite(err) else ""))
+    rng = s.get("predicted")
+    if log and rng and ok.any():
+        _predicted_band(ax, x[ok], y[ok], rng)
+    pred = predicted_text(s)
+    if pred:
+        title.append(f"predicted {pred}" if rng else pred)
+    if log:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlabel(s["x_name"])
+    ax.set_ylabel(s["y_name"])
+    ax.set_title("\n".join(title), fontsize=8)
+    ax.grid(color="#e6e6e6", which="both", lw=0.5)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, frameon=False)
+
+
+def _predicted_band(ax, x: np.ndarray, y: np.ndarray, rng) -> None:
+    """The predicted exponents as lines (or a shaded wedge) through the geometric centre of the points."""
+    x0, y0 = float(np.exp(np.log(x).mean())), float(np.exp(np.log(y).mean()))
+    grid = np.geomspace(x.min(), x.max(), 50)
+    lo, hi = rng
+    slopes = [v for v in (lo, hi) if v is not None]
+    lines = [y0 * (grid / x0) ** a for a in slopes]
+    for a, line in zip(slopes, lines):
+        ax.plot(grid, line, "--", color="#d73027", lw=0.9, zorder=1)
+    if len(lines) == 2:
+        ax.fill_between(grid, np.minimum(*lines), np.maximum(*lines), color="#d73027", alpha=0.12, lw=0, zorder=0)
+    ax.plot([], [], "--", color="#d73027", lw=0.9, label="predicted slope")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Claims of one evidence (Evidence.plot for results that are not sweeps)
+# ---------------------------------------------------------------------------------------------------
+def claims_figure(evidence: Evidence):
+    """One row per claim: where the observed value sits against its bound, each row on its own scale
+    (claims compare quantities of different units). Green when the claim passes, red when it fails."""
+    claims = evidence.claims
+    if not claims:
+        raise ValueError(f"{evidence.result_id} evidence has no claims to plot")
+    fig, axes = plt.subplots(len(claims), 1, figsize=(6.5, 0.75 * len(claims) + 0.6), squeeze=False)
+    for ax, c in zip(axes[:, 0], claims):
+        colour, marker = OUTCOME_STYLE[HOLDS if c.passed else FAILS]
+        values = [v for v in (c.observed, c.bound) if v is not None and math.isfinite(v)]
+        if values:
+            lo, hi = min(values), max(values)
+            pad = 0.15 * (hi - lo) or 0.15 * max(abs(hi), 1e-12)
+            ax.set_xlim(lo - pad, hi + pad)
+        if c.bound is not None and math.isfinite(c.bound):
+            ax.axvline(c.bound, color="#555555", lw=1.2)
+            ax.annotate(f"bound ({'≤' if c.relation == '<=' else '≥'})", xy=(c.bound, 0.55), fontsize=7,
+                        color="#555555", xytext=(3, 0), textcoords="offset points")
+        if c.observed is not None and math.isfinite(c.observed):
+            ax.plot([c.observed], [0], marker=marker, color=colour, ms=8, ls="none")
+        ax.set_yticks([])
+        ax.set_ylim(-1, 1)
+        ax.set_title(f"{c.name}: observed {c.observed:.4g}, bound {c.bound:.4g}", fontsize=8, loc="left")
+        for side in ("top", "right", "left"):
+            ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def evidence_figure(evidence: Evidence):
+    """The picture of one evidence: its sweep if it has one, else its claims against their bounds."""
+    with _style():
+        return scaling_figure(evidence) if scaling_of(evidence) else claims_figure(evidence)
 
 
 def _namespace_ids(svg: str, salt: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakes import FAKES, make_fake
+from fakes import all_fakes
 from theorems.core import registry
 
 
@@ -12,7 +12,7 @@ from theorems.core import registry
 def fake_results():
     """The fake results, registered beside the real ones and removed afterwards."""
     registry.ids()  # load the real results first, so that loading cannot happen inside the test
-    added = [registry.register(make_fake(rid, inst)).id for rid, inst in FAKES.items()]
+    added = [registry.register(result).id for result in all_fakes()]
     try:
         yield added
     finally:
@@ -25,6 +25,4 @@ def only_fake_results(monkeypatch):
     """A registry holding nothing but the fakes, for commands that run every registered result."""
     registry.ids()
     monkeypatch.setattr(registry, "_REGISTRY", {})
-    for rid, inst in FAKES.items():
-        registry.register(make_fake(rid, inst))
-    return list(FAKES)
+    return [registry.register(result).id for result in all_fakes()]

@@ -4,16 +4,23 @@ never run a real (slow) theorem check.
 The fake theorem: for 0 ≤ x ≤ 1, x² ≤ c·x with c = 1 (corrected); the "printed" constant c = 1/2 is
 wrong for x > 1/2. ``converges=false`` imitates an optimiser that failed its certificate and
 ``explode=true`` an evaluation that raises.
+
+The fake trend: y = 3·n^a on a sweep of n, with the predicted exponent range [-1.2, -0.8]; its evidence
+carries ``details["scaling"]`` like a real trend result, so the report draws its sweep.
 """
 
 from __future__ import annotations
 
 from theorems.core.evidence import Claim
 from theorems.core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
+from theorems.metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 
 FAKE_ID = "fake.square_below_line"
 PLAIN_ID = "fake.defaults_only"  # has no report_instances: the report runs it once with defaults
 BROKEN_ID = "fake.broken_instances"  # its report_instances raises
+TREND_ID = "fake.power_sweep"
+TREND_RANGE = (-1.2, -0.8)
+TREND_SIZES = (4, 8, 16, 32)
 CONSTANT = {AS_PRINTED: 0.5, CORRECTED: 1.0}
 STATEMENT = "For 0 ≤ x ≤ 1, x² ≤ x/2 <script>alert(1)</script>"  # markup checks the report's escaping
 
@@ -27,6 +34,7 @@ def _evaluate(params, form, ctx) -> Outcome:
         observed=observed, bound=bound, tightness=observed / bound if bound > 0 else 1.0,
         claims=[Claim.at_most("square_below_line", observed, bound)],
         details={"x": x, "c": c}, converged=params["converges"],
+        violations=[Violation("x checked late", "only the evaluation can tell", ("x",))] if params["late"] else [],
     )
 
 
@@ -68,6 +76,7 @@ def make_fake(result_id: str, report_instances=None) -> Result:
             Param("loss", str, "mse", "a choice that changes nothing", choices=("mse", "ce")),
             Param("converges", bool, True, "whether the pretend optimiser converged"),
             Param("explode", bool, False, "raise inside evaluate"),
+            Param("late", bool, False, "a hypothesis violation that only the evaluation finds"),
             Param("seed", int, 0, "seed"),
         ),
         evaluate=_evaluate,
@@ -81,3 +90,37 @@ def make_fake(result_id: str, report_instances=None) -> Result:
 
 
 FAKES = {FAKE_ID: fake_instances, PLAIN_ID: None}
+
+
+def _evaluate_trend(params, form, ctx) -> Outcome:
+    sizes = list(TREND_SIZES)
+    ys = [3.0 * n ** params["a"] for n in sizes]
+    fit = fit_power_law(sizes, ys)
+    lo, hi = TREND_RANGE
+    return Outcome(
+        observed=fit.exponent, bound=hi, tightness=None,
+        claims=[Claim.at_least("exponent_at_least", fit.exponent, lo), Claim.at_most("exponent_at_most", fit.exponent, hi)],
+        details={SCALING_KEY: [scaling_series("n", sizes, "y", ys, fit=fit, predicted=TREND_RANGE)]},
+    )
+
+
+def trend_instances(suite):
+    yield AS_PRINTED, {}, False  # a = -1: inside the predicted range
+    yield AS_PRINTED, {"a": -0.5}, True  # negative control: a rate outside the prediction
+
+
+def make_fake_trend() -> Result:
+    return Result(
+        id=TREND_ID, paper="999", paper_title="A Paper That Does Not Exist", title="y falls like 1/n",
+        statement="y = O(1/n)", status=Status.TREND,
+        params=(Param("a", float, -1.0, "the true exponent", valid="-1.2 ≤ a ≤ -0.8"),),
+        evaluate=_evaluate_trend,
+        hypotheses=lambda p, form: [] if TREND_RANGE[0] <= p["a"] <= TREND_RANGE[1]
+        else [Violation("-1.2 ≤ a ≤ -0.8", "a rate the prediction excludes", ("a",))],
+        report_instances=trend_instances, module=__name__,
+    )
+
+
+def all_fakes() -> list[Result]:
+    """Every fake result, in the order the report lists them."""
+    return [make_fake(rid, inst) for rid, inst in FAKES.items()] + [make_fake_trend()]

@@ -147,14 +147,14 @@ def test_report_runs_every_instance_and_summarises(only_fake_results, tmp_path, 
     assert code == 0
     assert (tmp_path / "r" / "index.html").is_file()
     progress = [line for line in err.splitlines() if line.startswith("[")]
-    assert len(progress) == 7  # six fake instances and one default run of the plain result
-    assert [line.split()[0] for line in progress] == [f"[{i}/7]" for i in range(1, 8)]
+    assert len(progress) == 9  # six fake instances, one default run of the plain result, two of the trend
+    assert [line.split()[0] for line in progress] == [f"[{i}/9]" for i in range(1, 10)]
     assert "left)" in progress[0] and "left" not in progress[-1]  # the time-left estimate
     verdicts = [line.split(" -> ")[1].rsplit(" (", 1)[0] for line in progress]
-    assert sorted(verdicts) == sorted(["holds"] * 3 + ["fails"] * 2 + ["fails (not converged)"]
+    assert sorted(verdicts) == sorted(["holds"] * 4 + ["fails"] * 3 + ["fails (not converged)"]
                                       + ["ERROR RuntimeError: boom"])
     assert any(f"{FAKE_ID} corrected x=2.0 [negative control] -> fails" in line for line in progress)
-    assert out.strip().endswith("6 instance(s), 3 hold, 3 fail (including 1 negative control(s)), "
+    assert out.strip().endswith("8 instance(s), 4 hold, 4 fail (including 2 negative control(s)), "
                                 "1 not converged, 1 error(s)")
 
 

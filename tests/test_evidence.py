@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+import theorems
 from theorems.core.context import Context, resolve_device
 from theorems.core.errors import DeviceUnavailable
 from theorems.core.evidence import Claim, Evidence, summarize, to_jsonable
@@ -232,3 +233,13 @@ def test_cuda_unavailable_raises(monkeypatch):
     with pytest.raises(DeviceUnavailable):
         resolve_device()
     assert issubclass(DeviceUnavailable, RuntimeError)
+
+
+def test_a_hypothesis_only_the_evaluation_decides_is_still_a_hypothesis_violation(fake_results):
+    from fakes import FAKE_ID
+
+    with pytest.raises(theorems.HypothesisViolation, match="x checked late"):
+        theorems.check(FAKE_ID, late=True)
+    ev = theorems.check(FAKE_ID, late=True, allow_violation=True)
+    assert ev.violations == ["x checked late: only the evaluation can tell"]
+    assert not theorems.check(FAKE_ID).violations

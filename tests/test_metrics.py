@@ -256,3 +256,18 @@ def test_power_law_fit_recovers_a_known_exponent_and_reports_noise():
     assert noisy.stderr > 0 and noisy.r2 < 1
     with pytest.raises(ValueError, match="at least two points"):
         fit_power_law([1.0, 2.0], [0.0, -1.0])
+
+
+def test_scaling_series_checks_its_input_and_words_the_prediction():
+    from theorems.metrics.scaling import fit_power_law, predicted_text, scaling_series
+
+    fit = fit_power_law([1, 2, 4], [1, 0.5, 0.25])
+    s = scaling_series("n", [1, 2, 4], "y", [1, 0.5, 0.25], fit=fit, predicted=(None, 0.0), predicted_note="falls")
+    assert s["fit"]["exponent"] == pytest.approx(-1.0) and s["predicted"] == [None, 0.0]
+    assert predicted_text(s) == "α ≤ 0 (falls)"
+    assert predicted_text(scaling_series("n", [1, 2], "y", [1, 2], predicted=(-1.2, -0.8))) == "α ∈ [-1.2, -0.8]"
+    assert predicted_text(scaling_series("n", [1, 2], "y", [1, 2], predicted=(0.0, None))) == "α ≥ 0"
+    with pytest.raises(ValueError, match="differ in length"):
+        scaling_series("n", [1, 2, 3], "y", [1, 2])
+    with pytest.raises(ValueError, match="empty"):
+        scaling_series("n", [1, 2], "y", [1, 2], predicted=(1.0, 0.0))

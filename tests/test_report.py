@@ -155,3 +155,125 @@ def test_figure_notes_values_it_cannot_place(fake_results):
     assert svg.startswith("<svg")
     assert "1 value(s) outside [0, 1] drawn at the edge" in svg
     assert "1 instance(s) without a tightness value not drawn" in svg
+
+
+# -- summaries by paper and by status, counterexamples, sweeps ---------------------------------------------
+class GroupRows(HTMLParser):
+    """data-* attributes of the by-paper and by-status rows, keyed by (attribute, value)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: dict[tuple[str, str], dict[str, int]] = {}
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for key in ("data-paper", "data-status"):
+            if tag == "tr" and key in attrs:
+                self.rows[(key[5:], attrs[key])] = {k[5:]: int(v) for k, v in attrs.items()
+                                                     if k.startswith("data-") and k != key}
+
+
+def test_groups_by_paper_and_status_add_up(page):
+    text, evidences, errors = page
+    parser = GroupRows()
+    parser.feed(text)
+    by_paper = {name: row for (kind, name), row in parser.rows.items() if kind == "paper"}
+    by_status = {name: row for (kind, name), row in parser.rows.items() if kind == "status"}
+    results = [theorems.get(rid) for rid in theorems.ids()]
+    for name, row in by_paper.items():
+        mine = [r for r in results if r.paper == name]
+        assert row["results"] == len(mine)
+        assert row["instances"] == sum(1 for e in evidences if theorems.get(e.result_id).paper == name)
+    for name, row in by_status.items():
+        assert row["results"] == sum(str(r.status) == name for r in results)
+    assert sum(row["results"] for row in by_paper.values()) == len(results)
+    assert sum(row["instances"] for row in by_status.values()) == len(evidences)
+
+
+def test_counterexample_to_the_printed_statement_is_spelled_out(page):
+    text, evidences, _ = page
+    printed = [e for e in evidences if e.form == "as_printed" and not e.holds]
+    assert printed
+    unescaped = html.unescape(text)
+    assert "Counterexample to the printed statement" in unescaped
+    for ev in printed:
+        assert str(ev.failed_claims[0]) in unescaped
+
+
+def test_trend_sweep_is_drawn_with_fitted_and_predicted_exponents(fake_results, tmp_path):
+    from fakes import TREND_ID, TREND_RANGE
+
+    evidences = [theorems.check(TREND_ID), theorems.check(TREND_ID, a=-0.5, allow_violation=True)]
+    assert evidences[0].holds and not evidences[1].holds
+    text = build_report(tmp_path, evidences, META).read_text()
+    section = text[text.index(f'<section class="result" id="{TREND_ID}">'):]
+    assert section.count('<figure class="sweep">') == 2
+    shown = html.unescape(section)
+    assert re.search(r"fitted α = -1\b", shown) and re.search(r"fitted α = -0\.5\b", shown)
+    assert f"predicted α ∈ [{TREND_RANGE[0]:g}, {TREND_RANGE[1]:g}]" in shown
+
+
+# -- one evidence in a notebook ----------------------------------------------------------------------------
+def test_evidence_repr_html_is_a_table_and_a_picture(fake_results):
+    ev = theorems.check(FAKE_ID, x=0.8, form="as_printed")
+    page = ev._repr_html_()
+    assert "<table>" in page and "<svg" in page and "<script" not in page
+    assert "square_below_line" in page and ev.reproduce() in html.unescape(page)
+    assert "fails" in page
+
+
+def test_evidence_plot_draws_the_sweep_or_the_claims(fake_results):
+    import matplotlib.pyplot as plt
+    from fakes import TREND_ID
+
+    trend = theorems.check(TREND_ID).plot()
+    claims = theorems.check(FAKE_ID).plot()
+    try:
+        assert len([ax for ax in trend.axes if ax.get_visible()]) == 1
+        assert trend.axes[0].get_xscale() == "log"
+        assert len(claims.axes) == 1 and "square_below_line" in claims.axes[0].get_title(loc="left")
+    finally:
+        plt.close(trend)
+        plt.close(claims)
+
+
+# -- the progress bar ------------------------------------------------------------------------------------
+def test_progress_bar_estimates_time_left_and_keeps_failures():
+    import io
+
+    from theorems.__main__ import Progress
+
+    live = Progress(4, stream=io.StringIO(), live=True)
+    live.step("a -> holds", 0.1, notable=False)
+    assert live.bar().startswith("[" + "#" * (Progress.WIDTH // 4) + ".")
+    assert "1/4" in live.bar() and "left" in live.bar()
+    live.step("b -> fails", 0.1, notable=True)
+    for name in "cd":
+        live.step(f"{name} -> holds", 0.1, notable=False)
+    out = live.stream.getvalue()
+    assert "b -> fails" in out and "a -> holds" not in out  # only what did not hold stays on screen
+    assert out.endswith("4/4\n") and "left" not in live.bar()
+
+    log = Progress(2, stream=io.StringIO(), live=False)
+    log.step("a -> holds", 0.1, notable=False)
+    log.step("b -> holds", 0.1, notable=False)
+    lines = log.stream.getvalue().splitlines()
+    assert lines[0].startswith("[1/2] a -> holds (0.1s; ~") and lines[1] == "[2/2] b -> holds (0.1s)"
+
+
+# -- the sweeps the real trend results record ------------------------------------------------------------
+@pytest.mark.parametrize("rid", ["deep_fusion.theorem_2_depth", "ssl_dynamics.theorem_1_rate", "ssl_dynamics.conjecture_1"])
+def test_recorded_sweep_is_the_one_the_claims_used(rid):
+    """The plotted points refit to the plotted exponent, and that exponent is the evidence's observed value:
+    the picture shows what was asserted, not a second computation."""
+    import matplotlib.pyplot as plt
+
+    from theorems.metrics.scaling import fit_power_law
+
+    ev = theorems.check(rid)
+    first = ev.details["scaling"][0]
+    refit = fit_power_law(first["x"], first["y"])
+    assert refit.exponent == pytest.approx(first["fit"]["exponent"], rel=1e-12)
+    assert first["fit"]["exponent"] == pytest.approx(ev.observed, rel=1e-12)
+    fig = ev.plot()
+    plt.close(fig)

@@ -14,7 +14,7 @@ import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import theorems
 from theorems.core.context import resolve_device
@@ -197,34 +197,77 @@ def plan_instances(suite) -> tuple[list[Instance], list]:
     return planned, errors
 
 
+class Progress:
+    """A progress bar with an estimate of the time left, on stderr.
+
+    On a terminal the bar is redrawn in place and only instances that did not hold leave a line; in a
+    log (CI, a pipe) every instance gets its own line, so that the log says where a run stopped. The
+    estimate is the mean time per finished instance times the number left.
+    """
+
+    WIDTH = 28
+
+    def __init__(self, total: int, stream=None, live: bool | None = None) -> None:
+        self.total, self.done = total, 0
+        self.stream = stream if stream is not None else sys.stderr
+        self.live = self.stream.isatty() if live is None else live
+        self.started = time.perf_counter()
+
+    def eta(self) -> float | None:
+        if not self.done or self.done >= self.total:
+            return None
+        return (time.perf_counter() - self.started) / self.done * (self.total - self.done)
+
+    def bar(self) -> str:
+        filled = self.WIDTH * self.done // max(self.total, 1)
+        left = self.eta()
+        eta = f"  ~{_duration(left)} left" if left is not None else ""
+        return f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total}{eta}"
+
+    def step(self, line: str, took: float, notable: bool) -> None:
+        """One instance finished: ``line`` says which and how it fared, in ``took`` seconds; ``notable``
+        if it did not hold."""
+        self.done += 1
+        if self.live:
+            if notable:
+                self._write(f"\r\033[K{line} ({_duration(took)})\n")
+            self._write("\r\033[K" + self.bar() + ("\n" if self.done >= self.total else ""))
+        else:
+            left = self.eta()
+            eta = f"; ~{_duration(left)} left" if left is not None else ""
+            self._write(f"[{self.done}/{self.total}] {line} ({_duration(took)}{eta})\n")
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+
+
 def run_instances(
-    instances: Sequence[Instance], device: str, log: Callable[[str], None]
+    instances: Sequence[Instance], device: str, progress: Progress | None = None
 ) -> tuple[list[Evidence], list, bool]:
-    """Run each instance, logging progress; returns evidence, errors, and whether it was interrupted."""
+    """Run each instance, showing progress; returns evidence, errors, and whether it was interrupted."""
     from reports import InstanceError
 
+    progress = progress or Progress(len(instances))
     evidences: list[Evidence] = []
     errors: list[InstanceError] = []
-    started = time.perf_counter()
     for i, inst in enumerate(instances, 1):
         t0 = time.perf_counter()
         try:
             ev = theorems.check(inst.result_id, form=inst.form, allow_violation=inst.allow_violation,
                                 device=device, **inst.params)
         except KeyboardInterrupt:
-            log(f"interrupted: the report will hold the {i - 1} of {len(instances)} instances that finished")
+            _log(f"\ninterrupted: the report will hold the {i - 1} of {len(instances)} instances that finished")
             return evidences, errors, True
         except Exception as err:  # recorded as an error row; the other instances still run
             errors.append(InstanceError(inst.result_id, inst.form, inst.params, inst.allow_violation,
                                         _describe_error(err)))
-            verdict = f"ERROR {_describe_error(err)}"
+            verdict, notable = f"ERROR {_describe_error(err)}", True
         else:
             evidences.append(ev)
             verdict = "holds" if ev.holds else ("fails (not converged)" if ev.converged is False else "fails")
-        now = time.perf_counter()
-        left = (now - started) / i * (len(instances) - i)
-        eta = f", ~{_duration(left)} left" if i < len(instances) else ""
-        log(f"[{i}/{len(instances)}] {inst.describe()} -> {verdict} ({_duration(now - t0)}{eta})")
+            notable = not ev.holds
+        progress.step(f"{inst.describe()} -> {verdict}", time.perf_counter() - t0, notable)
     return evidences, errors, False
 
 
@@ -267,7 +310,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         instances, errors = plan_instances(suite)
         _log(f"running {len(instances)} instance(s) of {len(theorems.ids())} result(s), suite {suite.name}, "
              f"device {device}")
-        evidences, run_errors, interrupted = run_instances(instances, device, _log)
+        evidences, run_errors, interrupted = run_instances(instances, device)
         errors += run_errors
         meta = provenance(suite=suite.name, device=device, wall_time_s=round(time.perf_counter() - started, 1))
         if interrupted:

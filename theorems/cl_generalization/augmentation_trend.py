@@ -33,6 +33,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
 from ..data.finite_population import parse_sizes, style_content_population
+from ..metrics.scaling import SCALING_KEY, scaling_series
 from . import population as P
 from .encoders import random_features, train_infonce
 from .instances import DC, PAPER, PAPER_TITLE
@@ -145,6 +146,11 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "trend_in_predicted_direction": bool(rho < 0),
         "spearman_bound_vs_strength": float(spearmanr(strengths, bstar.mean(1)).statistic)
         if np.ptp(bstar.mean(1)) > 0 else 0.0,
+        # linear axes: E1/E2 predict a direction (error falls as augmentation strengthens), not a power law
+        SCALING_KEY: [scaling_series("augmentation strength s", strengths, "mean downstream error", mean_err,
+                                     log=False, predicted_note="measured: E1/E2 expect it to fall"),
+                      scaling_series("augmentation strength s", strengths, "mean corrected bound B*", bstar.mean(1),
+                                     log=False)],
     }
     return Outcome(observed=float(rho), bound=0.0, tightness=None, claims=claims, details=details)
 

@@ -140,6 +140,20 @@ class Evidence:
         """The command line that reruns exactly this instance."""
         return reproduce_command(self.result_id, self.params, self.form, bool(self.violations), self.device)
 
+    # -- pictures (matplotlib and jinja2 are imported only when a picture is asked for) -------------
+    def plot(self):
+        """A matplotlib Figure: the sweep with its fitted and predicted exponents for a trend result,
+        otherwise each claim's observed value against its bound."""
+        from reports.plots import evidence_figure
+
+        return evidence_figure(self)
+
+    def _repr_html_(self) -> str:
+        """A small table and picture for notebooks (Jupyter calls this)."""
+        from reports import evidence_html
+
+        return evidence_html(self)
+
     # -- serialisation ---------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(

@@ -63,9 +63,19 @@ def provenance(**extra: Any) -> dict[str, Any]:
         "torch": torch.__version__,
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
+        "theorems": _version("theorems"),
         "platform": platform.platform(),
         **extra,
     }
+
+
+def _version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "not installed"
 
 
 def write_run(path: str | os.PathLike, evidences: list[Evidence], meta: dict[str, Any]) -> Path:

@@ -101,6 +101,14 @@ def check(
     start = time.perf_counter()
     outcome = result.evaluate(full, form, ctx)
     elapsed = time.perf_counter() - start
+    for v in outcome.violations:
+        if not allow_violation:
+            raise HypothesisViolation(
+                v.hypothesis, f"{v.message} (decided by the evaluation; allow_violation=True runs it as a "
+                "negative control)", result_id=result.id, values={n: full[n] for n in v.names},
+                bypassable=v.bypassable,
+            )
+    violations = violations + list(outcome.violations)
     claims = list(outcome.claims)
     holds = bool(claims) and all(c.passed for c in claims) and outcome.converged is not False
     evidence = Evidence(

@@ -89,6 +89,9 @@ class Outcome:
     claims: Sequence[Any]
     details: Mapping[str, Any]
     converged: bool | None = None
+    # Hypotheses only the evaluation can decide (e.g. a supremum estimated on a sample): `check` raises
+    # HypothesisViolation for them after evaluating, unless allow_violation=True (a negative control).
+    violations: Sequence["Violation"] = ()
 
 
 @dataclass(frozen=True)

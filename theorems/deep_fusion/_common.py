@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from ..core.result import Violation
+from ..core.result import Param, Violation
 from ..data.subspaces import (
     SubspaceBatch,
     angle_arrangement_dim,
@@ -17,6 +17,27 @@ from ..data.subspaces import (
 
 PAPER = "000"
 PAPER_TITLE = ("Deep Fusion: Capturing Dependencies in Contrastive Learning via Transformer Projection Heads")
+ARRANGEMENTS = ("random", "angle", "dependent")
+
+
+def subspace_params(m: int, K: int, r: int, nu: int, imbalance: int, signs: str | None = None, *,
+                    m_valid: str = "m > r", nu_doc: str = "samples in cluster 0",
+                    arrangements: tuple[str, ...] = ARRANGEMENTS) -> tuple[Param, ...]:
+    """The parameters of a union-of-subspaces instance (see ``build``), with each result's own defaults.
+    ``signs=None`` leaves the sign parameter out (a result whose samples are always sign-consistent)."""
+    params = (
+        Param("m", int, m, "ambient dimension", m_valid),
+        Param("K", int, K, "number of subspaces (clusters)", "K ≥ 2"),
+        Param("r", int, r, "subspace dimension", "1 ≤ r < m"),
+        Param("nu", int, nu, nu_doc, "ν ≥ 1"),
+        Param("imbalance", int, imbalance, "cluster c has ν + c·imbalance samples", "≥ 0"),
+        Param("arrangement", str, "random", " | ".join(arrangements) + " (angle: equal principal angles)",
+              choices=arrangements),
+        Param("angle_deg", float, 45.0, "principal angle for arrangement='angle'", "(0, 90]"),
+    )
+    if signs is not None:
+        params += (Param("signs", str, signs, "cone (sign-consistent clusters) | arbitrary", choices=("cone", "arbitrary")),)
+    return params
 
 
 def structural_violations(p: dict) -> list[Violation]:

@@ -35,7 +35,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
 from ..metrics.cluster_integrity import MAX_ENUMERATED, RANK_RTOL, cluster_integrity
-from ._common import PAPER, PAPER_TITLE, build, structural_violations
+from ._common import PAPER, PAPER_TITLE, build, structural_violations, subspace_params
 
 ID = "deep_fusion.algorithm_1"
 
@@ -160,14 +160,7 @@ RESULT = register(Result(
                        "value is the objective at a feasible u, so the output is only a lower bound on ρ."),
     status=Status.VERIFIED,
     params=(
-        Param("m", int, 6, "ambient dimension", "m > r"),
-        Param("K", int, 3, "number of subspaces", "K ≥ 2"),
-        Param("r", int, 1, "subspace dimension", "1 ≤ r < m"),
-        Param("nu", int, 3, "samples in cluster 0", "≥ 1"),
-        Param("imbalance", int, 0, "cluster c has ν + c·imbalance samples", "≥ 0"),
-        Param("arrangement", str, "random", "random | angle | dependent", choices=("random", "angle", "dependent")),
-        Param("angle_deg", float, 45.0, "principal angle for arrangement='angle'", "(0, 90]"),
-        Param("signs", str, "arbitrary", "cone | arbitrary", choices=("cone", "arbitrary")),
+        *subspace_params(m=6, K=3, r=1, nu=3, imbalance=0, signs="arbitrary"),
         Param("T", int, 100, "maximum iterations", "≥ 0"),
         Param("alpha", float, 0.1, "step α toward the worst sample", "> 0"),
         Param("tau", float, 1e-6, "stopping tolerance τ", "≥ 0"),

@@ -43,7 +43,7 @@ from ..metrics.cluster_integrity import (
     min_norm_point,
     perp_projector,
 )
-from ._common import PAPER, PAPER_TITLE, build, random_rotations, structural_violations
+from ._common import PAPER, PAPER_TITLE, build, random_rotations, structural_violations, subspace_params
 
 ID = "deep_fusion.definition_1"
 INSTANCES = ("random", "intersecting")
@@ -173,14 +173,7 @@ RESULT = register(Result(
                "ρ_k > 0 (a unit u_k^⊥ ⟂ 𝒰_k has non-zero cosine with every x_i ∉ 𝒰_k)."),
     status=Status.VERIFIED,
     params=(
-        Param("m", int, 6, "ambient dimension", "m > r"),
-        Param("K", int, 2, "number of subspaces", "K ≥ 2"),
-        Param("r", int, 2, "subspace dimension", "1 ≤ r < m"),
-        Param("nu", int, 3, "samples in cluster 0", "≥ 1"),
-        Param("imbalance", int, 1, "cluster c has ν + c·imbalance samples", "≥ 0"),
-        Param("arrangement", str, "random", "random | angle | dependent", choices=("random", "angle", "dependent")),
-        Param("angle_deg", float, 45.0, "principal angle for arrangement='angle'", "(0, 90]"),
-        Param("signs", str, "cone", "cone | arbitrary", choices=("cone", "arbitrary")),
+        *subspace_params(m=6, K=2, r=2, nu=3, imbalance=1, signs="cone"),
         Param("instance", str, "random", "random | intersecting (a sample on 𝒰_1 ∩ 𝒰_2)", choices=INSTANCES),
         Param("row_norm", float, 1.0, "norm of every row (≠ 1 breaks the unit-row reading)", "= 1"),
         Param("patterns", str, "all", "sign patterns enumerated: all | positive (s ≡ +1 only)",

@@ -61,6 +61,7 @@ from ._common import (
     lines_instance,
     random_rotations,
     structural_violations,
+    subspace_params,
 )
 
 ID = "deep_fusion.theorem_1"
@@ -319,15 +320,8 @@ RESULT = register(Result(
     ),
     status=Status.VERIFIED_CORRECTED,
     params=(
-        Param("m", int, 6, "ambient dimension", "m > r; corrected: K·r ≤ m (random subspaces)"),
-        Param("K", int, 2, "number of subspaces (clusters)", "K ≥ 2"),
-        Param("r", int, 2, "subspace dimension", "1 ≤ r < m"),
-        Param("nu", int, 3, "samples in cluster 0", "ν ≥ 1"),
-        Param("imbalance", int, 1, "cluster c has ν + c·imbalance samples", "≥ 0"),
-        Param("arrangement", str, "random", "random | angle (equal principal angles) | dependent",
-              choices=("random", "angle", "dependent")),
-        Param("angle_deg", float, 45.0, "principal angle for arrangement='angle'", "(0, 90]"),
-        Param("signs", str, "cone", "cone (sign-consistent clusters) | arbitrary", choices=("cone", "arbitrary")),
+        *subspace_params(m=6, K=2, r=2, nu=3, imbalance=1, signs="cone",
+                         m_valid="m > r; corrected: K·r ≤ m (random subspaces)"),
         Param("instance", str, "random", "random, or a fixed counterexample: " + ", ".join(INSTANCES[1:]),
               choices=INSTANCES),
         Param("eps_z", float, 0.1, "third coordinate of u₃ in instance='k3_near_dependent'", "> 0"),

@@ -47,7 +47,8 @@ from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status,
 from ..data.subspaces import SubspaceBatch, add_noise, effective_eps, labels_from_sizes
 from ..metrics.cluster_integrity import construct_w, margin_of_w
 from ..metrics.sharpness import KINDS, sharpness
-from ._common import PAPER, PAPER_TITLE, build, independence_violation, random_rotations, structural_violations
+from ._common import (PAPER, PAPER_TITLE, build, independence_violation, random_rotations, structural_violations,
+                      subspace_params)
 
 ID = "deep_fusion.theorem_2"
 INSTANCES = ("random", "eq7_counterexample", "nonseparable", "Delta_nonpositive")
@@ -347,14 +348,7 @@ RESULT = register(Result(
     ),
     status=Status.REFUTED,
     params=(
-        Param("m", int, 20, "ambient dimension", "K·r ≤ m"),
-        Param("K", int, 2, "number of subspaces", "K ≥ 2"),
-        Param("r", int, 2, "subspace dimension", "1 ≤ r < m"),
-        Param("nu", int, 4, "samples in cluster 0", "≥ 1"),
-        Param("imbalance", int, 0, "cluster c has ν + c·imbalance samples", "≥ 0"),
-        Param("arrangement", str, "random", "random | angle | dependent", choices=("random", "angle", "dependent")),
-        Param("angle_deg", float, 45.0, "principal angle for arrangement='angle'", "(0, 90]"),
-        Param("signs", str, "cone", "cone | arbitrary", choices=("cone", "arbitrary")),
+        *subspace_params(m=20, K=2, r=2, nu=4, imbalance=0, signs="cone", m_valid="K·r ≤ m"),
         Param("eps", float, 0.01, "noise level ε of eq. (6)", "[0, 1]; corrected: < 1 − 1/√2"),
         Param("noise", str, "random", "random (θ ~ U[0, φ]) | exact (θ = φ) | toward (θ = φ toward ± another "
               "cluster's w)", choices=("random", "exact", "toward")),

@@ -44,9 +44,9 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
-from ..metrics.scaling import fit_power_law
+from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from ..metrics.sharpness import KINDS, sharpness
-from ._common import PAPER, PAPER_TITLE, independence_violation, structural_violations
+from ._common import PAPER, PAPER_TITLE, independence_violation, structural_violations, subspace_params
 from .theorem_2 import instance
 
 ID = "deep_fusion.theorem_2_depth"
@@ -112,6 +112,9 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "fraction_of_steps_decreasing": float(((steps < 0) & finite).float().sum() / max(int(finite.sum()), 1)),
         "first_block_fraction_increasing": float((steps[:, 0] > 0).float().mean()),
         "argmax_depth_mean": int(mean_sharp.argmax()) + 1, "power_law_fit": fit_d,
+        SCALING_KEY: [scaling_series("depth ℓ", depths.numpy(), "mean sharpness S_ℓ", mean_sharp.cpu().numpy(),
+                                     fit=fit_d or None, predicted=(0.0, None),
+                                     predicted_note="as printed: sharpness grows with every block")],
     }
     return Outcome(observed=alpha, bound=0.0, tightness=None, claims=claims, details=details)
 
@@ -138,13 +141,8 @@ RESULT = register(Result(
     correction_reason="Nothing shows a block's output satisfies eq. (6) again (digest 000 §2.3 T2-10), and the "
                       "default instance is a counterexample: sharpness rises at block 1, then falls.",
     params=(
-        Param("m", int, 20, "ambient dimension", "K·r ≤ m"),
-        Param("K", int, 2, "number of subspaces", "K ≥ 2"),
-        Param("r", int, 2, "subspace dimension", "1 ≤ r < m"),
-        Param("nu", int, 4, "samples per cluster", "≥ 1"),
-        Param("imbalance", int, 0, "cluster c has ν + c·imbalance samples", "≥ 0"),
-        Param("arrangement", str, "random", "random | angle", choices=("random", "angle")),
-        Param("angle_deg", float, 45.0, "principal angle for arrangement='angle'", "(0, 90]"),
+        *subspace_params(m=20, K=2, r=2, nu=4, imbalance=0, m_valid="K·r ≤ m", nu_doc="samples per cluster",
+                         arrangements=("random", "angle")),
         Param("eps", float, 0.05, "noise level ε of eq. (6)", "[0, 1]"),
         Param("noise", str, "random", "random | exact | toward", choices=("random", "exact", "toward")),
         Param("sharpness", str, "exp", "exp | logit | softmax", choices=KINDS),

@@ -43,3 +43,49 @@ def fit_power_law(x, y) -> PowerLawFit:
     sxx = float(((lx - lx.mean()) ** 2).sum())
     stderr = float(np.sqrt((resid**2).sum() / (n - 2) / sxx)) if n > 2 and sxx > 0 else float("nan")
     return PowerLawFit(float(slope), float(np.exp(icpt)), stderr, r2, int(n))
+
+
+# A trend result's sweep, in the one shape the report and ``Evidence.plot`` draw. Each series lives in
+# ``Outcome.details["scaling"]`` (a list): the raw points, the fit (if any) and the predicted exponent
+# range, so that a reader sees the fitted slope against the predicted one, not only the number.
+SCALING_KEY = "scaling"
+
+
+def scaling_series(x_name: str, x, y_name: str, y, *, fit: PowerLawFit | dict | None = None,
+                   predicted: tuple[float | None, float | None] | None = None, predicted_note: str = "",
+                   log: bool = True) -> dict:
+    """One series of a sweep for ``details["scaling"]``.
+
+    ``predicted`` is the (low, high) range of the exponent the theory predicts; None on a side means
+    unbounded there (e.g. ``(None, 0.0)``: "falls"). ``log=False`` draws linear axes (a sweep whose
+    prediction is a direction, not a power law); such a series normally has no fit.
+    """
+    xs = [float(v) for v in np.asarray(x, dtype=float).ravel()]
+    ys = [float(v) for v in np.asarray(y, dtype=float).ravel()]
+    if len(xs) != len(ys):
+        raise ValueError(f"x and y differ in length ({len(xs)} vs {len(ys)})")
+    if isinstance(fit, PowerLawFit):
+        fit = fit.to_dict()
+    lo, hi = predicted if predicted is not None else (None, None)
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError(f"predicted range ({lo}, {hi}) is empty")
+    return {"x_name": x_name, "y_name": y_name, "x": xs, "y": ys, "fit": dict(fit) if fit else None,
+            "predicted": None if predicted is None else [lo, hi], "predicted_note": predicted_note, "log": log}
+
+
+def predicted_text(series: dict) -> str:
+    """The predicted range in words: 'α ≤ 0', 'α ∈ [-1.15, -0.85]', or the series' own note."""
+    rng = series.get("predicted")
+    note = series.get("predicted_note") or ""
+    if not rng:
+        return note
+    lo, hi = rng
+    if lo is None and hi is None:
+        text = ""
+    elif lo is None:
+        text = f"α ≤ {hi:g}"
+    elif hi is None:
+        text = f"α ≥ {lo:g}"
+    else:
+        text = f"α ∈ [{lo:g}, {hi:g}]"
+    return f"{text} ({note})" if text and note else text or note

@@ -54,7 +54,7 @@ import math
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
-from ..metrics.scaling import fit_power_law
+from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from .depth_sweep import depth_sweep
 from .theorem_4_3 import COMMON_PARAMS, deep_hypotheses, gufm_optimum, make_data
 
@@ -104,7 +104,7 @@ def sweep_outcome(p: dict, ctx, lam_schedule) -> tuple[Outcome, list]:
                          max_iter=p["train_iter"], gtol=GTOL, probe_iter=p["probe_iter"], plateau_rtol=PLATEAU_RTOL)
     ok = [pt for pt in points if pt.converged]
     nc2 = NC2_OF[loss]
-    fits, claims = {}, []
+    fits, claims, series = {}, [], []
     for m in ("gap", "nc1", "nc2", "nc3"):
         key = nc2 if m == "nc2" else m
         xs = [pt.L for pt in ok]
@@ -115,6 +115,10 @@ def sweep_outcome(p: dict, ctx, lam_schedule) -> tuple[Outcome, list]:
             fit = {"exponent": math.nan, "error": str(err), "n_points": len(xs)}
         fit["predicted"] = PREDICTED[m]
         fits[m] = fit
+        series.append(scaling_series("depth L (certified)", xs, f"best-seed {key}", ys,
+                                     fit=None if math.isnan(fit["exponent"]) else fit,
+                                     predicted=(None, p["max_exponent"]),
+                                     predicted_note=f"asserted; ≈ {PREDICTED[m]} for exact optima"))
         claims.append(Claim.at_most(f"{m}_falls_with_depth", fit["exponent"], p["max_exponent"],
                                     f"fitted exponent of the best seed's {key} vs L over {len(xs)} certified depths "
                                     f"(predicted ≤ {PREDICTED[m]} for exact optima, up to logs)"))
@@ -133,6 +137,7 @@ def sweep_outcome(p: dict, ctx, lam_schedule) -> tuple[Outcome, list]:
                        f"iterations lowering the gap by ≤ {PLATEAU_RTOL:.0%} ('plateau')",
         **{f"best_{k}_by_depth": [pt.best_value(k) for pt in points]
            for k in ("gap", "nc1", nc2, "nc3", "inner_reg")},
+        SCALING_KEY: series,
     }
     gap_fit = fits["gap"]["exponent"]
     return Outcome(observed=gap_fit, bound=PREDICTED["gap"], tightness=None, claims=claims, details=details,

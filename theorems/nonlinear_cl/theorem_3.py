@@ -164,7 +164,11 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "limit_distance_to_w_star": float((final - w_star).norm()),
     }
     tight = float((final - w0).norm()) / R
-    return Outcome(tight * R, R, tight, claims, details, bool(cl.top_residual[0] <= RESIDUAL_TOL))
+    # The hypothesis needs the instance's A on the cap, so only the evaluation can decide it.
+    unmet = [] if claims[0].passed else [Violation(
+        "sup_{B_γ} ω ≤ γ", f"estimated sup ω = {sup_omega:.4g} > {SAFETY}·γ = {SAFETY * gamma:.4g} on the cap",
+        ("gamma", "sigma", "angle", "radius"))]
+    return Outcome(tight * R, R, tight, claims, details, bool(cl.top_residual[0] <= RESIDUAL_TOL), unmet)
 
 
 def report_instances(suite):
@@ -173,8 +177,8 @@ def report_instances(suite):
     yield AS_PRINTED, dict(sigma=0.5, gamma=0.01, theta0=0.2), False
     for i in range(suite.report_examples):
         yield AS_PRINTED, dict(theta0=round(0.05 + 0.05 * i, 3), seed=i), False
-    yield AS_PRINTED, dict(gamma=1e-7), False  # γ below μ(w_*): the conclusions fail (and the hypothesis)
-    yield AS_PRINTED, dict(sigma=1.0, angle=109.5, gamma=0.1, theta0=0.05), False  # hypothesis fails, PI converges
+    yield AS_PRINTED, dict(gamma=1e-7), True  # γ below μ(w_*): the conclusions fail (and the hypothesis)
+    yield AS_PRINTED, dict(sigma=1.0, angle=109.5, gamma=0.1, theta0=0.05), True  # hypothesis fails, PI converges
     yield AS_PRINTED, dict(radius_scale=0.5), True
 
 

@@ -28,7 +28,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
 from ..data.ssl_pairs import make_moons, ssl_triplets
-from ..metrics.scaling import fit_power_law
+from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from ..optim.stiefel import haar_stiefel, qf
 from .trace_form import PAPER, PAPER_TITLE, activation, activation_violations, ssl_loss
 
@@ -71,8 +71,13 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     fit = fit_power_law(widths, gT)
     claims = [Claim.at_most("gap_decreases_with_width", fit.exponent, SLOPE_MAX,
                             f"fitted exponent of the trained gap (t = {p['steps']} steps) over h ∈ {widths}")]
-    details = {"widths": widths, "gap_init": g0, "gap_trained": gT, "fit_trained": fit.to_dict(),
-               "fit_init": fit_power_law(widths, g0).to_dict() if min(g0) > 0 else None}
+    fit_init = fit_power_law(widths, g0).to_dict() if min(g0) > 0 else None
+    details = {"widths": widths, "gap_init": g0, "gap_trained": gT, "fit_trained": fit.to_dict(), "fit_init": fit_init,
+               SCALING_KEY: [
+                   scaling_series("width h", widths, f"median gap after {p['steps']} steps", gT, fit=fit,
+                                  predicted=(None, SLOPE_MAX), predicted_note="conjectured: the gap shrinks"),
+                   scaling_series("width h", widths, "median gap at initialisation", g0, fit=fit_init),
+               ]}
     return Outcome(observed=fit.exponent, bound=0.0, tightness=None, claims=claims, details=details)
 
 

@@ -29,7 +29,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
-from ..metrics.scaling import fit_power_law
+from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from ..optim.stiefel import haar_stiefel
 from .trace_form import PAPER, PAPER_TITLE, SECOND_DERIVATIVE, activation, activation_violations
 
@@ -170,7 +170,9 @@ def evaluate_rate(p: dict, form: str, ctx) -> Outcome:
     claims = [Claim.at_least("slope_at_least", fit.exponent, lo,
                              f"fitted exponent of the median gap, {cls} φ, {w2} W₂"),
               Claim.at_most("slope_at_most", fit.exponent, hi, "upper end of the predicted range")]
-    details = {"widths": widths, "median_gap": med, "fit": fit.to_dict(), "predicted_range": [lo, hi]}
+    details = {"widths": widths, "median_gap": med, "fit": fit.to_dict(), "predicted_range": [lo, hi],
+               SCALING_KEY: [scaling_series("width h", widths, "median linear/nonlinear gap", med, fit=fit,
+                                            predicted=(lo, hi), predicted_note=f"{cls} φ, {w2} W₂")]}
     return Outcome(observed=fit.exponent, bound=0.5 * (lo + hi), tightness=None, claims=claims, details=details)
 
 
