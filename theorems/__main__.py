@@ -171,9 +171,11 @@ class Instance:
     params: dict[str, Any]
     allow_violation: bool
 
-    def describe(self) -> str:
+    def describe(self, control: bool | None = None) -> str:
+        """``control``: whether the run turned out to violate a hypothesis (default: whether it may)."""
         words = [self.result_id, self.form, *(f"{k}={v}" for k, v in self.params.items())]
-        return " ".join(words) + (" [negative control]" if self.allow_violation else "")
+        control = self.allow_violation if control is None else control
+        return " ".join(words) + (" [negative control]" if control else "")
 
 
 def plan_instances(suite) -> tuple[list[Instance], list]:
@@ -262,12 +264,12 @@ def run_instances(
         except Exception as err:  # recorded as an error row; the other instances still run
             errors.append(InstanceError(inst.result_id, inst.form, inst.params, inst.allow_violation,
                                         _describe_error(err)))
-            verdict, notable = f"ERROR {_describe_error(err)}", True
+            verdict, notable, control = f"ERROR {_describe_error(err)}", True, None
         else:
             evidences.append(ev)
             verdict = "holds" if ev.holds else ("fails (not converged)" if ev.converged is False else "fails")
-            notable = not ev.holds
-        progress.step(f"{inst.describe()} -> {verdict}", time.perf_counter() - t0, notable)
+            notable, control = not ev.holds, bool(ev.violations)
+        progress.step(f"{inst.describe(control)} -> {verdict}", time.perf_counter() - t0, notable)
     return evidences, errors, False
 
 

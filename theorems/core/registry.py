@@ -104,9 +104,8 @@ def check(
     for v in outcome.violations:
         if not allow_violation:
             raise HypothesisViolation(
-                v.hypothesis, f"{v.message} (decided by the evaluation; allow_violation=True runs it as a "
-                "negative control)", result_id=result.id, values={n: full[n] for n in v.names},
-                bypassable=v.bypassable,
+                v.hypothesis, f"{v.message} (decided by the evaluation)", result_id=result.id,
+                values={n: full[n] for n in v.names}, bypassable=v.bypassable,
             )
     violations = violations + list(outcome.violations)
     claims = list(outcome.claims)
