@@ -226,7 +226,7 @@ _STATUS_MEANING = {
     str(Status.VERIFIED_CORRECTED): "the printed statement fails (counterexample); the corrected one holds",
     str(Status.REFUTED): "the printed statement is false and no repair is claimed",
     str(Status.VACUOUS): "true but never informative",
-    str(Status.TREND): "an asymptotic claim, checked by a fitted exponent on a sweep",
+    str(Status.TREND): "an asymptotic or measured claim, checked on a sweep (fitted exponent or direction)",
 }
 
 
