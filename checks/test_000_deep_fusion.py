@@ -264,6 +264,9 @@ def test_theorem_2_a_batch_without_separable_instance_violates_the_hypothesis():
         theorems.check(T2, **params)
     ev = theorems.check(T2, allow_violation=True, **params)
     assert ev.details["separable_instances"] == 0 and not ev.holds
+    # broken by the parameters (a control) and found broken again by the evaluation: listed once
+    control = theorems.check(T2, instance="nonseparable", allow_violation=True)
+    assert [v.split(":")[0] for v in control.violations] == ["separable clusters δ < Δ"]
 
 
 def test_theorem_2_eq7_counterexample():

@@ -23,8 +23,8 @@ import theorems
 from theorems.core.evidence import Evidence, reproduce_command, summarize
 from theorems.core.result import AS_PRINTED, Status
 
-from .plots import (CONTROL_ROW, FAILS, HOLDS, NOT_CONVERGED, OUTCOME_STYLE, evidence_svg, outcome_of, row_of,
-                    scaling_of, scaling_svg, tightness_svg)
+from .plots import (CONTROL_ROW, FAILS, HOLDS, NOT_CONVERGED, OUTCOME_STYLE, evidence_svg, has_picture, outcome_of,
+                    row_of, scaling_of, scaling_svg, tightness_svg)
 
 __all__ = ["InstanceError", "build_report", "counts", "evidence_html", "prepare_out_dir"]
 
@@ -232,7 +232,7 @@ _STATUS_MEANING = {
 
 def evidence_html(evidence: Evidence) -> str:
     """A small HTML summary of one evidence (a table and its picture), for notebooks."""
-    figure = evidence_svg(evidence, salt="evidence") if evidence.claims or scaling_of(evidence) else None
+    figure = evidence_svg(evidence, salt="evidence") if has_picture(evidence) else None
     return _environment().get_template("evidence.html.j2").render(
         ev=evidence, outcome=outcome_of(evidence), figure=Markup(figure) if figure else None,
         outcome_style=OUTCOME_STYLE,

@@ -133,7 +133,7 @@ def scaling_svg(evidence: Evidence, *, salt: str) -> str:
 
 
 def evidence_svg(evidence: Evidence, *, salt: str) -> str:
-    return _svg_of(lambda ev: scaling_figure(ev) if scaling_of(ev) else claims_figure(ev), evidence, salt)
+    return _svg_of(_picture, evidence, salt)
 
 
 def _svg_of(make_figure, evidence: Evidence, salt: str) -> str:
@@ -229,7 +229,15 @@ def claims_figure(evidence: Evidence):
 def evidence_figure(evidence: Evidence):
     """The picture of one evidence: its sweep if it has one, else its claims against their bounds."""
     with _style():
-        return scaling_figure(evidence) if scaling_of(evidence) else claims_figure(evidence)
+        return _picture(evidence)
+
+
+def has_picture(evidence: Evidence) -> bool:
+    return bool(scaling_of(evidence) or evidence.claims)
+
+
+def _picture(evidence: Evidence):
+    return scaling_figure(evidence) if scaling_of(evidence) else claims_figure(evidence)
 
 
 def _namespace_ids(svg: str, salt: str) -> str:

@@ -243,3 +243,11 @@ def test_a_hypothesis_only_the_evaluation_decides_is_still_a_hypothesis_violatio
     ev = theorems.check(FAKE_ID, late=True, allow_violation=True)
     assert ev.violations == ["x checked late: only the evaluation can tell"]
     assert not theorems.check(FAKE_ID).violations
+
+
+def test_violations_found_before_and_by_the_evaluation_are_both_listed(fake_results):
+    from fakes import FAKE_ID
+
+    ev = theorems.check(FAKE_ID, x=2.0, late=True, allow_violation=True)
+    assert ev.violations == ["0 ≤ x ≤ 1: the line lies above the parabola only on [0, 1]",
+                             "x checked late: only the evaluation can tell"]
