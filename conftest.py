@@ -6,11 +6,15 @@
   optimiser restarts run; each suite is also a hypothesis profile. Under ``CI=true`` hypothesis is always
   derandomised, so the gate draws the same examples on every run.
 * Every Evidence produced during the run is recorded and written to ``.theorems/last-run.json``, from which
-  ``python -m theorems report --from-run`` builds the report.
+  ``python -m theorems report --from-run`` builds the report. Under pytest-xdist (``-n auto`` is the
+  default, see pyproject.toml) each worker sends its evidence to the controller at the end of its session
+  (``workeroutput``), and the controller writes one file for the whole run: the same instances as a serial
+  run, each once, ordered by result id, form and parameters (``theorems.core.recording.merge``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -18,15 +22,21 @@ import pytest
 
 from theorems.core.context import ENV_DEVICE, resolve_device
 from theorems.core.errors import DeviceUnavailable
-from theorems.core.recording import DEFAULT_RUN_FILE, provenance, recording, write_run
+from theorems.core.recording import DEFAULT_RUN_FILE, merge, provenance, recording, write_run
 from theorems.core.suite import ENV_SUITE, SUITES, get_suite
+from theorems.core.verdict import CachedRunner
 
 try:
-    from hypothesis import HealthCheck, settings
+    from hypothesis import HealthCheck, Phase, settings
 
     for _suite in SUITES.values():
+        # The CI gate does not shrink: each shrink step re-runs an optimiser, and a failing optimiser-backed
+        # property once spent six minutes there. The failing example is printed as found (print_blob), and
+        # `pytest --suite quick|thorough` locally shrinks as usual.
+        phases = [p for p in Phase if p is not Phase.shrink] if _suite.name == "ci" else list(Phase)
         settings.register_profile(
             _suite.name,
+            phases=phases,
             max_examples=_suite.max_examples,
             derandomize=_suite.derandomize or os.environ.get("CI", "").lower() in ("1", "true", "yes"),
             deadline=None,  # optimiser runtimes vary; speed is measured by benchmarks/, not deadlines
@@ -44,6 +54,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="quick | ci (default) | thorough: hypothesis examples and optimiser restarts")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist turns -n auto (pyproject.toml) into workers
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    # pytest-benchmark refuses --benchmark-only under xdist, and timings want one quiet process anyway.
+    if getattr(config.option, "benchmark_only", False) and getattr(config.option, "numprocesses", None):
+        config.option.numprocesses = 0
+
+
 def pytest_configure(config: pytest.Config) -> None:
     device = config.getoption("--device")
     if device:
@@ -59,7 +76,36 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile(suite)
     config._theorems_recording = recording()
     config._theorems_evidence = config._theorems_recording.__enter__()
+    config._theorems_from_workers = []  # what xdist workers sent (controller only)
     config._theorems_start = time.perf_counter()
+
+
+def _registered(evidence: list) -> list:
+    """Evidence of registered results only: tests register throw-away results; the report is about real ones."""
+    if not evidence:
+        return []
+    import theorems
+
+    known = set(theorems.ids())
+    return [e for e in evidence if e.result_id in known]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    if hasattr(config, "workerinput"):
+        # An xdist worker: xdist sends workeroutput to the controller after this hook (its hookwrapper
+        # around pytest_sessionfinish). JSON, because execnet carries only plain types.
+        config.workeroutput["theorems_evidence"] = json.dumps(
+            [e.to_dict() for e in _registered(config._theorems_evidence)])
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown (and never called) under -p no:xdist
+def pytest_testnodedown(node, error) -> None:
+    from theorems.core.evidence import Evidence
+
+    payload = getattr(node, "workeroutput", {}).get("theorems_evidence")
+    if payload:
+        node.config._theorems_from_workers.extend(Evidence.from_dict(d) for d in json.loads(payload))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -67,13 +113,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if rec is None:
         return
     rec.__exit__(None, None, None)
-    import theorems
-
-    known = set(theorems.ids())  # tests register throw-away results; the report is about real ones
-    evidence = [e for e in config._theorems_evidence if e.result_id in known]
-    if evidence and not hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput"):
+        return  # the controller writes the file
+    evidence = merge(_registered(config._theorems_evidence) + config._theorems_from_workers)
+    if evidence:
         meta = provenance(suite=os.environ[ENV_SUITE], device=os.environ.get(ENV_DEVICE, "cpu"),
-                          wall_time_s=round(time.perf_counter() - config._theorems_start, 2), source="pytest")
+                          wall_time_s=round(time.perf_counter() - config._theorems_start, 2), source="pytest",
+                          workers=getattr(config.option, "numprocesses", None) or 1)
         write_run(DEFAULT_RUN_FILE, evidence, meta)
 
 
@@ -85,6 +131,73 @@ def pytest_report_header(config: pytest.Config) -> str:
 def suite():
     """The active suite profile (restarts, examples)."""
     return get_suite()
+
+
+@pytest.fixture(scope="session")
+def run() -> CachedRunner:
+    """`theorems.check`, each (id, form, allow_violation, params) evaluated once per test process; the
+    conformance checks and the per-paper checks share it, so a shared instance costs one evaluation."""
+    return _RUNNER
+
+
+def _instance_key(result_id: str, form=None, allow_violation=False, **params) -> tuple:
+    return result_id, form, bool(allow_violation), tuple(sorted((k, repr(v)) for k, v in params.items()))
+
+
+_EVALUATED: set[tuple] = set()  # the instances _RUNNER has computed in this process
+
+
+def _check_noting_what_ran(result_id: str, **kwargs):
+    from theorems.core.registry import check
+
+    _EVALUATED.add(_instance_key(result_id, **kwargs))
+    return check(result_id, **kwargs)
+
+
+_RUNNER = CachedRunner(_check_noting_what_ran)
+
+
+@pytest.fixture(scope="session")
+def evaluated():
+    """``evaluated(id, form=None, allow_violation=False, **params)``: whether the `run` fixture has already
+    computed that instance in this process (then ``run`` returns the cached Evidence without computing)."""
+    return lambda result_id, **kwargs: _instance_key(result_id, **kwargs) in _EVALUATED
+
+
+# -- keeping a paper's cached instances in one xdist worker ------------------------------------------------
+# A result's default instance, controls and counterexamples are asked for by the conformance checks, the
+# per-paper checks and the device audit (tests/test_devices.py); the `run` cache is per process. Under
+# `--dist loadgroup` (pyproject.toml) every test about one paper carries that paper's xdist_group, so one
+# worker computes each shared instance once; unit tests stay ungrouped and fill the gaps. The device audit
+# is moved to the front, so that it computes the default instances (under the meta default device) and
+# the conformance checks reuse them instead of computing them a second time.
+_DEVICE_AUDIT = "test_devices.py"
+
+
+def _paper_packages() -> dict[str, str]:
+    """Paper number ("000") -> paper package ("deep_fusion"), from the registry's metadata (no torch)."""
+    from theorems.core import registry
+
+    return {info.paper: info.id.split(".")[0] for info in registry.catalog()}
+
+
+def _paper_of(item: pytest.Item, packages: dict[str, str]) -> str | None:
+    result_id = getattr(getattr(item, "callspec", None), "params", {}).get("result_id")
+    if isinstance(result_id, str) and "." in result_id:
+        return result_id.split(".")[0]
+    name = item.path.name
+    if item.path.parent.name == "checks" and name[5:8].isdigit():  # checks/test_NNN_<paper>.py
+        return packages.get(name[5:8])
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    packages = _paper_packages()
+    for item in items:
+        paper = _paper_of(item, packages)
+        if paper is not None:
+            item.add_marker(pytest.mark.xdist_group(paper))
+    items.sort(key=lambda item: item.path.name != _DEVICE_AUDIT)  # stable: otherwise collection order
 
 
 @pytest.fixture(scope="session")

@@ -94,6 +94,13 @@ class _Section:
     errors: list[InstanceError] = field(default_factory=list)
     figure: Markup | None = None
     scaling: list[tuple[_Row, Markup]] = field(default_factory=list)  # a sweep plot per evidence that has one
+    # What the verdict rests on (Result.logic, open_reason, vacuity, counterexamples, proof_errata).
+    for_all: str = ""
+    exists: str = ""
+    open_reason: str = ""
+    vacuity: str = ""
+    registered_counterexamples: list[str] = field(default_factory=list)  # reproduce commands
+    proof_errata: list[dict[str, str]] = field(default_factory=list)  # step, printed, why, reproduce
 
     @property
     def counts(self) -> dict[str, int]:
@@ -140,11 +147,15 @@ def build_report(
     evidences: Iterable[Evidence],
     meta: Mapping[str, Any],
     errors: Iterable[InstanceError] = (),
+    only: Sequence[str] | None = None,
 ) -> Path:
-    """Write ``out_dir/index.html`` for ``evidences`` (and the instances that raised) and return its path."""
+    """Write ``out_dir/index.html`` for ``evidences`` (and the instances that raised) and return its path.
+
+    ``only``: the result ids the report is about (``report --only``); by default every registered result,
+    so that a result nobody ran shows as such."""
     out = prepare_out_dir(out_dir)
     evidences, errors = list(evidences), list(errors)
-    sections = _sections(evidences, errors)
+    sections = _sections(evidences, errors, only)
     # Results without any tightness value (trends: their observed value is an exponent) would be empty rows.
     overview = [(s.id, [r.evidence for r in s.rows]) for s in sections if s.has_tightness]
     html = _environment().get_template(f"{INDEX}.j2").render(
@@ -165,10 +176,13 @@ def build_report(
     return path
 
 
-def _sections(evidences: list[Evidence], errors: list[InstanceError]) -> list[_Section]:
-    """One section per registered result, in registry order, then any result the evidence names that is
-    no longer registered (a recorded run can outlive a rename)."""
-    sections = {rid: _registered_section(theorems.get(rid)) for rid in theorems.ids()}
+def _sections(evidences: list[Evidence], errors: list[InstanceError],
+              only: Sequence[str] | None = None) -> list[_Section]:
+    """One section per registered result (of those in ``only``), in registry order, then any result the
+    evidence names that is no longer registered (a recorded run can outlive a rename)."""
+    wanted = None if only is None else set(only)
+    sections = {rid: _registered_section(theorems.get(rid)) for rid in theorems.ids()
+                if wanted is None or rid in wanted}
 
     def section_for(result_id: str, status: str) -> _Section:
         if result_id not in sections:
@@ -222,11 +236,15 @@ def _groups(sections: list[_Section], key) -> list[_Group]:
 
 
 _STATUS_MEANING = {
-    str(Status.VERIFIED): "the printed statement holds",
-    str(Status.VERIFIED_CORRECTED): "the printed statement fails (counterexample); the corrected one holds",
-    str(Status.REFUTED): "the printed statement is false and no repair is claimed",
-    str(Status.VACUOUS): "true but never informative",
-    str(Status.TREND): "an asymptotic or measured claim, checked on a sweep (fitted exponent or direction)",
+    str(Status.VERIFIED): "the printed statement holds on generated and worst-case-searched instances, "
+                          "including where its hypothesis nearly binds",
+    str(Status.VERIFIED_CORRECTED): "the printed statement fails (a replayable counterexample inside its "
+                                    "hypotheses); the corrected one holds",
+    str(Status.REFUTED): "the printed statement fails (a replayable counterexample); no correction is established",
+    str(Status.VACUOUS): "true but never informative (shown against the trivial bound)",
+    str(Status.TREND): "an asymptotic claim: the fitted exponent is in the predicted range, and a regime where "
+                       "the paper predicts otherwise falls outside it",
+    str(Status.OPEN): "the evidence the suite can produce decides neither way (the reason is given)",
 }
 
 
@@ -240,10 +258,16 @@ def evidence_html(evidence: Evidence) -> str:
 
 
 def _registered_section(result: theorems.Result) -> _Section:
+    logic = result.logic
     return _Section(
         id=result.id, paper=result.paper, paper_title=result.paper_title, title=result.title,
         status=str(result.status), statement=result.statement, correction=result.correction,
         correction_reason=result.correction_reason, registered=True, defaults=result.defaults,
+        for_all=logic.for_all if logic else "", exists=logic.exists if logic else "",
+        open_reason=result.open_reason, vacuity=result.vacuity,
+        registered_counterexamples=[reproduce_command(result.id, cx, AS_PRINTED) for cx in result.counterexamples],
+        proof_errata=[{"step": e.step, "printed": e.printed, "why": e.why,
+                       "reproduce": reproduce_command(result.id, e.params, e.form)} for e in result.proof_errata],
     )
 
 

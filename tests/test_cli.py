@@ -143,7 +143,7 @@ def test_missing_cuda_is_a_user_error(fake_results, capsys):
 
 # -- report ----------------------------------------------------------------------------------------------
 def test_report_runs_every_instance_and_summarises(only_fake_results, tmp_path, capsys):
-    code, out, err = run(capsys, "report", "--out", str(tmp_path / "r"), "--suite", "quick")
+    code, out, err = run(capsys, "report", "--out", str(tmp_path / "r"), "--suite", "quick", "--workers", "1")
     assert code == 0
     assert (tmp_path / "r" / "index.html").is_file()
     progress = [line for line in err.splitlines() if line.startswith("[")]
@@ -160,7 +160,7 @@ def test_report_runs_every_instance_and_summarises(only_fake_results, tmp_path, 
 
 def test_report_survives_a_broken_instance_generator(only_fake_results, monkeypatch, tmp_path, capsys):
     monkeypatch.setitem(registry._REGISTRY, BROKEN_ID, make_fake(BROKEN_ID, broken_instances))
-    code, out, err = run(capsys, "report", "--out", str(tmp_path), "--suite", "quick")
+    code, out, err = run(capsys, "report", "--out", str(tmp_path), "--suite", "quick", "--workers", "1")
     assert code == 0 and "2 error(s)" in out
     assert "instance generator broke" in (tmp_path / "index.html").read_text()
 

@@ -114,7 +114,7 @@ def test_to_jsonable_plain_values():
     assert to_jsonable(np.float32(0.5)) == 0.5
     assert to_jsonable(np.array(INF)) == "inf"
     assert to_jsonable(Claim.at_most("c", 1.0, 2.0)) == {
-        "name": "c", "passed": True, "observed": 1.0, "bound": 2.0, "relation": "<=", "message": ""}
+        "name": "c", "passed": True, "observed": 1.0, "bound": 2.0, "relation": "<=", "message": "", "kind": "bound"}
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -368,3 +368,136 @@ def test_solve_ufm_stopping_measure_equals_riemannian_grad_norm(loss):
     torch.testing.assert_close(sol.raw.stationarity, sol.grad_norm, rtol=1e-10, atol=0)
     torch.testing.assert_close(sol.grad_norm, riemannian_grad_norm(sol.W, sol.X, sol.labels, loss, 0.1),
                                rtol=0, atol=0)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Batched Riemannian Newton (theorems.optim.newton) and the UFM's analytic derivatives
+# ----------------------------------------------------------------------------------------------------
+from theorems.neural_collapse.ufm import _retract, sphere_tangent_basis, ufm_newton_model  # noqa: E402
+from theorems.optim.newton import arrow_solve, batched_arrow_newton, block_cholesky  # noqa: E402
+
+HESS_RTOL = 1e-10  # closed-form derivatives vs autograd in float64 (sums of O(1) terms)
+
+
+def ufm_point(loss: str, K: int, n: int, d: int, seed: int, B: int = 3):
+    """Random (Wp, U) in 1^⊥ coordinates, the labels, and the basis Q of 1^⊥."""
+    g_ = gen(seed)
+    Q = orthonormal_basis_of_ones_complement(d)
+    Wp = torch.randn(B, K, d - 1, generator=g_, dtype=DT)
+    U = torch.randn(B, K * n, d - 1, generator=g_, dtype=DT)
+    U = math.sqrt(d) * U / U.norm(dim=-1, keepdim=True)
+    return Wp, U, torch.arange(K).repeat_interleave(n), Q
+
+
+def pullback(loss: str, lam: float, labels, Q, Wp_i, U_i, T_i):
+    """f(Wp + s_W, R(u_i, T_i s_i)) as a function of the flat tangent vector (s_W, s_1, ..., s_N)."""
+    K, p = Wp_i.shape
+    N, q = U_i.shape[0], T_i.shape[-1]
+    d = p + 1
+
+    def f(s):
+        W = Wp_i + s[: K * p].view(K, p)
+        V = U_i + (T_i @ s[K * p:].view(N, q, 1))[..., 0]
+        U = math.sqrt(d) * V / V.norm(dim=-1, keepdim=True)
+        return ufm_objective(W @ Q.T, Q @ U.T, labels, loss, lam)
+
+    return f, K * p + N * q
+
+
+@pytest.mark.parametrize("loss", ["mse", "ce"])
+@pytest.mark.parametrize("K,n,d", [(4, 3, 6), (3, 2, 5), (2, 1, 3)])
+def test_ufm_newton_model_gradient_matches_autograd(loss, K, n, d):
+    lam = 0.07
+    Wp, U, labels, Q = ufm_point(loss, K, n, d, seed=60 + K + d)
+    model = ufm_newton_model(Wp, U, labels, loss, lam)
+    Wr, Ur = Wp.clone().requires_grad_(True), U.clone().requires_grad_(True)
+    f = ufm_objective(Wr @ Q.T, Q @ Ur.transpose(-1, -2), labels, loss, lam)
+    gW, gU = torch.autograd.grad(f.sum(), (Wr, Ur))
+    torch.testing.assert_close(model.f, f.detach(), rtol=1e-13, atol=0)
+    torch.testing.assert_close(model.gw, gW.reshape(Wp.shape[0], -1), rtol=HESS_RTOL, atol=1e-13)
+    T = sphere_tangent_basis(U)
+    torch.testing.assert_close(model.gx, (T.transpose(-1, -2) @ gU[..., None])[..., 0], rtol=HESS_RTOL, atol=1e-13)
+    # its norm is the Riemannian gradient norm of the UFM in the original coordinates
+    torch.testing.assert_close(model.grad_norm(), riemannian_grad_norm(Wp @ Q.T, Q @ U.transpose(-1, -2), labels,
+                                                                       loss, lam), rtol=1e-12, atol=0)
+
+
+def test_sphere_tangent_basis_is_orthonormal_and_tangent():
+    u = torch.randn(50, 7, generator=gen(61), dtype=DT)
+    u[0] = torch.tensor([-3.0, 0, 0, 0, 0, 0, 0], dtype=DT)  # on an axis, both signs of the pivot
+    u[1] = torch.tensor([3.0, 0, 0, 0, 0, 0, 0], dtype=DT)
+    T = sphere_tangent_basis(u)
+    assert T.shape == (50, 7, 6)
+    torch.testing.assert_close(T.transpose(-1, -2) @ T, torch.eye(6, dtype=DT).expand(50, 6, 6), rtol=0, atol=1e-14)
+    torch.testing.assert_close((u[:, None, :] @ T)[:, 0], torch.zeros(50, 6, dtype=DT), rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("loss", ["mse", "ce"])
+@pytest.mark.parametrize("K,n,d", [(4, 3, 6), (3, 2, 4)])
+def test_ufm_newton_model_hessian_matches_autograd(loss, K, n, d):
+    """The Riemannian Hessian in tangent coordinates equals the Euclidean Hessian of the pullback through
+    a second-order retraction (Absil–Mahony–Sepulchre, Prop. 5.5.5), computed here by autograd."""
+    lam = 0.05
+    Wp, U, labels, Q = ufm_point(loss, K, n, d, seed=70 + K + d, B=2)
+    model = ufm_newton_model(Wp, U, labels, loss, lam)
+    H = model.hessian()
+    T = sphere_tangent_basis(U)
+    for i in range(Wp.shape[0]):
+        f, P = pullback(loss, lam, labels, Q, Wp[i], U[i], T[i])
+        H_ref = torch.autograd.functional.hessian(f, torch.zeros(P, dtype=DT))
+        torch.testing.assert_close(H[i], H_ref, rtol=HESS_RTOL, atol=1e-12)
+        g_ref = torch.autograd.functional.jacobian(f, torch.zeros(P, dtype=DT))
+        torch.testing.assert_close(torch.cat([model.gw[i], model.gx[i].reshape(-1)]), g_ref, rtol=HESS_RTOL,
+                                   atol=1e-13)
+
+
+@pytest.mark.parametrize("loss", ["mse", "ce"])
+def test_arrow_solve_matches_dense_solve(loss):
+    Wp, U, labels, _ = ufm_point(loss, 4, 3, 6, seed=80, B=4)
+    model = ufm_newton_model(Wp, U, labels, loss, 0.05)
+    H = model.hessian()
+    lam_min = torch.linalg.eigvalsh(H)[:, 0]
+    mu = (lam_min.abs() + 0.3).to(DT)  # positive definite shift
+    sw, sx, ok = arrow_solve(model, mu)
+    assert bool(ok.all())
+    g = torch.cat([model.gw, model.gx.reshape(4, -1)], dim=1)
+    s_ref = torch.linalg.solve(H + mu[:, None, None] * torch.eye(H.shape[-1], dtype=DT), -g)
+    torch.testing.assert_close(torch.cat([sw, sx.reshape(4, -1)], dim=1), s_ref, rtol=1e-10, atol=1e-12)
+    # a shift that leaves H + μI indefinite is reported as such (instances where H has a negative eigenvalue)
+    assert bool((lam_min < 0).any())
+    _, _, ok = arrow_solve(model, torch.where(lam_min < 0, -lam_min / 2, 1.0))
+    assert ok.tolist() == (lam_min >= 0).tolist()
+
+
+@pytest.mark.parametrize("q", [1, 4, 8, 11])
+def test_block_cholesky_matches_lapack_and_flags_indefinite(q):
+    g_ = gen(90 + q)
+    M = torch.randn(6, 5, q, q, generator=g_, dtype=DT)
+    M = M @ M.transpose(-1, -2) + 0.1 * torch.eye(q, dtype=DT)
+    M[0, 0] -= 10 * torch.eye(q, dtype=DT)  # indefinite
+    L, ok = block_cholesky(M)
+    assert ok.shape == (6, 5) and not bool(ok[0, 0]) and bool(ok.flatten()[1:].all())
+    torch.testing.assert_close(L.flatten(0, 1)[1:], torch.linalg.cholesky(M.flatten(0, 1)[1:]), rtol=1e-12, atol=1e-12)
+
+
+def test_newton_statuses_and_frozen_rows():
+    """max_iter = 0 returns the starts untouched; a non-finite start is 'nonfinite' and never moves while
+    the others converge; every 'gtol' instance has its measure ≤ gtol."""
+    K, n, d, lam = 3, 2, 5, 0.1
+    Wp, U, labels, _ = ufm_point("ce", K, n, d, seed=95, B=3)
+    Wp[1, 0, 0] = float("nan")
+    w0 = Wp.reshape(3, -1)
+
+    def evaluate(w, u):
+        return ufm_newton_model(w.view(-1, K, d - 1), u, labels, "ce", lam)
+
+    res = batched_arrow_newton(evaluate, _retract, w0, U, max_iter=0)
+    assert res.status == [MAX_ITER, NONFINITE, MAX_ITER], res.status
+    assert torch.equal(res.w.nan_to_num(), w0.nan_to_num()) and torch.equal(res.x, U)
+    res = batched_arrow_newton(evaluate, _retract, w0, U, max_iter=200, gtol=1e-10)
+    assert res.status == [GTOL, NONFINITE, GTOL], res.status
+    assert torch.equal(res.w[1].nan_to_num(), w0[1].nan_to_num()) and torch.equal(res.x[1], U[1])
+    assert res.iterations.tolist()[1] == 0 and bool((res.iterations[[0, 2]] > 0).all())
+    assert float(res.stationarity[[0, 2]].max()) <= 1e-10
+    torch.testing.assert_close(res.stationarity[[0, 2]], torch.sqrt(res.gw.pow(2).sum(-1) + res.gx.pow(2).sum((-2, -1)))[[0, 2]])
+    assert res.converged.tolist() == [True, False, True]

@@ -390,3 +390,68 @@ def test_solve_ufm_is_seeded():
     a = solve_ufm("ce", 3, 2, 4, 0.1, restarts=2, ctx=Context.make(CPU, seed=5), max_iter=20)
     b = solve_ufm("ce", 3, 2, 4, 0.1, restarts=2, ctx=Context.make(CPU, seed=5), max_iter=20)
     assert torch.equal(a.W, b.W) and torch.equal(a.X, b.X) and a.status == b.status
+
+
+# ----------------------------------------------------------------------------------------------------
+# The batched Riemannian Newton behind solve_ufm (default method)
+# ----------------------------------------------------------------------------------------------------
+REACH_RTOL = 1e-9  # best certified start vs L* (lemma_4_2 asks 1e-7; Newton lands at rounding level)
+
+
+@pytest.mark.parametrize("loss,K,n,d,lam", [
+    ("mse", 4, 3, 6, 0.05), ("ce", 4, 3, 6, 0.05), ("mse", 3, 2, 6, 1e-3), ("ce", 5, 2, 5, 1e-3),
+    ("mse", 2, 4, 3, 2.0), ("ce", 3, 1, 3, 10.0),
+])
+def test_solve_ufm_newton_reaches_closed_form(loss, K, n, d, lam):
+    restarts = 8
+    sol = solve_ufm(loss, K, n, d, lam, restarts=restarts, ctx=Context.make(CPU, seed=3))
+    opt = closed_form(loss, K, d, lam)
+    assert sol.status == [GTOL] * restarts, sol.status
+    assert bool(sol.converged.all()) and float(sol.grad_norm.max()) <= sol.gtol
+    assert float(feasibility_residual(sol.X).max()) <= FEAS_TOL * d
+    torch.testing.assert_close(sol.values, ufm_objective(sol.W, sol.X, sol.labels, loss, lam), rtol=0, atol=0)
+    assert float(sol.values.min()) >= opt.value * (1 - 1e-12)  # nobody beats the closed form
+    assert float(sol.values.min()) / opt.value - 1 <= REACH_RTOL
+    assert (sol.iterations > 0).all() and int(sol.iterations.max()) < 200  # Newton: tens, not thousands
+    assert sol.raw.status == sol.status
+
+
+def test_solve_ufm_unconverged_run_is_reported_as_such():
+    """Two Newton steps from random starts cannot certify the MSE optimum: 'max_iter', never 'gtol'."""
+    sol = solve_ufm("mse", 4, 3, 6, 0.05, restarts=6, ctx=Context.make(CPU, seed=4), max_iter=2)
+    assert sol.status == ["max_iter"] * 6, sol.status
+    assert not bool(sol.converged.any())
+    assert bool((sol.grad_norm > sol.gtol).all())
+    assert sol.iterations.tolist() == [2] * 6
+    assert float(feasibility_residual(sol.X).max()) <= FEAS_TOL * 6  # still feasible
+
+
+def test_solve_ufm_full_run_is_deterministic():
+    a = solve_ufm("ce", 4, 3, 6, 0.05, restarts=5, ctx=Context.make(CPU, seed=11))
+    b = solve_ufm("ce", 4, 3, 6, 0.05, restarts=5, ctx=Context.make(CPU, seed=11))
+    c = solve_ufm("ce", 4, 3, 6, 0.05, restarts=5, ctx=Context.make(CPU, seed=12))
+    assert torch.equal(a.W, b.W) and torch.equal(a.X, b.X) and torch.equal(a.values, b.values)
+    assert a.status == b.status and torch.equal(a.iterations, b.iterations)
+    assert not torch.equal(a.W, c.W)
+
+
+def test_solve_ufm_lbfgs_method_and_same_starts():
+    """method='lbfgs' (the previous solver) is still there, starts from the same draws, and certifies."""
+    K, n, d, lam = 3, 2, 4, 0.1
+    newton = solve_ufm("ce", K, n, d, lam, restarts=3, ctx=Context.make(CPU, seed=0), max_iter=0)
+    lbfgs = solve_ufm("ce", K, n, d, lam, restarts=3, ctx=Context.make(CPU, seed=0), max_iter=0, method="lbfgs")
+    torch.testing.assert_close(newton.W - newton.W.mean(-1, keepdim=True), lbfgs.W - lbfgs.W.mean(-1, keepdim=True),
+                               rtol=0, atol=1e-14)  # Newton drops W's decoupled 1-component up front
+    torch.testing.assert_close(newton.X, lbfgs.X, rtol=0, atol=1e-14)
+    sol = solve_ufm("ce", K, n, d, lam, restarts=3, ctx=Context.make(CPU, seed=0), method="lbfgs")
+    assert sol.status == [GTOL] * 3 and bool(sol.converged.all())
+    assert float(sol.values.min()) / closed_form("ce", K, d, lam).value - 1 <= REACH_RTOL
+    with pytest.raises(ValueError, match="unknown method"):
+        solve_ufm("ce", K, n, d, lam, restarts=1, ctx=Context.make(CPU, seed=0), method="adam")
+
+
+def test_solve_ufm_runs_under_meta_default_device():
+    """Every tensor is created on the context's device: a default device of 'meta' must not capture any."""
+    with torch.device("meta"):
+        sol = solve_ufm("mse", 3, 2, 5, 0.1, restarts=2, ctx=Context.make(CPU, seed=0))
+    assert sol.W.device.type == "cpu" and sol.status == [GTOL] * 2

@@ -6,27 +6,42 @@
     >>> ev.holds, ev.observed, ev.bound, ev.tightness
 
 See README.md for the verdict table and DESIGN.md for the contract.
+
+``import theorems`` imports neither torch nor a paper package: the public names load on first use (module
+``__getattr__``), and the results are registered on the first ``ids()`` / ``get()`` / ``check()``. That
+keeps ``python -m theorems list`` instant.
 """
 
-from .core import (
-    AS_PRINTED,
-    CORRECTED,
-    Claim,
-    DeviceUnavailable,
-    Evidence,
-    HypothesisViolation,
-    ParameterError,
-    Result,
-    Status,
-    UnknownResult,
-    check,
-    get,
-    ids,
-)
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
+_WHERE = {
+    "AS_PRINTED": "result", "CORRECTED": "result", "Result": "result", "Status": "result",
+    "Claim": "evidence", "Evidence": "evidence",
+    "DeviceUnavailable": "errors", "HypothesisViolation": "errors", "IdentityFailure": "errors",
+    "ParameterError": "errors", "UnknownResult": "errors",
+    "check": "registry", "get": "registry", "ids": "registry",
+}
+
 __all__ = [
-    "AS_PRINTED", "CORRECTED", "Claim", "DeviceUnavailable", "Evidence", "HypothesisViolation",
+    "AS_PRINTED", "CORRECTED", "Claim", "DeviceUnavailable", "Evidence", "HypothesisViolation", "IdentityFailure",
     "ParameterError", "Result", "Status", "UnknownResult", "check", "get", "ids", "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _WHERE[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"{__name__}.core.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

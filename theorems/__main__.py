@@ -1,8 +1,13 @@
-"""Command line: ``python -m theorems list | show ID | check ID k=v ... | report --out DIR``.
+"""Command line: ``python -m theorems list | show ID | check ID k=v ... | report --out DIR | manifest``.
 
 Exit status: 0 when a check holds (or a report was written), 1 when a check does not hold, 2 for a
 mistake on the command line (unknown id or parameter, malformed value, violated hypothesis, missing
 device, unwritable folder), which is reported as one ``error: ...`` line on stderr, never a traceback.
+
+``list``, ``show``, ``--help`` and the mistakes that need only a result's metadata (unknown id, parameter
+or form, malformed value) answer from ``theorems/manifest.json`` without importing torch or any paper
+module; torch loads only when something is computed (``check``, ``report``). Keep it that way: import
+heavy modules inside the command that needs them.
 """
 
 from __future__ import annotations
@@ -12,17 +17,21 @@ import json
 import sys
 import textwrap
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import theorems
-from theorems.core.context import resolve_device
+from theorems.core import registry
 from theorems.core.errors import DeviceUnavailable, HypothesisViolation, ParameterError, UnknownResult
-from theorems.core.evidence import Evidence
-from theorems.core.recording import DEFAULT_RUN_FILE, provenance, read_run
-from theorems.core.result import Result
+from theorems.core.recording import DEFAULT_RUN_FILE
+from theorems.core.runner import RAY_LOCAL, BackendUnavailable, Instance, Progress, default_workers, describe_error
 from theorems.core.suite import SUITES, get_suite
+
+if TYPE_CHECKING:
+    from theorems.core.evidence import Evidence
+    from theorems.core.manifest import ResultInfo
+
+__all__ = ["Instance", "Progress", "build_parser", "main", "parse_assignments", "parse_value"]
 
 EXIT_HOLDS, EXIT_FAILS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # the shell's convention for SIGINT
@@ -36,7 +45,8 @@ class CommandLineError(Exception):
 
 
 # Everything a user can get wrong; each becomes one 'error:' line and exit status 2.
-USER_ERRORS = (CommandLineError, UnknownResult, ParameterError, HypothesisViolation, DeviceUnavailable)
+USER_ERRORS = (CommandLineError, UnknownResult, ParameterError, HypothesisViolation, DeviceUnavailable,
+               BackendUnavailable)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,7 +82,7 @@ def parse_value(name: str, text: str, kind: type) -> Any:
     raise ParameterError(f"{name}={text!r}: expected {expected}")
 
 
-def parse_assignments(result: Result, assignments: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+def parse_assignments(result: "ResultInfo", assignments: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Split ``k=v`` words into the check's options (form, allow_violation, device) and its parameters.
 
     A name the result does not take is passed through as a string, so that `theorems.check` rejects it
@@ -94,7 +104,7 @@ def parse_assignments(result: Result, assignments: Sequence[str]) -> tuple[dict[
     return options, params
 
 
-def _example(result: Result) -> str:
+def _example(result: "ResultInfo") -> str:
     return f"{result.params[0].name}={result.params[0].default}" if result.params else "form=as_printed"
 
 
@@ -102,7 +112,7 @@ def _example(result: Result) -> str:
 # list / show / check
 # ---------------------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
-    results = [theorems.get(i) for i in theorems.ids()]
+    results = registry.catalog()
     if not results:
         print("no results are registered", file=sys.stderr)
     id_width = max((len(r.id) for r in results), default=0)
@@ -113,7 +123,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    r = theorems.get(args.id)
+    r = registry.info(args.id)
     out = [
         f"{r.id}  [{r.status}]",
         f"{r.title}",
@@ -127,6 +137,22 @@ def cmd_show(args: argparse.Namespace) -> int:
         out += ["", "Correction:", _indent(r.correction)]
     if r.correction_reason:
         out += ["", "Why:", _indent(r.correction_reason)]
+    if r.for_all:
+        out += ["", "Quantifiers:", _indent(f"for all {r.for_all}" + (f"; there exists {r.exists}" if r.exists else ""))]
+    if r.open_reason:
+        out += ["", "Why open:", _indent(r.open_reason)]
+    if r.vacuity:
+        out += ["", "Vacuous against:", _indent(r.vacuity)]
+    if r.counterexamples:
+        out += ["", "Counterexamples to the printed statement (replay each):"]
+        out += [f"  python -m theorems check {r.id} "
+                + " ".join(f"{k}={v}" for k, v in cx.items()) + " form=as_printed" for cx in r.counterexamples]
+    if r.proof_errata:
+        out += ["", "Proof errata (broken proof steps; not a verdict on the statement):"]
+        for e in r.proof_errata:
+            out += [_indent(f"{e['step']}: the proof says \"{e['printed']}\". {e['why']}"),
+                    f"    python -m theorems check {r.id} "
+                    + " ".join(f"{k}={v}" for k, v in e["params"].items()) + f" form={e['form']}"]
     out += ["", "Parameters:"]
     out += _param_table(r) if r.params else ["  (none)"]
     out += ["", f"Try it: python -m theorems check {r.id}"]
@@ -140,7 +166,7 @@ def _indent(text: str, width: int = 100) -> str:
                      for line in text.strip().splitlines())
 
 
-def _param_table(r: Result) -> list[str]:
+def _param_table(r: "ResultInfo") -> list[str]:
     rows = [("name", "type", "default", "valid", "meaning")]
     for p in r.params:
         valid = p.valid or (f"one of {', '.join(map(str, p.choices))}" if p.choices else "")
@@ -150,10 +176,13 @@ def _param_table(r: Result) -> list[str]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    result = theorems.get(args.id)
+    result = registry.info(args.id)
     options, params = parse_assignments(result, args.assignments)
     if args.device is not None and options.setdefault("device", args.device) != args.device:
         raise ParameterError(f"device={options['device']} contradicts --device {args.device}")
+    # Names, form, types and choices are checked from the metadata before torch loads; `check` checks
+    # them again (cheaply) and then the hypotheses, which need the result's code.
+    registry.validate_structure(result, params, options.get("form") or result.default_form)
     evidence = theorems.check(result.id, **options, **params)
     print(json.dumps(evidence.to_dict(), indent=2) if args.json else repr(evidence))
     return EXIT_HOLDS if evidence.holds else EXIT_FAILS
@@ -162,129 +191,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------------------
 # report
 # ---------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Instance:
-    """One check the report runs."""
-
-    result_id: str
-    form: str
-    params: dict[str, Any]
-    allow_violation: bool
-
-    def describe(self, control: bool | None = None) -> str:
-        """``control``: whether the run turned out to violate a hypothesis (default: whether it may)."""
-        words = [self.result_id, self.form, *(f"{k}={v}" for k, v in self.params.items())]
-        control = self.allow_violation if control is None else control
-        return " ".join(words) + (" [negative control]" if control else "")
-
-
-def plan_instances(suite) -> tuple[list[Instance], list]:
-    """Every instance the report runs, and an error for each result whose ``report_instances`` raised."""
-    # `reports` (matplotlib, jinja2) is imported only by the report command: list/show/check stay fast.
-    from reports import InstanceError
-
-    planned: list[Instance] = []
-    errors: list[InstanceError] = []
-    for rid in theorems.ids():
-        result = theorems.get(rid)
-        if result.report_instances is None:
-            planned.append(Instance(rid, result.default_form, {}, False))
-            continue
-        try:
-            for form, params, *allow in result.report_instances(suite):
-                # Result's docstring also allows (form, params) pairs: no third item means no violation.
-                planned.append(Instance(rid, form, dict(params), bool(allow and allow[0])))
-        except Exception as err:  # a defect of that result, not a reason to lose the whole report
-            errors.append(InstanceError(rid, None, {}, False, f"report_instances failed: {_describe_error(err)}"))
-    return planned, errors
-
-
-class Progress:
-    """A progress bar with an estimate of the time left, on stderr.
-
-    On a terminal the bar is redrawn in place and only instances that did not hold leave a line; in a
-    log (CI, a pipe) every instance gets its own line, so that the log says where a run stopped. The
-    estimate is the mean time per finished instance times the number left.
-    """
-
-    WIDTH = 28
-
-    def __init__(self, total: int, stream=None, live: bool | None = None) -> None:
-        self.total, self.done = total, 0
-        self.stream = stream if stream is not None else sys.stderr
-        self.live = self.stream.isatty() if live is None else live
-        self.started = time.perf_counter()
-
-    def eta(self) -> float | None:
-        if not self.done or self.done >= self.total:
-            return None
-        return (time.perf_counter() - self.started) / self.done * (self.total - self.done)
-
-    def bar(self) -> str:
-        filled = self.WIDTH * self.done // max(self.total, 1)
-        left = self.eta()
-        eta = f"  ~{_duration(left)} left" if left is not None else ""
-        return f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total}{eta}"
-
-    def step(self, line: str, took: float, notable: bool) -> None:
-        """One instance finished: ``line`` says which and how it fared, in ``took`` seconds; ``notable``
-        if it did not hold."""
-        self.done += 1
-        if self.live:
-            if notable:
-                self._write(f"\r\033[K{line} ({_duration(took)})\n")
-            self._write("\r\033[K" + self.bar() + ("\n" if self.done >= self.total else ""))
-        else:
-            left = self.eta()
-            eta = f"; ~{_duration(left)} left" if left is not None else ""
-            self._write(f"[{self.done}/{self.total}] {line} ({_duration(took)}{eta})\n")
-
-    def _write(self, text: str) -> None:
-        self.stream.write(text)
-        self.stream.flush()
-
-
-def run_instances(
-    instances: Sequence[Instance], device: str, progress: Progress | None = None
-) -> tuple[list[Evidence], list, bool]:
-    """Run each instance, showing progress; returns evidence, errors, and whether it was interrupted."""
-    from reports import InstanceError
-
-    progress = progress or Progress(len(instances))
-    evidences: list[Evidence] = []
-    errors: list[InstanceError] = []
-    for i, inst in enumerate(instances, 1):
-        t0 = time.perf_counter()
-        try:
-            ev = theorems.check(inst.result_id, form=inst.form, allow_violation=inst.allow_violation,
-                                device=device, **inst.params)
-        except KeyboardInterrupt:
-            _log(f"\ninterrupted: the report will hold the {i - 1} of {len(instances)} instances that finished")
-            return evidences, errors, True
-        except Exception as err:  # recorded as an error row; the other instances still run
-            errors.append(InstanceError(inst.result_id, inst.form, inst.params, inst.allow_violation,
-                                        _describe_error(err)))
-            verdict, notable, control = f"ERROR {_describe_error(err)}", True, None
-        else:
-            evidences.append(ev)
-            verdict = "holds" if ev.holds else ("fails (not converged)" if ev.converged is False else "fails")
-            notable, control = not ev.holds, bool(ev.violations)
-        progress.step(f"{inst.describe(control)} -> {verdict}", time.perf_counter() - t0, notable)
-    return evidences, errors, False
-
-
-def _describe_error(err: BaseException) -> str:
-    return f"{type(err).__name__}: {' '.join(str(err).split())}"
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(int(round(seconds)), 60)
-    return f"{minutes}m{secs:02d}s" if minutes < 60 else f"{minutes // 60}h{minutes % 60:02d}m"
-
-
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.workers is not None and args.workers < 1:
+        raise ParameterError(f"--workers {args.workers}: expected a positive number of processes")
+    only = _known_ids(args.only) if args.only else None
     try:
         import reports
     except ImportError as err:
@@ -296,29 +206,21 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise _unwritable(args.out, err) from None
     interrupted = False
     if args.from_run is not None:
-        for flag, value in (("--suite", args.suite), ("--device", args.device)):
+        for flag, value in (("--suite", args.suite), ("--device", args.device), ("--workers", args.workers),
+                            ("--ray", args.ray)):
             if value is not None:
                 _log(f"note: {flag} is ignored with --from-run: the evidence was computed by that run")
         meta, evidences = _read_recorded_run(Path(args.from_run))
+        if only:
+            evidences = [e for e in evidences if e.result_id in only]
         meta = {**meta, "source": str(args.from_run)}
         errors: list = []
     else:
-        try:
-            suite = get_suite(args.suite)
-        except ValueError as err:  # only a bad $THEOREMS_SUITE gets here; argparse checks --suite
-            raise CommandLineError(str(err)) from None
-        device = str(resolve_device(args.device))  # fail now, not on the first instance
-        started = time.perf_counter()
-        instances, errors = plan_instances(suite)
-        _log(f"running {len(instances)} instance(s) of {len(theorems.ids())} result(s), suite {suite.name}, "
-             f"device {device}")
-        evidences, run_errors, interrupted = run_instances(instances, device)
-        errors += run_errors
-        meta = provenance(suite=suite.name, device=device, wall_time_s=round(time.perf_counter() - started, 1))
-        if interrupted:
-            meta["interrupted"] = f"after {len(evidences) + len(run_errors)} of {len(instances)} instances"
+        evidences, errors, meta, interrupted = _run_report(args, only, reports)
+    if only:
+        meta = {**meta, "only": " ".join(only)}
     try:
-        path = reports.build_report(out, evidences, meta, errors)
+        path = reports.build_report(out, evidences, meta, errors, only=only)
     except OSError as err:
         raise _unwritable(out, err) from None
     c = reports.counts(evidences, errors)
@@ -326,6 +228,77 @@ def cmd_report(args: argparse.Namespace) -> int:
           f"(including {c['controls']} negative control(s)), {c['not_converged']} not converged, "
           f"{c['errors']} error(s)")
     return EXIT_INTERRUPTED if interrupted else EXIT_HOLDS
+
+
+def _known_ids(names: Sequence[str]) -> list[str]:
+    """``--only`` ids, each checked against the registry (UnknownResult names close matches)."""
+    for name in names:
+        registry.info(name)
+    return list(dict.fromkeys(names))
+
+
+def _run_report(args: argparse.Namespace, only: list[str] | None, reports) -> tuple[list, list, dict, bool]:
+    from theorems.core.context import resolve_device
+    from theorems.core.recording import provenance
+    from theorems.core.runner import plan_instances, require_ray, run_instances
+
+    if args.ray is not None:
+        require_ray()  # before planning and announcing a run that cannot start
+    try:
+        suite = get_suite(args.suite)
+    except ValueError as err:  # only a bad $THEOREMS_SUITE gets here; argparse checks --suite
+        raise CommandLineError(str(err)) from None
+    # On Ray the cluster decides (a GPU per task where it has them); here, fail now, not on the first instance.
+    device = args.device if args.ray is not None else str(resolve_device(args.device))
+    workers = args.workers or default_workers()
+    started = time.perf_counter()
+    instances, plan_errors = plan_instances(suite, only)
+    where = f"on Ray ({args.ray})" if args.ray is not None else f"in {min(workers, max(len(instances), 1))} process(es)"
+    _log(f"running {len(instances)} instance(s) of {len(only or registry.ids())} result(s), suite {suite.name}, "
+         f"device {device or 'chosen by the cluster'}, {where}")
+    # A remote cluster's size is not known here: its estimate assumes one task at a time (an upper bound).
+    parallel = workers if args.ray in (None, RAY_LOCAL) else 1
+    progress = Progress(len(instances), result_ids=[i.result_id for i in instances], workers=parallel)
+    finished, interrupted = run_instances(
+        instances, device, workers=workers, ray_address=args.ray, progress=progress,
+        on_interrupt=lambda done, total: _log(
+            f"\ninterrupted: the report will hold the {done} of {total} instances that finished"))
+    errors = [reports.InstanceError(rid, None, {}, False, message) for rid, message in plan_errors]
+    errors += [reports.InstanceError(d.instance.result_id, d.instance.form, d.instance.params,
+                                     d.instance.allow_violation, d.error) for d in finished if d.error is not None]
+    evidences = [d.evidence for d in finished if d.evidence is not None]
+    used = sorted({e.device for e in evidences}) or [device or "cpu"]
+    meta = provenance(suite=suite.name, device=", ".join(used), wall_time_s=round(time.perf_counter() - started, 1),
+                      workers=f"Ray {args.ray}" if args.ray is not None else workers)
+    if interrupted:
+        meta["interrupted"] = f"after {len(finished)} of {len(instances)} instances"
+    return evidences, errors, meta, interrupted
+
+
+def cmd_manifest(args: argparse.Namespace) -> int:
+    from theorems.core import manifest
+
+    live = [manifest.info_of(theorems.get(rid)) for rid in theorems.ids()]
+    text = manifest.render(live)
+    if args.write:
+        manifest.MANIFEST_FILE.write_text(text, encoding="utf-8")
+        print(f"wrote {manifest.MANIFEST_FILE} ({len(live)} results)")
+        return EXIT_HOLDS
+    if args.check:
+        recorded = manifest.read()
+        if recorded is None:
+            print(f"{manifest.MANIFEST_FILE} is missing or unreadable: run `{manifest.REGENERATE}`")
+            return EXIT_FAILS
+        differences = manifest.differences(recorded, live)
+        on_disk = manifest.MANIFEST_FILE.read_text(encoding="utf-8")
+        if differences or on_disk != text:
+            print(f"{manifest.MANIFEST_FILE} is stale: run `{manifest.REGENERATE}`")
+            print("\n".join(f"  {line}" for line in differences or ["formatting differs"]))
+            return EXIT_FAILS
+        print(f"{manifest.MANIFEST_FILE} is current ({len(live)} results)")
+        return EXIT_HOLDS
+    sys.stdout.write(text)
+    return EXIT_HOLDS
 
 
 def _log(line: str) -> None:
@@ -337,14 +310,16 @@ def _unwritable(out: str | Path, err: OSError) -> CommandLineError:
     return CommandLineError(f"cannot write the report to {out}: {err.strerror or err}")
 
 
-def _read_recorded_run(path: Path) -> tuple[dict[str, Any], list[Evidence]]:
+def _read_recorded_run(path: Path) -> tuple[dict[str, Any], list["Evidence"]]:
+    from theorems.core.recording import read_run
+
     try:
         return read_run(path)
     except FileNotFoundError:
         raise CommandLineError(f"no recorded run at {path}: run `pytest` first, or name the file "
                                "with --from-run PATH") from None
     except (OSError, ValueError, KeyError, TypeError) as err:
-        raise CommandLineError(f"cannot read the recorded run {path}: {_describe_error(err)}") from None
+        raise CommandLineError(f"cannot read the recorded run {path}: {describe_error(err)}") from None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -354,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m theorems", description="Check theorems from ML-theory papers numerically. "
                      "Exit status: 0 holds, 1 does not hold, 2 usage error.")
     parser.add_argument("--version", action="version", version=f"theorems {theorems.__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{list,show,check,report}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{list,show,check,report,manifest}")
 
     p = sub.add_parser("list", help="one line per registered result: id, status, title")
     p.set_defaults(handler=cmd_list)
@@ -379,7 +354,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--from-run", nargs="?", const=str(DEFAULT_RUN_FILE), default=None, metavar="PATH",
                    help=f"build from the evidence the last pytest run recorded (default {DEFAULT_RUN_FILE}) "
                         "instead of running")
+    p.add_argument("--only", nargs="+", default=None, metavar="ID",
+                   help="report only these results (ids as `list` shows them)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help=f"local processes that run instances in parallel (default: the cores, here {default_workers()})")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help=f"run one Ray task per instance on the cluster at ADDRESS ('{RAY_LOCAL}' starts Ray "
+                        "on this machine, with --workers CPUs); a GPU per task where the cluster has them; "
+                        "needs pip install 'theorems[ray]'")
     p.set_defaults(handler=cmd_report)
+
+    p = sub.add_parser("manifest", help="the registry's metadata that list/show read (theorems/manifest.json)",
+                       description="Print the registry's metadata as list/show read it, or --write it to "
+                                   "theorems/manifest.json (run after changing a result's status, title, "
+                                   "statement or parameters), or --check that the file is current.")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--write", action="store_true", help="regenerate theorems/manifest.json from the registry")
+    group.add_argument("--check", action="store_true", help="exit 1, listing the differences, if the file is stale")
+    p.set_defaults(handler=cmd_manifest)
     return parser
 
 

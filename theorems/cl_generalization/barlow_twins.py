@@ -16,6 +16,30 @@ hypotheses are unused), loose by a factor 2 inside the root: the sharp form is
 Reading: exact finite population, positives i.i.d. from A(x), features normalised per coordinate by the exact
 uncentred second moment (``bt_norm=uncentred``). Encoders: the instance encoder (identity, random map, InfoNCE
 MLP) re-normalised per coordinate, or (``bt_trained=True``) MLPs trained on L_CC as one batch over seeds.
+
+Quantifiers (both): ∀ f normalised per coordinate (E f_i² = 1), ∀ populations and augmentations (positives i.i.d.),
+and for Theorem 4 ∀ k ≠ ℓ and every τ ≥ ‖E f(x₁)f(x₂)ᵀ − Σ_k p_k μ_kμ_kᵀ‖_F² (τ = τ_exact is the strongest claim).
+Nothing is existential. Both bounds are continuous in the embedded views, so ``adversarial_steps`` > 0 moves the
+BT features of the instance (Adam, batched over restarts, re-normalised at every step; the statements hold for
+every f, so every embedding is inside the hypotheses) towards the largest ratio observed/bound, and the exact
+evaluation then checks every moved instance.
+
+Lemma 2: verified (unchanged). ``lemma_2`` (bound) is the printed inequality; ``split`` and
+``alignment_identity`` are kind identity (algebra). The bound is Cauchy–Schwarz on (1 − C_ii), nearly attained
+where the 1 − C_ii are nearly equal (``LEMMA_2_BINDING``, ratio in ``details``).
+
+Theorem 4: verified (was verified without a binding instance, and above the Cauchy–Schwarz bound
+‖μ_k‖‖μ_ℓ‖ on every instance built). Vacuous against Cauchy–Schwarz it is not: chaining the identity (1) with
+‖UUᵀ − I‖ ≤ √L₂ + √τ gives RHS² ≥ 2(μ_kᵀμ_ℓ)² + (terms ≥ 0), and at d = K with aligned, collapsed classes
+(C = Σ p_k μ_kμ_kᵀ, τ = 0) the argument is L₂ = ‖UᵀU − I_K‖², small when the centres are nearly orthogonal with
+p_k‖μ_k‖² ≈ 1: on ``THEOREM_4_BINDING`` (K = d = 4, classes near e_k) the right-hand side is far below
+‖μ_k‖‖μ_ℓ‖ ≈ 4 (``details["printed_over_norm_product"]``). Where d > K it can never be informative against
+Cauchy–Schwarz in that collapsed regime (RHS ≥ √((d−K)/(p_kp_ℓ)) = the norm product), which is why every
+instance built before (d ≥ K + 2) was above it. The hypothesis τ ≥ ‖C − Σ p_kμ_kμ_kᵀ‖² binds on every instance
+(τ = τ_exact). The printed bound is never attained except at 0 = 0: RHS ≥ √2 |μ_kᵀμ_ℓ| always (the slide keeps
+one of the two symmetric terms), so its tightness is at most 1/√2 and ``theorem_4`` carries no tolerance.
+Kinds: ``theorem_4`` bound; ``identity_1`` and ``C_minus_M_psd`` identity; ``sharp_bound`` (the proof's chain
+with the twin term kept) proof_step.
 """
 
 from __future__ import annotations
@@ -26,7 +50,8 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from . import adversarial as A
 from . import population as P
 from .instances import PAPER, PAPER_TITLE, build, instance_hypotheses, instance_params, train_bt
 
@@ -47,13 +72,56 @@ def bt_hypotheses(p: dict, form: str) -> list[Violation]:
     if p["pairing"] != "iid":
         out.append(Violation("positives i.i.d. from A(x)", "pairing=distinct draws the views without replacement "
                              "(A6): C is then no longer E m mᵀ", ("pairing",)))
+    if p["adversarial_steps"] < 0:
+        out.append(Violation("adversarial_steps ≥ 0", "a number of optimiser steps", ("adversarial_steps",),
+                             bypassable=False))
     if p["lam"] < 0 or not math.isfinite(p["lam"]):
         out.append(Violation("λ ≥ 0", "the off-diagonal weight of L_CC", ("lam",), bypassable=False))
     return out
 
 
-def features(p: dict, ctx):
-    """(S, N, m, d) BT features of the instance, normalised as ``bt_norm`` says, and the population."""
+def _centres(G, w, y, K):
+    """(B, K, d) class centres of a batch of embeddings G (B, N, m, d)."""
+    onehot = torch.nn.functional.one_hot(y, K).to(G.dtype)
+    return torch.einsum("nk,bnd->bkd", onehot, torch.einsum("na,bnad->bnd", w, G)) / onehot.sum(0)[None, :, None]
+
+
+def lemma_2_ratio(G, w, pairing):
+    """(B,) E‖f₁ − f₂‖² / (2√(d L₁)) for BT-normalised embeddings G (B, N, m, d)."""
+    C = P.correlation(G, w, pairing)
+    diag = torch.diagonal(C, dim1=-2, dim2=-1)
+    Lpos = P.infonce_terms(G, w, 1.0, pairing)["align"]
+    return Lpos / (2 * torch.sqrt(G.shape[-1] * ((1 - diag) ** 2).sum(-1)))
+
+
+def theorem_4_ratio(G, w, pairing, y, K, pk):
+    """(B,) max over k ≠ ℓ of μ_kᵀμ_ℓ / √((2/(p_kp_ℓ))(L₂ + τ_exact − (d−K)/2))."""
+    d = G.shape[-1]
+    C = P.correlation(G, w, pairing)
+    mu = _centres(G, w, y, K)
+    M = torch.einsum("k,bki,bkj->bij", pk, mu, mu)
+    eye = torch.eye(d, dtype=G.dtype, device=G.device)
+    L2 = ((C - eye) ** 2).sum((-2, -1))
+    tau = ((C - M) ** 2).sum((-2, -1))
+    pp = torch.outer(pk, pk)
+    rhs = torch.sqrt(((2 / pp)[None] * (L2 + tau - (d - K) / 2)[:, None, None]).clamp_min(1e-300))
+    off = ~torch.eye(K, dtype=torch.bool, device=G.device)
+    return (mu @ mu.transpose(1, 2) / rhs)[:, off].amax(-1)
+
+
+def search(F, pop, p, ctx, ratio):
+    """Moved BT features (B, N, m, d): Adam on the raw embedding of F[0] and perturbed copies, maximising
+    ``ratio`` (observed/bound) of the BT-normalised embedding."""
+    w = pop.view_w
+    X = A.restarts(F[0], ctx)
+    (Xb,), start, end = A.descend([X], lambda X: -ratio(P.bt_normalize(X, w), pop), p["adversarial_steps"])
+    return P.bt_normalize(Xb, w), {"adversarial_ratio_start": float(-start[0]), "adversarial_ratio_end":
+                                   float(-end.min()), "adversarial_restarts": int(Xb.shape[0])}
+
+
+def features(p: dict, ctx, ratio=None):
+    """(S, N, m, d) BT features of the instance, normalised as ``bt_norm`` says, and the population; with
+    ``adversarial_steps`` > 0 the moved restarts follow the S seeds (``details["seeds_drawn"]`` = S)."""
     inst = build(p, ctx)
     pop, details = inst.pop, dict(inst.details)
     if p["bt_trained"]:
@@ -67,14 +135,25 @@ def features(p: dict, ctx):
     elif p["bt_norm"] == "cross":  # the wrong normaliser: C_ii instead of E f_i² (negative control)
         C = P.correlation(F, w, p["pairing"])
         F = F / torch.diagonal(C, dim1=-2, dim2=-1).abs().sqrt()[..., None, None, :]
+    details["seeds_drawn"] = int(F.shape[0])
+    if p["adversarial_steps"] > 0 and ratio is not None:
+        moved, info = search(F, pop, p, ctx, ratio)
+        F = torch.cat([F, moved])
+        details.update(info)
     return pop, F, details
 
 
 # ------------------------------------------------------------------------------------------------------
 # Lemma 2 (with the split)
 # ------------------------------------------------------------------------------------------------------
+def _lemma_2_claim(rows) -> Claim:
+    worst = max(rows, key=lambda r: r["Lpos"] - r["rhs"])
+    return Claim.at_most("lemma_2", worst["Lpos"], worst["rhs"] * (1 + RTOL),
+                         "E‖f₁ − f₂‖² against 2√(d L₁), at the seed where it is tightest")
+
+
 def evaluate_lemma_2(p: dict, form: str, ctx) -> Outcome:
-    pop, F, details = features(p, ctx)
+    pop, F, details = features(p, ctx, lambda G, q: lemma_2_ratio(G, q.view_w, p["pairing"]))
     w, lam = pop.view_w, p["lam"]
     rows = []
     for s in range(F.shape[0]):
@@ -89,13 +168,17 @@ def evaluate_lemma_2(p: dict, form: str, ctx) -> Outcome:
         rows.append(dict(L1=L1, L2=L2, Lcc=Lcc, split=split, Lpos=Lpos, two_sum=2 * float((1 - diag).sum()),
                          rhs=2 * math.sqrt(d * L1), moments=P.second_moment(F[s], w).tolist()))
     claims = [
+        _lemma_2_claim(rows),
         Claim.at_most("split", max(abs(r["Lcc"] - r["split"]) / max(1.0, abs(r["Lcc"])) for r in rows), RTOL,
-                      "|L_CC − ((1−λ)L₁ + λL₂)| / max(1, L_CC)"),
+                      "|L_CC − ((1−λ)L₁ + λL₂)| / max(1, L_CC)", kind="identity"),
         Claim.at_most("alignment_identity", max(abs(r["Lpos"] - r["two_sum"]) / max(1.0, r["Lpos"]) for r in rows),
-                      RTOL, "|E‖f₁ − f₂‖² − 2Σ(1 − C_ii)| / max(1, L_pos)"),
-        Claim.at_most("lemma_2", max(r["Lpos"] - r["rhs"] * (1 + RTOL) for r in rows), 0.0,
-                      "max over seeds of E‖f₁ − f₂‖² − 2√(d L₁)"),
+                      RTOL, "|E‖f₁ − f₂‖² − 2Σ(1 − C_ii)| / max(1, L_pos)", kind="identity"),
     ]
+    S = details["seeds_drawn"]
+    details["max_ratio_L_pos_over_rhs"] = max(r["Lpos"] / r["rhs"] if r["rhs"] > 0 else 0.0 for r in rows)
+    if p["adversarial_steps"] > 0:
+        details["adversarial_start_slack"] = _lemma_2_claim(rows[:S]).slack
+        details["adversarial_end_slack"] = claims[0].slack
     r0 = rows[0]
     details.update({"L_pos": r0["Lpos"], "two_sum_1_minus_C_ii": r0["two_sum"], "rhs_2_sqrt_d_L1": r0["rhs"],
                     "L1": r0["L1"], "L2": r0["L2"], "L_CC": r0["Lcc"], "second_moments": r0["moments"],
@@ -107,8 +190,15 @@ def evaluate_lemma_2(p: dict, form: str, ctx) -> Outcome:
 # ------------------------------------------------------------------------------------------------------
 # Theorem 4
 # ------------------------------------------------------------------------------------------------------
+def _theorem_4_claim(rows) -> Claim:
+    worst = max(rows, key=lambda r: r["gap"])
+    return Claim.at_most("theorem_4", worst["dot_tight"], worst["rhs_tight"],
+                         "μ_kᵀμ_ℓ against √((2/(p_kp_ℓ))(L₂ + τ − (d−K)/2)) at the tightest pair and seed")
+
+
 def evaluate_theorem_4(p: dict, form: str, ctx) -> Outcome:
-    pop, F, details = features(p, ctx)
+    pop, F, details = features(p, ctx, lambda G, q: theorem_4_ratio(G, q.view_w, p["pairing"], q.labels, q.K,
+                                                                    q.p()))
     w, K, y = pop.view_w, pop.K, pop.labels
     pk = pop.p()
     off = ~torch.eye(K, dtype=torch.bool, device=pk.device)
@@ -135,25 +225,32 @@ def evaluate_theorem_4(p: dict, form: str, ctx) -> Outcome:
         # a negative argument means the bound claims no pair can exist: violated by any real μ_kᵀμ_ℓ
         sharp = torch.where(arg_sharp < 0, torch.full_like(sharp, -math.inf), sharp)
         printed = torch.where(arg_printed < 0, torch.full_like(printed, -math.inf), printed)
+        # RHS ≥ √2 |μ_kᵀμ_ℓ| by the chain itself, so no tolerance is needed on the printed claim
+        gap_pairs = dots - printed
+        kt = int(gap_pairs.argmax())
         rows.append(dict(
+            gap=float(gap_pairs.max()), dot_tight=float(dots[kt]), rhs_tight=float(printed[kt]),
             identity=abs(lhs1 - rhs1) / max(1.0, lhs1), eig_min=eig_min,
             sharp_slack=float((dots.abs() - sharp * (1 + RTOL)).max()),
-            printed_slack=float((dots - printed * (1 + RTOL)).max()),
+            printed_slack=float((dots - printed).max()),
             ratio=float((sharp / printed.clamp_min(1e-300)).max()), L2=L2, tau_exact=tau_exact,
             dots=dots.tolist(), sharp=sharp.tolist(), printed=printed.tolist(),
             norms=float((mu.norm(dim=1)[:, None] * mu.norm(dim=1)[None, :])[off].max()), d=d))
     claims = [
+        _theorem_4_claim(rows),
         Claim.at_most("identity_1", max(r["identity"] for r in rows), RTOL,
-                      "|‖UUᵀ − I_d‖² − (‖UᵀU − I_K‖² + (d − K))| / max(1, ‖UUᵀ − I_d‖²)"),
+                      "|‖UUᵀ − I_d‖² − (‖UᵀU − I_K‖² + (d − K))| / max(1, ‖UUᵀ − I_d‖²)", kind="identity"),
         Claim.at_least("C_minus_M_psd", min(r["eig_min"] for r in rows), -PSD_ATOL,
-                       "λ_min(C − Σ p_k μ_k μ_kᵀ) (= within-class scatter of m(x), PSD)"),
+                       "λ_min(C − Σ p_k μ_k μ_kᵀ) (= within-class scatter of m(x), PSD)", kind="identity"),
         Claim.at_most("sharp_bound", max(r["sharp_slack"] for r in rows), 0.0,
-                      "max |μ_kᵀμ_ℓ| − √(((√L₂+√τ)² − (d−K))/(2p_kp_ℓ))"),
-        Claim.at_most("theorem_4", max(r["printed_slack"] for r in rows), 0.0,
-                      "max μ_kᵀμ_ℓ − √((2/(p_kp_ℓ))(L₂ + τ − (d−K)/2))"),
+                      "max |μ_kᵀμ_ℓ| − √(((√L₂+√τ)² − (d−K))/(2p_kp_ℓ))", kind="proof_step"),
     ]
+    S = details["seeds_drawn"]
+    if p["adversarial_steps"] > 0:
+        details["adversarial_start_slack"] = _theorem_4_claim(rows[:S]).slack
+        details["adversarial_end_slack"] = claims[0].slack
     r0 = rows[0]
-    k = int(torch.tensor(r0["dots"]).argmax())
+    k = max(range(len(r0["dots"])), key=r0["dots"].__getitem__)
     # sharp/printed ≤ 1/√2 always ((√a+√b)² ≤ 2a+2b): an algebraic fact, reported rather than claimed
     details.update({"max_sharp_over_printed": r0["ratio"], "L2": r0["L2"], "tau_exact": r0["tau_exact"], "tau_used": p["tau_scale"] * r0["tau_exact"],
                     "d_minus_K_over_2": (r0["d"] - K) / 2, "centre_products": r0["dots"],
@@ -175,6 +272,8 @@ def bt_params(**extra):
               "none, or cross (by C_ii: a wrong normaliser, negative control)", "uncentred", choices=BT_NORMS),
         Param("pairing", str, "iid", "positive pairs: iid draws from A(x) or distinct views (control)", "iid",
               choices=P.PAIRINGS),
+        Param("adversarial_steps", int, 0, "Adam steps of the worst-case search over the embedded views; 0 = none",
+              "≥ 0"),
     ) + tuple(Param(*a) for a in extra.values())
 
 
@@ -199,6 +298,25 @@ def theorem_4_hypotheses(p, form):
 
 CONTROL_MERGED = dict(harness="sphere", encoder="identity", mode="merged", d=2, sizes="8,8", noise=0.5,
                       view_noise=0.05)
+
+
+# K = d = 4 classes near the orthonormal e_k, views close to their point: C ≈ Σ p_k μ_kμ_kᵀ ≈ I, so Theorem 4's
+# right-hand side is far below ‖μ_k‖‖μ_ℓ‖ (informative against Cauchy–Schwarz), and the 1 − C_ii are nearly equal
+# (Lemma 2's Cauchy–Schwarz step nearly an equality).
+BINDING = dict(harness="sphere", encoder="identity", mode="clustered", sizes="5,5,5,5", d=4, m=4, noise=0.05,
+               view_noise=0.05)
+LEMMA_2_CONTROLS = (dict(bt_norm="cross", allow_violation=True),)
+THEOREM_4_CONTROLS = (dict(CONTROL_MERGED, tau_scale=0.0, allow_violation=True),
+                      dict(residual_coef=3.0, allow_violation=True))
+LOGIC = "every encoder f normalised per coordinate (E f_i² = 1), every population and augmentation (positives i.i.d.)"
+
+
+def _strategy(result_id):
+    def strategy():
+        from ..strategies.cl_generalization import cl_barlow_twins_params
+
+        return cl_barlow_twins_params(result_id)
+    return strategy
 
 
 def lemma_2_reports(suite):
@@ -229,6 +347,11 @@ LEMMA_2_RESULT = register(Result(
     statement="With E f_i² = 1 for every coordinate: L_CC = (1−λ)L₁ + λL₂ (L₁ = Σ(1−C_ii)², L₂ = ‖C − I‖_F²) and "
               "E_x E_{x₁,x₂∈A(x)} ‖f(x₁) − f(x₂)‖² ≤ 2√(d·L₁).",
     status=Status.VERIFIED,
+    logic=Logic(for_all=LOGIC),
+    binding=(Binding(hypothesis="Cauchy–Schwarz step Σ(1 − C_ii) ≤ √(d Σ(1 − C_ii)²) (equality when all 1 − C_ii are "
+                                "equal)", params=BINDING, margin="L_pos / 2√(d L₁) = 0.99 (details)"),),
+    controls=LEMMA_2_CONTROLS,
+    strategy=_strategy(LEMMA_2),
     params=bt_params(split_scale=("split_scale", float, 1.0, "multiplies λL₂ in the split (negative control)",
                                   "1")),
     evaluate=evaluate_lemma_2, hypotheses=lemma_2_hypotheses, forms=(AS_PRINTED,), report_instances=lemma_2_reports,
@@ -241,6 +364,12 @@ THEOREM_4_RESULT = register(Result(
     statement="With BT-normalised f and τ ≥ ‖E f(x₁)f(x₂)ᵀ − Σ_k p_k μ_k μ_kᵀ‖_F²: for k ≠ ℓ, "
               "μ_kᵀμ_ℓ ≤ √((2/(p_k p_ℓ))(L₂ + τ − (d − K)/2)), via ‖UUᵀ − I_d‖² = ‖UᵀU − I_K‖² + d − K.",
     status=Status.VERIFIED,
+    logic=Logic(for_all=LOGIC + ", every pair k ≠ ℓ and every τ ≥ ‖E f(x₁)f(x₂)ᵀ − Σ_k p_kμ_kμ_kᵀ‖_F²"),
+    binding=(Binding(hypothesis="τ ≥ ‖E f(x₁)f(x₂)ᵀ − Σ_k p_kμ_kμ_kᵀ‖_F² (τ = τ_exact: equality), on an instance where "
+                                "the bound is informative against Cauchy–Schwarz", params=BINDING,
+                     margin="τ = τ_exact; RHS / ‖μ_k‖‖μ_ℓ‖ well below 1 (details)"),),
+    controls=THEOREM_4_CONTROLS,
+    strategy=_strategy(THEOREM_4),
     params=bt_params(
         tau_scale=("tau_scale", float, 1.0, "τ = tau_scale · τ_exact, τ_exact = ‖C − Σ p_k μ_kμ_kᵀ‖_F²", "≥ 1"),
         residual_coef=("residual_coef", float, 1.0, "coefficient of d − K (negative control)", "1")),

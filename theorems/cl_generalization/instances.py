@@ -126,7 +126,7 @@ def build_population(p: dict, ctx) -> Population:
     if p["harness"] == "sphere":
         return sphere_population(ctx, sizes, p["d"], p["m"], p["mode"], noise=p["noise"],
                                  view_noise=p["view_noise"], bad_frac=p["bad_frac"], weights=p["weights"],
-                                 identity_view=p["identity_view"])
+                                 identity_view=p["identity_view"], centre_cos=p.get("centre_cos", 0.0))
     return style_content_population(ctx, sizes, p["m"], p["strength"], Dc=DC, noise=p["noise"],
                                     weights=p["weights"], identity_view=p["identity_view"])
 

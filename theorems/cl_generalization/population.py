@@ -95,8 +95,9 @@ def concentration(pop: Population, deltas: torch.Tensor | None = None, max_delta
     sizes = pop.class_sizes()
     members = [torch.nonzero(pop.labels == k).flatten().tolist() for k in range(pop.K)]
     DAc = DA.cpu()
-    main = torch.zeros(len(deltas), pop.N, dtype=torch.bool)
-    sigma = torch.ones(len(deltas), dtype=DA.dtype)
+    # the cliques are found in Python on the CPU; the results go back to the population's device
+    main = torch.zeros(len(deltas), pop.N, dtype=torch.bool, device="cpu")
+    sigma = torch.ones(len(deltas), dtype=DA.dtype, device="cpu")
     finder = max_clique if clique == "exact" else greedy_clique
     for t, delta in enumerate(deltas.tolist()):
         for k, idx in enumerate(members):

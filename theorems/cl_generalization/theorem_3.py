@@ -22,8 +22,20 @@ The informative repair [derived]: with T_kℓ = E_{x∈C_k, x'∈C_ℓ} E log(e^
 
 the second recovering the printed form once all the other (a, b) terms are thrown away (which is what makes it
 vacuous). Claims ``per_pair_repair`` and ``weighted_pair_le_L2``; ``details`` shows how often the repair is < 1
-(informative). Negative controls: ``pairing=distinct`` (positives without replacement: L₂ < log 2, digest's m = 2
-caveat), ``r`` ≠ 1 (off the unit sphere: |μ_kᵀμ_ℓ| > 1), ``repair_scale`` ≠ 1 (a wrong constant on T_kℓ).
+(informative).
+
+Quantifiers: ∀ f with ‖f‖ ≡ 1 (L-Lipschitz), ∀ (σ,δ)-augmentations, ∀ ε > 0, ∀ k ≠ ℓ, for the slide's τ ≥ 0 (no
+formula is given; the right-hand side grows with τ, so τ = 0 is the strongest claim the statement can make and
+the one checked). Nothing is existential.
+
+Status: vacuous (unchanged), now with claim kinds. ``printed_bound`` (kind bound) is the statement at τ = 0, at the
+pair k ≠ ℓ where it is tightest. The vacuity chain is algebra, kind identity: ``L2_at_least_log2`` (AM–GM with
+i.i.d. views), ``rhs_at_least_log_16_minus_e`` (from it and p_k p_ℓ ≤ ¼), ``centre_products_at_most_1``
+(Cauchy–Schwarz on the unit sphere); ``details["vacuous"]`` is the comparison of the printed right-hand side
+with the trivial bound ‖μ_k‖‖μ_ℓ‖ ≤ 1. The per-pair repair is the proof's own route (Jensen per pair, then the
+other pairs of L₂ discarded), kind proof_step. Negative controls: ``tau`` < 0 (the slide's τ is non-negative; a
+negative τ pulls the exponent below 1 − ε and the printed bound fails on merged classes), ``pairing=distinct``
+(positives without replacement: L₂ < log 2, the m = 2 caveat), ``r`` ≠ 1 (off the unit sphere), ``repair_scale``.
 """
 
 from __future__ import annotations
@@ -34,7 +46,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Logic, Outcome, Param, Result, Status, Violation
 from . import population as P
 from .instances import PAPER, PAPER_TITLE, build, instance_hypotheses, instance_params
 
@@ -53,6 +65,9 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["pairing"] != "iid":
         out.append(Violation("positives i.i.d. from A(x)", "pairing=distinct draws the two views without "
                              "replacement (A6); L₂ ≥ log 2 needs i.i.d. views", ("pairing",)))
+    if not (math.isfinite(p["tau"]) and p["tau"] >= 0):
+        out.append(Violation("τ ≥ 0", "the slide's τ(σ,δ,ε,R_ε) is a non-negative term; τ < 0 is a negative control",
+                             ("tau",), bypassable=math.isfinite(p["tau"])))
     if p["repair_scale"] != 1.0:
         out.append(Violation("exact T_kℓ", "repair_scale ≠ 1 deliberately rescales T_kℓ (a negative control)",
                              ("repair_scale",)))
@@ -77,29 +92,43 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         mu = P.class_centres(F, w, y, K)
         dots = mu @ mu.T
         pp = torch.outer(pk, pk)
-        rhs = torch.log(torch.exp(L2 / pp) - math.exp(1 - p["eps"]))  # τ = 0: the smallest RHS allowed
+        rhs = torch.log(torch.exp((L2 + p["tau"]) / pp) - math.exp(1 - p["eps"]))  # τ = 0: the strongest claim
         repair = torch.log(torch.exp(T) - torch.exp(alpha)[:, None])  # nan where e^T < e^α (a broken T)
         repair_slack = torch.nan_to_num(dots - repair, nan=math.inf)
+        norms = mu.norm(dim=1)
+        gap = (dots - rhs).masked_fill(~off, -math.inf)
+        kl = int(gap.flatten().argmax())
         rows.append(dict(
+            dot_tight=float(dots.flatten()[kl]), rhs_tight=float(rhs.flatten()[kl]),
+            max_norm_product=float(torch.outer(norms, norms)[off].max()),
             L2=L2, rhs_min=float(rhs[off].min()), max_abs_dot=float(dots[off].abs().max()),
             printed_slack=float((dots - rhs)[off].max()), repair_slack=float(repair_slack[off].max()),
             weighted=float((pp * T)[off].max() - L2), repair=repair[off].tolist(), dots=dots[off].tolist(),
             informative=int((repair[off] < 1).sum()), pairs=int(off.sum())))
+    tight = max(rows, key=lambda r: r["printed_slack"])
     claims = [
-        Claim.at_least("L2_at_least_log2", min(r["L2"] for r in rows), math.log(2) * (1 - RTOL), "L₂ ≥ log 2"),
+        Claim.at_most("printed_bound", tight["dot_tight"], tight["rhs_tight"],
+                      f"μ_kᵀμ_ℓ against log(exp{{(L₂+τ)/(p_kp_ℓ)}} − e^{{1−ε}}) at the tightest pair k ≠ ℓ, τ = {p['tau']}"),
+        Claim.at_least("L2_at_least_log2", min(r["L2"] for r in rows), math.log(2) * (1 - RTOL), "L₂ ≥ log 2",
+                       kind="identity"),
         Claim.at_least("rhs_at_least_log_16_minus_e", min(r["rhs_min"] for r in rows), LOG_16_MINUS_E * (1 - RTOL),
-                       "min over k ≠ ℓ of the printed RHS at τ = 0"),
+                       "min over k ≠ ℓ of the printed RHS at τ = 0", kind="identity"),
         Claim.at_most("centre_products_at_most_1", max(r["max_abs_dot"] for r in rows), 1 + RTOL,
-                      "max |μ_kᵀμ_ℓ| (< log(16 − e) ≈ 2.586: the printed bound is vacuous)"),
+                      "max |μ_kᵀμ_ℓ| (< log(16 − e) ≈ 2.586: the printed bound is vacuous)", kind="identity"),
         Claim.at_most("per_pair_repair", max(r["repair_slack"] for r in rows), RTOL,
-                      "max μ_kᵀμ_ℓ − log(e^{T_kℓ} − e^{α_k})"),
-        Claim.at_most("weighted_pair_le_L2", max(r["weighted"] for r in rows), RTOL, "max p_k p_ℓ T_kℓ − L₂"),
+                      "max μ_kᵀμ_ℓ − log(e^{T_kℓ} − e^{α_k})", kind="proof_step"),
+        Claim.at_most("weighted_pair_le_L2", max(r["weighted"] for r in rows), RTOL, "max p_k p_ℓ T_kℓ − L₂",
+                      kind="proof_step"),
     ]
     r0 = rows[0]
     details = {"L2": r0["L2"], "printed_rhs_min_tau_0": r0["rhs_min"], "log_16_minus_e": LOG_16_MINUS_E,
                "max_abs_centre_product": r0["max_abs_dot"], "printed_bound_slack_max": r0["printed_slack"],
                "repair_bounds": r0["repair"], "centre_products": r0["dots"],
-               "repair_informative_pairs": r0["informative"], "pairs": r0["pairs"], **inst.details}
+               "repair_informative_pairs": r0["informative"], "pairs": r0["pairs"],
+               "max_norm_product": max(r["max_norm_product"] for r in rows),
+               # vacuous against Cauchy–Schwarz: the smallest printed RHS exceeds every ‖μ_k‖‖μ_ℓ‖ (≤ 1)
+               "vacuous": min(r["rhs_min"] for r in rows) > max(r["max_norm_product"] for r in rows),
+               **inst.details}
     # headline: the printed RHS against the largest thing it could ever have to bound (1): vacuity margin
     return Outcome(observed=r0["max_abs_dot"], bound=r0["rhs_min"], tightness=r0["max_abs_dot"] / r0["rhs_min"],
                    claims=claims, details=details)
@@ -114,6 +143,18 @@ def report_instances(suite):
     yield AS_PRINTED, dict(mode="bad_aligned", bad_frac=1.0, m=2, pairing="distinct", sizes="10,10"), True
     yield AS_PRINTED, dict(r=2.0), True
     yield AS_PRINTED, dict(repair_scale=0.9), True
+    yield AS_PRINTED, {k: v for k, v in CONTROL_TAU.items() if k != "allow_violation"}, True
+
+
+# Merged classes (μ_0ᵀμ_1 ≈ 1) and a negative τ that brings the exponent (L₂+τ)/(p_kp_ℓ) just above 1 − ε: the
+# printed right-hand side drops far below 1 and the bound fails (the slide's τ ≥ 0 is what keeps it vacuous).
+CONTROL_TAU = dict(mode="merged", noise=0.0, view_noise=0.0, tau=-1.43, allow_violation=True)
+
+
+def _strategy():
+    from ..strategies.cl_generalization import cl_theorem_3_params
+
+    return cl_theorem_3_params()
 
 
 RESULT = register(Result(
@@ -126,8 +167,15 @@ RESULT = register(Result(
     correction_reason="L₂ ≥ log 2 and p_k p_ℓ ≤ ¼, so the exponent is ≥ 4 log 2; the proof discards every other "
                       "(a, b) term of L₂ = Σ p_a p_b T_ab, which is what destroys the bound (digest A9).",
     status=Status.VACUOUS,
+    logic=Logic(for_all="every unit-norm L-Lipschitz encoder f, every (σ,δ)-augmentation, every ε > 0, every pair "
+                        "k ≠ ℓ, with the slide's τ ≥ 0 (τ = 0 checked: the right-hand side grows with τ)"),
+    vacuity="the trivial bound |μ_kᵀμ_ℓ| ≤ ‖μ_k‖‖μ_ℓ‖ ≤ 1 (Cauchy–Schwarz on the unit sphere): the printed "
+            "right-hand side is ≥ log(16 − e) ≈ 2.586 for every unit-norm f",
+    controls=(CONTROL_TAU,),
+    strategy=_strategy,
     params=instance_params(sizes="8,8") + (
         Param("eps", float, 0.1, "the ε of the theorem", "ε > 0"),
+        Param("tau", float, 0.0, "the slide's slack τ (any τ ≥ 0; 0 is the strongest claim)", "τ ≥ 0"),
         Param("pairing", str, "iid", "positive pairs: iid draws from A(x) or distinct views (control)", "iid",
               choices=P.PAIRINGS),
         Param("repair_scale", float, 1.0, "multiplies T_kℓ (negative control)", "1"),

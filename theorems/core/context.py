@@ -50,11 +50,13 @@ class Context:
     def make(cls, device: str | torch.device | None = None, seed: int = 0) -> "Context":
         return cls(device=resolve_device(device), seed=int(seed))
 
+    # Draws are made on the CPU generator (device="cpu" named, so that a default device set by the caller,
+    # e.g. `with torch.device("meta")`, does not capture them) and then moved to the context's device.
     def randn(self, *shape: int) -> torch.Tensor:
-        return torch.randn(*shape, generator=self.generator, dtype=self.dtype).to(self.device)
+        return torch.randn(*shape, generator=self.generator, dtype=self.dtype, device="cpu").to(self.device)
 
     def rand(self, *shape: int) -> torch.Tensor:
-        return torch.rand(*shape, generator=self.generator, dtype=self.dtype).to(self.device)
+        return torch.rand(*shape, generator=self.generator, dtype=self.dtype, device="cpu").to(self.device)
 
     def tensor(self, data) -> torch.Tensor:
         return torch.as_tensor(data, dtype=self.dtype, device=self.device)

@@ -53,3 +53,17 @@ class ParameterError(TypeError):
 
 class DeviceUnavailable(RuntimeError):
     """A device was asked for that this machine does not have."""
+
+
+class IdentityFailure(RuntimeError):
+    """A claim of kind ``identity`` (true by algebra or by construction) failed on an instance inside the
+    hypotheses: a bug in the suite, never a verdict on the paper."""
+
+    def __init__(self, result_id: str, claims: list, explanation: str) -> None:
+        names = ", ".join(c.name for c in claims)
+        super().__init__(
+            f"{result_id}: identity {names} failed on an instance inside the hypotheses; an identity holds by "
+            f"construction, so this is a bug in the suite, not a finding about the paper\n{explanation}"
+        )
+        self.result_id = result_id
+        self.claims = claims

@@ -17,9 +17,18 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 
+# What a claim is to the verdict (see DESIGN.md, 'Verdicts'):
+#   bound        asserted by the printed (or corrected) statement and able to fail: decides ``holds``;
+#   identity     holds by algebra or by construction: a test of the implementation, never evidence; one
+#                that fails outside a negative control is a bug, and `check` raises IdentityFailure;
+#   proof_step   a step of the paper's proof: its failure is a proof erratum, not a verdict on the statement;
+#   measurement  a number recorded beside the verdict, not asserted (``passed`` is always True).
+CLAIM_KINDS = ("bound", "identity", "proof_step", "measurement")
+
+
 @dataclass(frozen=True)
 class Claim:
-    """One asserted relation ``observed <relation> bound`` (relation is '<=' or '>=')."""
+    """One relation ``observed <relation> bound`` (relation '<=' or '>='; '=' for a measurement), and its kind."""
 
     name: str
     passed: bool
@@ -27,19 +36,67 @@ class Claim:
     bound: float
     relation: str
     message: str = ""
+    kind: str = "bound"
+
+    def __post_init__(self) -> None:
+        if self.kind not in CLAIM_KINDS:
+            raise ValueError(f"claim {self.name!r}: kind {self.kind!r} is not one of {', '.join(CLAIM_KINDS)}")
 
     @classmethod
-    def at_most(cls, name: str, observed: float, bound: float, message: str = "") -> "Claim":
-        return cls(name, bool(observed <= bound), float(observed), float(bound), "<=", message)
+    def at_most(cls, name: str, observed: float, bound: float, message: str = "", kind: str = "bound") -> "Claim":
+        return cls(name, bool(observed <= bound), float(observed), float(bound), "<=", message, kind)
 
     @classmethod
-    def at_least(cls, name: str, observed: float, bound: float, message: str = "") -> "Claim":
-        return cls(name, bool(observed >= bound), float(observed), float(bound), ">=", message)
+    def at_least(cls, name: str, observed: float, bound: float, message: str = "", kind: str = "bound") -> "Claim":
+        return cls(name, bool(observed >= bound), float(observed), float(bound), ">=", message, kind)
+
+    @classmethod
+    def measurement(cls, name: str, value: float, reference: float = math.nan, message: str = "") -> "Claim":
+        """A number recorded, not asserted (``reference``: what the paper or a closed form predicts, if any)."""
+        return cls(name, True, float(value), float(reference), "=", message, "measurement")
+
+    @property
+    def slack(self) -> float:
+        """Normalised slack: > 0 with room to spare, 0 when attained, < 0 when the relation fails.
+
+        (bound − observed) for '<=' and (observed − bound) for '>=', divided by max(|observed|, |bound|)
+        (1 where both are 0), clipped to [−1, 1] so that an infinite bound reads as 'far away'; NaN for a
+        measurement and for a NaN side (a NaN never counts as room to spare)."""
+        if self.relation not in ("<=", ">="):
+            return math.nan
+        a, b = self.observed, self.bound
+        if math.isnan(a) or math.isnan(b):
+            return math.nan
+        if a == b:
+            return 0.0
+        diff = (b - a) if self.relation == "<=" else (a - b)
+        scale = max(abs(a), abs(b))
+        if math.isinf(scale):
+            return math.copysign(1.0, diff)
+        return max(-1.0, min(1.0, diff / scale))
 
     def __str__(self) -> str:
-        mark = "ok  " if self.passed else "FAIL"
-        text = f"{mark} {self.name}: {_fmt(self.observed)} {self.relation} {_fmt(self.bound)}"
+        if self.kind == "measurement":
+            ref = "" if math.isnan(self.bound) else f" (reference {_fmt(self.bound)})"
+            text = f"     {self.name}: {_fmt(self.observed)}{ref} [measurement]"
+        else:
+            mark = "ok  " if self.passed else "FAIL"
+            tag = "" if self.kind == "bound" else f" [{self.kind}]"
+            text = f"{mark} {self.name}: {_fmt(self.observed)} {self.relation} {_fmt(self.bound)}{tag}"
         return text + (f"  ({self.message})" if self.message else "")
+
+
+def bound_claims(claims: Sequence[Claim]) -> list[Claim]:
+    return [c for c in claims if c.kind == "bound"]
+
+
+def decides_holds(claims: Sequence[Claim], converged: bool | None) -> bool:
+    """The verdict of one instance: every ``bound`` claim passed (and there is one), no NaN among them, and
+    no optimiser the evidence rests on failed to converge. Identities, proof steps and measurements do
+    not enter it."""
+    bounds = bound_claims(claims)
+    return (bool(bounds) and all(c.passed and not math.isnan(c.observed) and not math.isnan(c.bound)
+                                 for c in bounds) and converged is not False)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -124,7 +181,25 @@ class Evidence:
 
     @property
     def failed_claims(self) -> list[Claim]:
+        """Every claim that did not pass, whatever its kind."""
         return [c for c in self.claims if not c.passed]
+
+    @property
+    def failed_bounds(self) -> list[Claim]:
+        """The failed ``bound`` claims: what makes this instance a counterexample to the statement."""
+        return [c for c in bound_claims(self.claims) if not c.passed]
+
+    @property
+    def failed_proof_steps(self) -> list[Claim]:
+        return [c for c in self.claims if c.kind == "proof_step" and not c.passed]
+
+    @property
+    def slack(self) -> float:
+        """The smallest normalised slack over the ``bound`` claims (< 0: a bound failed; NaN: none)."""
+        values = [c.slack for c in bound_claims(self.claims)]
+        if not values:
+            return math.nan
+        return math.nan if any(math.isnan(v) for v in values) else min(values)
 
     def explain(self) -> str:
         """Every claim with its numbers; the message pytest shows when an assertion on ``holds`` fails."""
@@ -182,7 +257,8 @@ class Evidence:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Evidence":
         claims = [
-            Claim(**{**c, "observed": _from_json_float(c["observed"]), "bound": _from_json_float(c["bound"])})
+            Claim(**{**c, "observed": _from_json_float(c["observed"]), "bound": _from_json_float(c["bound"]),
+                     "kind": c.get("kind", "bound")})
             for c in data.get("claims", [])
         ]
         tight = data.get("tightness")

@@ -10,14 +10,13 @@ import contextlib
 import datetime as _dt
 import json
 import os
-import platform
-import subprocess
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-from .evidence import Evidence
+if TYPE_CHECKING:  # not at run time: the command line imports this module and must stay free of numpy
+    from .evidence import Evidence
 
-_recorders: list[list[Evidence]] = []
+_recorders: list[list["Evidence"]] = []
 DEFAULT_RUN_FILE = Path(".theorems") / "last-run.json"
 
 
@@ -32,13 +31,17 @@ def recording() -> Iterator[list[Evidence]]:
         _recorders.remove(sink)
 
 
-def record(evidence: Evidence) -> None:
+def record(evidence: "Evidence") -> None:
     for sink in _recorders:
         sink.append(evidence)
 
 
 def provenance(**extra: Any) -> dict[str, Any]:
     """Git commit, package versions, platform and date: enough to say where numbers came from."""
+    # Imported here: the command line reads DEFAULT_RUN_FILE from this module and must start fast.
+    import platform
+    import subprocess
+
     import numpy
     import scipy
     import torch
@@ -78,7 +81,7 @@ def _version(distribution: str) -> str:
         return "not installed"
 
 
-def write_run(path: str | os.PathLike, evidences: list[Evidence], meta: dict[str, Any]) -> Path:
+def write_run(path: str | os.PathLike, evidences: list["Evidence"], meta: dict[str, Any]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"meta": meta, "evidence": [e.to_dict() for e in evidences]}
@@ -86,6 +89,25 @@ def write_run(path: str | os.PathLike, evidences: list[Evidence], meta: dict[str
     return path
 
 
-def read_run(path: str | os.PathLike) -> tuple[dict[str, Any], list[Evidence]]:
+def instance_key(evidence: "Evidence") -> tuple[str, str, str, str]:
+    """What identifies an instance: result, form, parameters (the seed among them) and device. Two
+    Evidence with the same key carry the same numbers (everything is seeded)."""
+    params = json.dumps(evidence.to_dict()["params"], sort_keys=True)
+    return evidence.result_id, evidence.form, params, evidence.device
+
+
+def merge(evidences: list["Evidence"]) -> list["Evidence"]:
+    """Each instance once (the first Evidence of it), ordered by result id, form and parameters: the same
+    list whichever process computed what, so a serial run and a run across pytest-xdist workers (where a
+    per-process cache can compute one instance in two workers) record the same file."""
+    first: dict[tuple[str, str, str, str], "Evidence"] = {}
+    for ev in evidences:
+        first.setdefault(instance_key(ev), ev)
+    return [first[k] for k in sorted(first)]
+
+
+def read_run(path: str | os.PathLike) -> tuple[dict[str, Any], list["Evidence"]]:
+    from .evidence import Evidence
+
     payload = json.loads(Path(path).read_text())
     return payload.get("meta", {}), [Evidence.from_dict(d) for d in payload["evidence"]]

@@ -1,16 +1,22 @@
-"""The registry of results and the one entry point that checks them, `check(id, **params)`."""
+"""The registry of results and the one entry point that checks them, `check(id, **params)`.
+
+Importing this module imports neither torch nor numpy: the paper packages (which register the results
+and import torch) load on the first `ids()` / `get()` / `check()`, and `catalog()` / `info()` answer from
+the manifest (`theorems.core.manifest`) without loading them, for the command line.
+"""
 
 from __future__ import annotations
 
 import importlib
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .context import Context
-from .errors import HypothesisViolation, ParameterError, UnknownResult
-from .evidence import Evidence
-from .recording import record
+from .errors import HypothesisViolation, IdentityFailure, ParameterError, UnknownResult
 from .result import AS_PRINTED, CORRECTED, Result, Violation
+
+if TYPE_CHECKING:
+    from .evidence import Evidence
+    from .manifest import ResultInfo
 
 # One package per paper; importing a package registers its results. A new paper adds its package here.
 PAPER_PACKAGES = (
@@ -57,8 +63,37 @@ def get(result_id: str) -> Result:
         raise UnknownResult(result_id, sorted(_REGISTRY)) from None
 
 
-def validate(result: Result, params: dict[str, Any], form: str) -> tuple[dict[str, Any], list[Violation]]:
-    """Fill defaults, type-check every value, and list the hypotheses the parameters violate."""
+def loaded() -> bool:
+    """Whether the paper packages are imported (then the live registry is the truth, fakes included)."""
+    return _loaded
+
+
+def catalog() -> list["ResultInfo"]:
+    """The metadata of every registered result, in `ids()` order, without importing torch where possible:
+    from the live registry once it is loaded in this process, else from the manifest file, else (no
+    readable manifest) by loading the registry."""
+    from . import manifest
+
+    if not _loaded:
+        recorded = manifest.read()
+        if recorded is not None:
+            return recorded
+    return [manifest.info_of(get(rid)) for rid in ids()]
+
+
+def info(result_id: str) -> "ResultInfo":
+    """The metadata of one result (as `catalog`); UnknownResult, with close matches, for an unknown id."""
+    infos = {r.id: r for r in catalog()}
+    try:
+        return infos[result_id]
+    except KeyError:
+        raise UnknownResult(result_id, sorted(infos)) from None
+
+
+def validate_structure(result: "Result | ResultInfo", params: dict[str, Any], form: str) -> dict[str, Any]:
+    """Every parameter filled with its default and type-checked, or ParameterError / HypothesisViolation
+    (not bypassable) for a name, form, type or choice that cannot make an instance. Needs only metadata,
+    so the command line runs it before anything imports torch."""
     known = {p.name for p in result.params}
     unknown = sorted(set(params) - known)
     if unknown:
@@ -68,7 +103,12 @@ def validate(result: Result, params: dict[str, Any], form: str) -> tuple[dict[st
         )
     if form not in result.forms:
         raise ParameterError(f"{result.id} has no form {form!r}; its forms are {', '.join(result.forms)}")
-    full = {p.name: p.coerce(params.get(p.name, p.default), result.id) for p in result.params}
+    return {p.name: p.coerce(params.get(p.name, p.default), result.id) for p in result.params}
+
+
+def validate(result: Result, params: dict[str, Any], form: str) -> tuple[dict[str, Any], list[Violation]]:
+    """Fill defaults, type-check every value, and list the hypotheses the parameters violate."""
+    full = validate_structure(result, params, form)
     return full, list(result.hypotheses(full, form))
 
 
@@ -97,6 +137,11 @@ def check(
     the instance is run anyway (a negative control) and the violated hypotheses are listed in
     ``Evidence.violations``. Structural problems (wrong types, unknown choices) always raise.
     """
+    # Imported here, not at the top: they import torch and numpy, which `list` and `show` never need.
+    from .context import Context
+    from .evidence import Evidence, decides_holds
+    from .recording import record
+
     result = get(result_id)
     form = form or result.default_form
     if form not in (AS_PRINTED, CORRECTED) or form not in result.forms:
@@ -114,7 +159,7 @@ def check(
     _raise_unless_allowed(result, full, found, allow_violation, note=" (decided by the evaluation)")
     violations = violations + found
     claims = list(outcome.claims)
-    holds = bool(claims) and all(c.passed for c in claims) and outcome.converged is not False
+    holds = decides_holds(claims, outcome.converged)
     evidence = Evidence(
         result_id=result.id,
         form=form,
@@ -131,5 +176,8 @@ def check(
         device=str(ctx.device),
         elapsed_s=elapsed,
     )
+    broken = [c for c in claims if c.kind == "identity" and not c.passed]
+    if broken and not violations and outcome.converged is not False:
+        raise IdentityFailure(result.id, broken, evidence.explain())
     record(evidence)
     return evidence

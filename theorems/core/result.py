@@ -21,6 +21,7 @@ class Status(str, enum.Enum):
     REFUTED = "refuted"
     VACUOUS = "vacuous"
     TREND = "trend"
+    OPEN = "open"
 
     def __str__(self) -> str:  # the value is what users read and what JSON stores
         return self.value
@@ -95,6 +96,52 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class Logic:
+    """The quantifier structure of the printed statement, in words and in data.
+
+    ``for_all``: what the statement quantifies universally (the instances: data, dimensions, constants
+    inside the hypotheses). ``exists``: what it asserts exists (a witness W, a constant), "" if nothing.
+    A failure of an existential statement on *one* witness refutes nothing: its counterexamples must carry
+    a certificate that no admissible witness works (``Evidence.details["no_witness_certificate"]``).
+    """
+
+    for_all: str
+    exists: str = ""
+
+    @property
+    def existential(self) -> bool:
+        return bool(self.exists)
+
+
+@dataclass(frozen=True)
+class ProofErratum:
+    """A broken step of the paper's proof, with an instance that shows it.
+
+    ``step``: where (section, equation, lemma); ``printed``: what the proof says; ``why``: why it fails,
+    with the numbers; ``params`` (+ ``form``): the instance, replayed by `theorems.check`; ``claim``: the
+    ``proof_step`` claim that fails there. The statement's verdict is decided by the statement, not by this.
+    """
+
+    step: str
+    printed: str
+    why: str
+    params: Mapping[str, Any]
+    claim: str
+    form: str = AS_PRINTED
+
+
+@dataclass(frozen=True)
+class Binding:
+    """An instance where a hypothesis the theorem needs is close to binding, so that checking there tests
+    the hypothesis (``margin`` says how close, in words and numbers)."""
+
+    hypothesis: str
+    params: Mapping[str, Any]
+    margin: str
+    form: str | None = None
+
+
+@dataclass(frozen=True)
 class Result:
     """A registered result. ``evaluate(params, form, ctx) -> Outcome`` runs one instance.
 
@@ -118,6 +165,26 @@ class Result:
     report_instances: Callable[[Any], Iterable[tuple[str, dict, bool]]] | None = None
     module: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # -- what the verdict rests on (see theorems.core.verdict for the rules that derive ``status``) ------
+    # The statement's quantifiers; required of every registered result.
+    logic: Logic | None = None
+    # Parameter sets of the printed form on which a ``bound`` claim fails, inside the printed hypotheses.
+    counterexamples: tuple[Mapping[str, Any], ...] = ()
+    proof_errata: tuple[ProofErratum, ...] = ()
+    # Instances of the default form where a hypothesis nearly binds (required for a 'verified' status).
+    binding: tuple[Binding, ...] = ()
+    # Negative controls: parameter sets (with optional "form" and "allow_violation" keys) on which the
+    # same assertions fail; together they must break every ``bound`` claim of the default form.
+    controls: tuple[Mapping[str, Any], ...] = ()
+    # For a trend: parameter sets in a regime where the paper predicts otherwise; each must fail a bound.
+    trend_controls: tuple[Mapping[str, Any], ...] = ()
+    # For 'vacuous': against what the bound is vacuous (the default instance shows it in details["vacuous"]).
+    vacuity: str = ""
+    # For 'open': why the evidence decides neither way, and what would decide it.
+    open_reason: str = ""
+    # A zero-argument callable returning a hypothesis strategy of valid parameter dicts for the default
+    # form: the worst-case search (hypothesis.target on the slack) draws from it.
+    strategy: Callable[[], Any] | None = None
 
     @property
     def default_form(self) -> str:

@@ -21,12 +21,16 @@ class Suite:
     restarts: int  # random starts per optimisation problem
     derandomize: bool  # hypothesis draws the same examples on every run
     report_examples: int  # random instances per result in the report, besides its fixed ones
+    # Steps of the batched optimiser that pushes a result's continuous instance data towards its worst
+    # case (results that take the parameter ``adversarial_steps``; see checks/test_conformance.py).
+    adversarial_steps: int = 0
 
 
 SUITES = {
-    "quick": Suite("quick", max_examples=3, restarts=8, derandomize=True, report_examples=2),
-    "ci": Suite("ci", max_examples=15, restarts=16, derandomize=True, report_examples=4),
-    "thorough": Suite("thorough", max_examples=60, restarts=64, derandomize=False, report_examples=16),
+    "quick": Suite("quick", max_examples=3, restarts=8, derandomize=True, report_examples=2, adversarial_steps=10),
+    "ci": Suite("ci", max_examples=15, restarts=16, derandomize=True, report_examples=4, adversarial_steps=40),
+    "thorough": Suite("thorough", max_examples=60, restarts=64, derandomize=False, report_examples=16,
+                      adversarial_steps=400),
 }
 DEFAULT_SUITE = "ci"
 

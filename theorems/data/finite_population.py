@@ -66,7 +66,7 @@ def parse_sizes(text: str) -> list[int]:
 
 
 def _labels(sizes: list[int], device) -> torch.Tensor:
-    return torch.cat([torch.full((n,), k, dtype=torch.long) for k, n in enumerate(sizes)]).to(device)
+    return torch.cat([torch.full((n,), k, dtype=torch.long, device=device) for k, n in enumerate(sizes)])
 
 
 def _normalize(x: torch.Tensor) -> torch.Tensor:
@@ -84,15 +84,17 @@ def _view_weights(ctx, N: int, m: int, weights: str) -> torch.Tensor:
 def centres(ctx, K: int, d: int, layout: str) -> torch.Tensor:
     """(K, d) unit class centres: 'structured' = antipodal (K=2) or 120° (K=3) in the first two coordinates,
     orthonormal for K > 3 when d ≥ K; 'orthogonal' = e_1..e_K; 'random' = uniform on the sphere."""
-    c = torch.zeros(K, d, dtype=ctx.dtype)
+    # built on the CPU (device named, so that a caller's default device does not capture it), then moved
+    c = torch.zeros(K, d, dtype=ctx.dtype, device="cpu")
+    diag = torch.arange(K, device="cpu")
     if layout == "orthogonal" and d >= K:
-        c[torch.arange(K), torch.arange(K)] = 1.0
+        c[diag, diag] = 1.0
     elif layout == "structured" and K <= 3 and d >= 2:
         for k in range(K):
             ang = 2 * math.pi * k / K
             c[k, 0], c[k, 1] = math.cos(ang), math.sin(ang)
     elif layout == "structured" and d >= K:
-        c[torch.arange(K), torch.arange(K)] = 1.0
+        c[diag, diag] = 1.0
     else:
         c = _normalize(ctx.randn(K, d).cpu())
     return c.to(ctx.device)
@@ -100,12 +102,18 @@ def centres(ctx, K: int, d: int, layout: str) -> torch.Tensor:
 
 def sphere_population(ctx, sizes: list[int], d: int, m: int, mode: str = "clustered", *, noise: float = 0.1,
                       view_noise: float = 0.05, bad_frac: float = 0.2, weights: str = "uniform",
-                      layout: str = "structured", identity_view: bool = True) -> Population:
-    """Harness H1: unit-norm points and views (identity encoder, r = 1, L = 1)."""
+                      layout: str = "structured", identity_view: bool = True,
+                      centre_cos: float = 0.0) -> Population:
+    """Harness H1: unit-norm points and views (identity encoder, r = 1, L = 1).
+
+    ``centre_cos`` (``antipodal_bad`` only): the cosine between the first two class centres, which moves
+    μ_0ᵀμ_1 towards the divergence threshold of Theorem 2 (0 = orthogonal, the construction as published)."""
     K, N = len(sizes), sum(sizes)
     if mode == "antipodal_bad":
         layout = "orthogonal" if d >= K else layout
     C = centres(ctx, K, d, layout)
+    if mode == "antipodal_bad" and K >= 2 and d >= K and centre_cos != 0.0:
+        C[1] = centre_cos * C[0] + math.sqrt(max(0.0, 1 - centre_cos ** 2)) * C[1]
     if mode == "merged" and K >= 2:
         C[1] = C[0]
     y = _labels(sizes, ctx.device)

@@ -32,8 +32,8 @@ def make_moons(ctx, n: int, noise: float = 0.05) -> torch.Tensor:
     """sklearn-style two half moons, (n, 2): outer arc (cos t, sin t), inner arc (1 − cos t, 1 − sin t − ½)."""
     n_out = n // 2
     n_in = n - n_out
-    t_out = torch.linspace(0, math.pi, n_out, dtype=ctx.dtype)
-    t_in = torch.linspace(0, math.pi, n_in, dtype=ctx.dtype)
+    t_out = torch.linspace(0, math.pi, n_out, dtype=ctx.dtype, device=ctx.device)
+    t_in = torch.linspace(0, math.pi, n_in, dtype=ctx.dtype, device=ctx.device)
     outer = torch.stack([torch.cos(t_out), torch.sin(t_out)], 1)
     inner = torch.stack([1 - torch.cos(t_in), 1 - torch.sin(t_in) - 0.5], 1)
     X = torch.cat([outer, inner]).to(ctx.device)
@@ -43,7 +43,7 @@ def make_moons(ctx, n: int, noise: float = 0.05) -> torch.Tensor:
 def gaussian_data(ctx, n: int, spectrum, shift: float = 1.0) -> torch.Tensor:
     """n samples of N(μ, Σ), Σ = Q diag(spectrum) Qᵀ with a random rotation Q and a random mean of norm ``shift``.
 
-    The non-zero mean is deliberate: it separates Cov(x) from E[xxᵀ] (digest §3 item 3).
+    The non-zero mean is deliberate: it separates Cov(x) from E[xxᵀ] (E[C̃] = −n Cov(x), not −n E[xxᵀ]).
     """
     spec = ctx.tensor(list(spectrum))
     d = spec.numel()
@@ -58,7 +58,8 @@ def ssl_triplets(ctx, X: torch.Tensor, sigma2: float = 0.1) -> Triplets:
     """Positives x + N(0, σ²I), negatives drawn uniformly (with replacement) from the dataset."""
     n, d = X.shape
     pos = X + math.sqrt(sigma2) * ctx.randn(n, d)
-    idx = torch.randint(0, n, (n,), generator=ctx.generator).to(X.device)
+    # Drawn on the CPU generator (device named, so a caller's default device cannot capture it), then moved.
+    idx = torch.randint(0, n, (n,), generator=ctx.generator, device="cpu").to(X.device)
     return Triplets(X, pos, X[idx])
 
 

@@ -1,6 +1,6 @@
 """Cluster integrity (paper 000, Definition 1) and the margin ρ̃ that Theorem 1 really uses.
 
-Both rest on one primitive, the min-norm point of a convex hull (digest 000 §1.4): for points a_1..a_k,
+Both rest on one primitive, the min-norm point of a convex hull (minimax duality): for points a_1..a_k,
 
     max_{‖v‖ ≤ 1} min_i a_iᵀv = dist(0, conv{a_i}) = ‖p*‖,   maximiser v = p*/‖p*‖.
 
@@ -188,7 +188,7 @@ def complement_projectors(bases: torch.Tensor) -> torch.Tensor:
 
 
 def construct_w(X: torch.Tensor, labels: torch.Tensor, bases: torch.Tensor, iterations: int = 3000) -> Construction:
-    """The canonical Theorem-1 construction (digest 000 §2.1) for a batch of instances X (B, n, m)."""
+    """The canonical Theorem-1 construction (proof of Theorem 1, unit columns) for a batch of instances X (B, n, m)."""
     B, n, m = X.shape
     K = bases.shape[1]
     P = complement_projectors(bases)

@@ -2,7 +2,7 @@
 
     𝒮(S) = inf_{i,j,p,q} S_ij / S_pq,   (x_i, x_j) in the same cluster, (x_p, x_q) in different clusters,
 
-i.e. min_same S / max_diff S when max_diff S > 0. The paper never says which S (digest 000 FLAG D2), so
+i.e. min_same S / max_diff S when max_diff S > 0. The paper never says which S (Definition 2 vs App. B), so
 ``kind`` picks it:
 
 * ``"logit"``: S = A itself. Logits can be ≤ 0: when max_diff A = 0 and min_same A > 0 the ratio is +∞

@@ -1,12 +1,12 @@
-"""Training deep regularised networks of paper 004 over a sweep of depths (digest §5.4.5, §5.5, §6.4).
+"""Training deep regularised networks of paper 004 over a sweep of depths (Section 5, Appendix D).
 
 * ``train``: batched full-batch L-BFGS (``optim.lbfgs``) on objective (7)/(11) for B parameter vectors at
   once (B seeds), the input layer frozen (see ``models.trainable_mask``); the certificate is the norm of
   the gradient with respect to the trained coordinates, per seed (``converged`` = status 'gtol').
 * ``depth_sweep``: depths in increasing order, each warm-started from the previous depth's solution padded
   with identity blocks (``models.pad_with_identity_blocks``), so the objective can only go down with depth
-  (it is monotone in L for the global optima, digest §2.3 step 2, and warm starts make the trained values
-  monotone too, removing the cold-start outliers of §6.4). Per depth it records the objective, its gap to
+  (it is monotone in L for the global optima, proof of Theorem 4.3: an identity block copies the network, and warm starts make the trained values
+  monotone too, removing cold-start outliers). Per depth it records the objective, its gap to
   the GUFM optimum, the inner regularisation and NC1/NC2A/NC2B/NC3 of (W_L, h_θ(X)), with the certificate.
 
 The ReLU makes the objective only piecewise smooth; L-BFGS then sometimes stops with status 'stalled'

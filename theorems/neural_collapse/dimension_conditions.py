@@ -1,31 +1,50 @@
-"""The silent dimension conditions of Corollaries 4.5 / 4.7 of paper 004 (digest §2.4, §3 A4).
+"""The silent dimension condition of Corollaries 4.5 / 4.7 of paper 004.
 
 Statement as printed
 --------------------
-Corollary 4.5: "under Assumption 4.4 and the hypotheses of Theorem 4.3 (L-RN1 with d ≥ 4), with CE or MSE,
-all global optima of (7) exhibit approximate neural collapse which gets tighter as L increases" (same for
-4.7 with RN2). The only dimension hypothesis is d ≥ 4 (ResNets).
+Corollary 4.5 (Section 4.2): "Let the architecture be L-RN1 or L-Tx1 [...]. Assume the training data (X, Y)
+satisfies Assumption 4.4 and all the assumptions of Theorem 4.3. Using CE or MSE loss, all global optima of the
+optimization problem (7) exhibit approximate neural collapse which gets tighter as L increases" (Corollary 4.7
+the same for RN2 / Tx2). The dimension hypotheses are Theorem 4.3's (d ≥ 4 for L-RN1) and Definition 3.4's:
+the NC metrics are defined for pairs (W, X) where "W has at least as many columns as rows", d ≥ K.
+Quantifiers: ∀ data (Assumption 4.4), d ≥ max(4, K), λ > 0, loss ∈ {CE, MSE}: the NC metrics of the global
+optima of (7) tend to 0 as L → ∞. No existential part.
 
-Correction (digest A4)
-----------------------
-The corollaries reduce to Lemma 4.2 through Theorem 4.3: as L → ∞ the last-layer pairs approach the GUFM
-optima. Those are collapsed only when d ≥ K (CE: a simplex ETF needs K−1 dims of 1^⊥) and d ≥ K+1 (MSE:
-K orthonormal rows in 1^⊥, erratum A3). Below, the limit object itself is not collapsed (NC2A > 0 for CE at
-d = K−1, NC2B = 1/√K for MSE at d = K), so no depth gives approximate NC. E.g. an RN1 with d = 4 satisfies
-the printed hypothesis, yet K = 4 (MSE) or K = 5 (CE) classes do not collapse.
+Reading chosen (issue 14 re-judgement)
+--------------------------------------
+The earlier check also refuted the CE half at K = 5, d = 4. That instance violates Definition 3.4's d ≥ K, so
+NC2A is not even defined there in the paper's terms: a statement judged on a reading the paper does not make.
+Here d ≥ K is a hypothesis of the printed form (refused, naming Definition 3.4). Inside it the CE half has no
+counterexample: Lemma 4.2's CE optimum (a simplex ETF, K−1 dimensions of 1^⊥) is collapsed for every d ≥ K.
+
+The MSE half fails at d = K
+---------------------------
+With d = K (≥ 4, so Theorem 4.3's and Definition 3.4's hypotheses hold) no feasible pair of the GUFM is
+collapsed: ``rank_certificate`` proves 1 − ρ ≤ 2K·NC3·(1+ρ), ρ = NC2B√K/√(1−NC2B²), for every feasible (W, X),
+hence max(NC2B, NC3) ≥ δ_K (δ_4 = 0.0876). The penultimate features of every network of every depth are
+feasible (LayerNorm output), so no sequence of networks, optimal or not, has NC2B and NC3 tending to 0: the
+corollary's "approximate neural collapse which gets tighter as L increases" fails for MSE at d = K whatever
+the depth, and does not rest on Theorem 4.3. Numbers at K = d = 4, λ = 0.2: the certified GUFM optimum (the
+L → ∞ limit of Theorem 4.3) has NC2B = 0.5 = 1/√K and value 2.09× the collapsed closed form; trained L-RN1
+networks (depth 3) have NC2B ≈ 0.56.
+
+Status: verified-corrected → **refuted**. The MSE counterexample (K = d = 4) replays with its certificate.
+The natural correction (add d ≥ K+1 for MSE) is necessary but not established as sufficient: the corrected
+corollary is Theorem 4.3's limit plus Lemma 4.2 (corrected), and Theorem 4.3's limit is open in this suite
+(``theorem_4_3_depth``), so no corrected form is registered; Lemma 4.2's corrected form verifies the limit
+object at d ≥ K+1.
 
 What one check does
 -------------------
-1. Solves the GUFM (= the UFM under Assumption 4.4) from ``restarts`` random starts (``ufm.solve_ufm``,
-   batched L-BFGS with a Riemannian-gradient certificate) and compares with the collapsed closed form.
-   Claims: ``gufm_optimum_is_collapsed_value`` (best certified value / closed form ≤ 1 + tol) and
-   ``gufm_optimum_collapsed_<nc2>`` (its NC2 for the loss ≤ tol): the L → ∞ limit of the corollary.
-2. Trains ``seeds`` L-RN1 networks at depth ``L`` (objective (7)) on distinct Gaussian-mixture inputs and
-   reports, in ``details``, their objective against the GUFM optimum (never below it: Thm 4.3's exact half)
-   and their NC metrics: below the condition the networks are bounded by a non-collapsed optimum.
-The counterexample is the printed form at d = 4 with K = 4 (MSE) or K = 5 (CE); the corrected form refuses
-those instances (HypothesisViolation naming d ≥ K / d ≥ K+1); with allow_violation they are the negative
-controls of the corrected claims.
+1. Solves the GUFM (= the UFM under Assumption 4.4) from ``restarts`` random starts (``ufm.solve_ufm``) and
+   compares with the collapsed closed form. Claims [bound]: ``gufm_optimum_is_collapsed_value`` (best certified
+   value / closed form ≤ 1 + REACH_RTOL) and ``gufm_optimum_collapsed_<nc2>`` (its NC2 ≤ NC2_TOL): the limit
+   object of the corollary (through Theorem 4.3) is collapsed. Tolerances are Lemma 4.2's (imported: the same
+   solver and certificate), pinned by its controls.
+2. For MSE with d ≤ K: ``rank_inequality`` [identity] on every start and every trained network, and
+   ``details['certificate']``.
+3. Trains ``seeds`` L-RN1 networks at depth ``L`` (objective (7)) and reports their objective against the
+   GUFM optimum and their NC metrics (measurements).
 """
 
 from __future__ import annotations
@@ -36,33 +55,27 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Logic, Outcome, Param, Result, Status, Violation
 from .depth_sweep import train
+from .lemma_4_2 import GTOL as UFM_GTOL
+from .lemma_4_2 import NC2_TOL, REACH_RTOL, best_start
 from .models import init_params
+from .rank_certificate import certificate_text, collapse_floor, rank_inequality_slack
 from .theorem_4_3 import deep_hypotheses, make_data
 from .ufm import LOSSES, closed_form, solve_ufm
 
 ID = "neural_collapse.dimension_conditions"
-
-# As in Lemma 4.2 (digest §5.1 calibration): a certified UFM start reaches the closed form to ≤ 6e-9.
-REACH_RTOL = 1e-7
-# NC2 at a certified optimum is ≲ 1e-3 (weak curvature, A7); the counterexamples sit at ≥ 1/√K ≈ 0.45.
-NC2_TOL = 1e-3
-UFM_GTOL = 1e-9
 NC2_OF = {"mse": "nc2b", "ce": "nc2a"}
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = deep_hypotheses({**p, "arch": "rn1"}, form, archs=("rn1",))
-    K, d, loss = p["K"], p["d"], p["loss"]
+    K, d = p["K"], p["d"]
     if p["restarts"] < 1:
         out.append(Violation("restarts ≥ 1", "the UFM solver needs a start", ("restarts",), bypassable=False))
-    if form == CORRECTED and K >= 2:
-        need = K + 1 if loss == "mse" else K
-        if d < need:
-            out.append(Violation(f"d ≥ {'K+1' if loss == 'mse' else 'K'} ({loss.upper()})",
-                                 "the corollary reduces to Lemma 4.2, whose optima are collapsed only when 1^⊥ ⊂ R^d "
-                                 "holds the frame (erratum A4): the printed corollary omits this", ("d", "K")))
+    if K >= 2 and d < K:
+        out.append(Violation("d ≥ K (Definition 3.4: W has at least as many columns as rows)",
+                             "the NC metrics the corollary speaks of are defined for d ≥ K", ("d", "K")))
     return out
 
 
@@ -70,15 +83,14 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     K, n, d, lam, loss = p["K"], p["n"], p["d"], p["lam"], p["loss"]
     optimum = closed_form(loss, K, d, lam)
     sol = solve_ufm(loss, K, n, d, lam, restarts=p["restarts"], ctx=ctx, gtol=UFM_GTOL)
-    masked = torch.where(sol.converged, sol.values, torch.full_like(sol.values, math.inf))
-    best = int(torch.argmin(masked if bool(sol.converged.any()) else sol.values))
+    best = best_start(sol)
     nc2 = NC2_OF[loss]
     best_value = float(sol.values[best])
     claims = [
         Claim.at_most("gufm_optimum_is_collapsed_value", best_value / optimum.value, 1 + REACH_RTOL,
                       "best certified GUFM value / collapsed closed form (Lemma 4.2)"),
         Claim.at_most(f"gufm_optimum_collapsed_{nc2}", float(sol.metrics[nc2][best]), NC2_TOL,
-                      f"{nc2} of the GUFM optimum, the L → ∞ limit of the corollary"),
+                      f"{nc2} of the GUFM optimum, the L → ∞ limit of the corollary (through Theorem 4.3)"),
     ]
     spec, X0, labels, min_dist = make_data({**p, "arch": "rn1"}, ctx)
     net = train(spec, init_params(spec, ctx, p["seeds"]), X0, labels, loss, lam, lam, max_iter=p["train_iter"],
@@ -99,16 +111,32 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "deep_net_status": net.status,
         "min_input_distance": min_dist,
     }
+    if loss == "mse" and d <= K:
+        # Every feasible pair obeys the rank inequality: the optimiser's starts and the trained networks' last
+        # layers are feasible pairs, so checking it there tests the metrics code (an identity).
+        slack = torch.cat([rank_inequality_slack(sol.metrics["nc2b"], sol.metrics["nc3"], K),
+                           rank_inequality_slack(net.metrics["nc2b"], net.metrics["nc3"], K)])
+        claims.append(Claim.at_least("rank_inequality", float(slack.min()), 0.0,
+                                     "min over GUFM starts and trained networks of 2K·NC3·(1+ρ) − (1−ρ)",
+                                     kind="identity"))
+        details["collapse_floor_delta_K"] = collapse_floor(K)
+        details["certificate"] = certificate_text(K, d)
+        details["deep_net_min_of_max_nc2b_nc3"] = float(torch.maximum(net.metrics["nc2b"], net.metrics["nc3"]).min())
     return Outcome(observed=best_value, bound=optimum.value, tightness=optimum.value / best_value, claims=claims,
                    details=details, converged=bool(sol.converged[best]))
 
 
+COUNTEREXAMPLES = (dict(loss="mse", K=4, d=4),)  # d = K ≥ 4: inside Thm 4.3's and Definition 3.4's hypotheses
+CONTROLS = (dict(loss="ce", K=4, d=3, allow_violation=True),)  # d < K (Definition 3.4): no simplex ETF in 1^⊥
+
+
 def report_instances(suite):
-    yield CORRECTED, dict(loss="mse"), False
-    yield CORRECTED, dict(loss="ce", K=4, d=4), False
-    yield AS_PRINTED, dict(loss="mse", K=4, d=4), False  # counterexample: d ≥ 4 holds, d ≥ K+1 does not
-    yield AS_PRINTED, dict(loss="ce", K=5, d=4), False  # counterexample: d ≥ 4 holds, d ≥ K does not
-    yield CORRECTED, dict(loss="mse", K=4, d=4), True  # control of the corrected claims
+    yield AS_PRINTED, dict(loss="mse"), False  # d = K+1: the limit object is collapsed
+    yield AS_PRINTED, dict(loss="ce", K=4, d=4), False  # d = K, CE: collapsed
+    for cx in COUNTEREXAMPLES:
+        yield AS_PRINTED, dict(cx), False
+    for spec in CONTROLS:
+        yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
 
 
 RESULT = register(Result(
@@ -116,18 +144,16 @@ RESULT = register(Result(
     paper="004",
     paper_title="Súkeník, Lampert, Mondelli: Neural Collapse is Globally Optimal in Deep Regularized ResNets "
                 "and Transformers",
-    title="Corollaries 4.5 / 4.7: approximate NC needs d ≥ K (CE) and d ≥ K+1 (MSE), not only d ≥ 4",
-    statement=("Under Assumption 4.4 and Thm 4.3's hypotheses (L-RN1, d ≥ 4), with CE or MSE, all global optima of "
-               "(7) are approximately collapsed, increasingly so as L grows."),
-    correction="Add d ≥ K for CE and d ≥ K+1 for MSE: below, the GUFM optimum (the L → ∞ limit) is not collapsed.",
-    correction_reason=("The corollary invokes Lemma 4.2, whose collapsed optima need a simplex ETF (K−1 dims) or K "
-                       "orthonormal rows (K dims) inside the (d−1)-dimensional 1^⊥ (digest 004 §3 A3, A4)."),
-    status=Status.VERIFIED_CORRECTED,
+    title="Corollaries 4.5 / 4.7 with MSE at d = K (≥ 4): no network of any depth approaches NC",
+    statement=("Under Assumption 4.4 and Theorem 4.3's hypotheses (L-RN1, d ≥ 4; NC metrics need d ≥ K, Definition "
+               "3.4), with CE or MSE, all global optima of (7) are approximately collapsed, increasingly so as L "
+               "grows."),
+    status=Status.REFUTED,
     params=(
         Param("K", int, 3, "number of classes", "K ≥ 2"),
         Param("n", int, 2, "samples per class", "n ≥ 1"),
         Param("d0", int, 4, "input dimension", "≥ 1"),
-        Param("d", int, 4, "inner width", "printed: d ≥ 4; corrected: also d ≥ K (CE), d ≥ K+1 (MSE)"),
+        Param("d", int, 4, "inner width", "d ≥ 4 (Theorem 4.3), d ≥ K (Definition 3.4)"),
         Param("L", int, 3, "depth of the trained L-RN1 reported beside the GUFM", "L ≥ 1"),
         Param("lam", float, 0.2, "weight decay λ (0.2 rather than 0.05: the MSE-UFM's weak curvature "
               "λK/(N(d+λK)²), which sets the solver's speed, is ~4x larger)", "λ > 0"),
@@ -139,7 +165,11 @@ RESULT = register(Result(
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
-    forms=(AS_PRINTED, CORRECTED),
+    forms=(AS_PRINTED,),
     report_instances=report_instances,
     module=__name__,
+    logic=Logic(for_all="data satisfying Assumption 4.4, d ≥ max(4, K), λ > 0, loss CE or MSE; the global optima of "
+                        "(7) as L → ∞"),
+    counterexamples=COUNTEREXAMPLES,
+    controls=CONTROLS,
 ))

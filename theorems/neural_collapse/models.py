@@ -1,9 +1,9 @@
-"""The deep architectures of paper 004 in torch, batched over parameter vectors (digest §1.2–1.4).
+"""The deep architectures of paper 004 in torch, batched over parameter vectors (Section 3, Appendix B).
 
 Every model is a *flat* parameter vector θ ∈ R^P per instance, and every function takes a batch
 θ ∈ R^{B×P} (B seeds / restarts), so that one batched L-BFGS run trains B networks at once.
 
-Architectures (``ARCHS``), exactly as Defs. 3.1, 3.2, B.1, B.2 (digest §1.3); LN is LayerNorm with the
+Architectures (``ARCHS``), exactly as Defs. 3.1, 3.2, B.1, B.2; LN is LayerNorm with the
 population std and **no affine parameters** (``optim.manifolds.ln``: √d·Pv/‖Pv‖, so ‖x‖ = √d, 1ᵀx = 0):
 
 * ``rn1``  post-LN L-RN1: X_1 = LN(W_0X_0+b_0), X_{l+1} = LN(X_l + σ(W_lX_l+b_l)), l = 1..L−1, f = W_L X_L;
@@ -24,7 +24,7 @@ L + (λ_L/2)‖W_L‖² + (λ(L)/2)Σ_inner ‖W‖². ``objective(..., lam_last
 *inner* weights are the block matrices (W_l; W_{l,1}, W_{l,2}; W_VO, W_QK, W_l); W_0, W_e, W_p and all
 biases are unregularised, as θ̄ in (7).
 
-Identity padding (digest §5.4.4, used for warm starts): a block with zero weights is an exact identity of
+Identity padding (the proof of Theorem 4.3's monotonicity argument; used for warm starts): a block with zero weights is an exact identity of
 the network function. We pad with W = 0 and a *positive* bias β·1 in the ReLU (σ(0·X + β1) = β1, which
 the following LN removes exactly: LN(X + β1) = LN(X)); with b = 0 instead the ReLU sits at its kink,
 torch's σ'(0) = 0 makes the padded block a stationary point and training never uses it.
@@ -110,7 +110,7 @@ def pack(spec: ModelSpec, parts: dict[str, torch.Tensor]) -> torch.Tensor:
 
 def init_params(spec: ModelSpec, ctx, batch: int, *, inner_scale: float = 0.1) -> torch.Tensor:
     """B random parameter vectors: first layer / embeddings N(0, 1/fan_in), block weights
-    N(0, inner_scale²/d) (near-identity blocks, digest §5.5), W_L N(0, 1/d), biases 0."""
+    N(0, inner_scale²/d) (near-identity blocks), W_L N(0, 1/d), biases 0."""
     parts = {}
     for name, shape, group in spec.layout():
         if name.startswith("b"):

@@ -1,44 +1,49 @@
-"""Theorem 4.3 of paper 004, the exact half: a deep regularised network is never below the GUFM optimum.
+"""Theorem 4.3 of paper 004, step 1 of its proof: a deep regularised network is never below the GUFM optimum.
 
-Statement as printed (digest §2.3)
-----------------------------------
-"Let the architecture be L-RN1 (d ≥ 4) or L-Tx1 (d ≥ 2V+2), λ > 0 independent of L, any continuous loss,
-and L*_GUFM > 0 (R = coinciding samples / identical contexts). Then
-limsup_{L→∞} distmax(M̃_L \\ M_0^GUFM, M_0^GUFM) = 0": the last-layer pairs (W_L, h_θ(X)) of the global
-optima of objective (7) converge to the global optima of the GUFM.
+What the paper prints
+---------------------
+Theorem 4.3: "Let the architecture be L-RN1 or L-Tx1 [...] inner dimension of the L-Tx1 at least 2V+2 and
+of L-RN1 at least 4 [...] objective (7) with λ independent of the number of layers [...] its corresponding
+GUFM (8) with the same loss and the equivalence relation defined by pairs of samples in X that coincide. If
+L*_GUFM > 0, then limsup_{L→∞} distmax(M̃_L \ M_0^GUFM, M_0^GUFM) = 0."  Its proof (sketch after the
+theorem, Appendix A) starts from the identity
 
-The proof rests on an exact identity (step 1): h_θ(X) is GUFM-feasible (LN output: 1ᵀx = 0, ‖x‖ = √d), and
+    L_{L,1}(θ) = L_GUFM(W_L, X_L) + (λ/2) Σ_{l=1}^{L−1} ‖W_l‖_F²,      X_L = h_θ(X) GUFM-feasible,
 
-    L_{L,1}(θ) = L_GUFM(W_L, h_θ(X)) + (λ/2) Σ_{l<L} ‖W_l‖²  ≥  L*_GUFM      for every θ and every L.
+so that L_{L,1}(θ) ≥ L*_GUFM for every θ and every L; the rest of the proof builds networks that approach
+the bound (steps 2–4).
 
-This module checks that half, for any parameters of any depth: on random networks (block weights at
-scale 1, last layer at a random log-uniform scale) and on networks trained on objective (7) (L-BFGS, the
-adversarial case: training pushes the objective down towards the bound). The depth claim itself (the gap
-closes as L grows) is ``neural_collapse.theorem_4_3_depth``.
+What this result checks (and what it does not)
+----------------------------------------------
+This id checks **step 1 only**: ∀ architecture (L-RN1, L-Tx1, and the RN2 / pre-LN variants of Theorem 4.6
+and Appendix B, for which the same identity holds), ∀ depth L ≥ 1, ∀ θ, ∀ data satisfying Assumption 4.4,
+λ > 0, CE or MSE: L_{L,1}(θ) ≥ L*_GUFM. No existential part. The theorem's conclusion (the limit as L → ∞) is
+``neural_collapse.theorem_4_3_depth`` (open); the construction's steps are ``errata_a9`` / ``errata_a12``.
+Under Assumption 4.4 R is within-class, so L*_GUFM is Lemma 4.2's UFM optimum, whose closed form
+(``ufm.closed_form``) is a lower bound on every feasible pair for any d and the attained optimum when d ≥ K
+(CE) / K+1 (MSE); ``details['closed_form_attained']`` says which. The hypotheses d ≥ 4, d ≥ 2V+2 and distinct
+inputs are not needed by step 1; they are still required (bypassable), being the theorem's.
 
-Reading chosen
---------------
-* Under Assumption 4.4 (distinct inputs; for the transformer, label a function of the context) R is
-  within-class, so L*_GUFM is the UFM optimum of Lemma 4.2, whose closed form (``ufm.closed_form``) is
-  used. That closed form is a lower bound on every feasible (W, X) for any d (digest §2.2 proofs), and the
-  GUFM optimum itself when d ≥ K (CE) / K+1 (MSE); below those dimensions the bound is weaker but still
-  true (``details['closed_form_attained']`` says which).
-* The exact half needs none of d ≥ 4, L large, or distinct inputs; they are still required (bypassable)
-  because they are the theorem's hypotheses and the ``bad input`` contract names them.
-* Architectures: ``rn1`` (the theorem), ``tx1`` (the theorem, last-position prediction, App. B.1 reading),
-  and ``rn2``, ``pre_rn1``, ``pre_rn2`` (Thm 4.6, App. B.2), for which the same identity holds.
-* ``converged`` is None: no claim rests on optimality (the bound holds for every θ; trained networks are
-  merely the hardest test points). The training certificate is in ``details`` all the same.
+Claims (kind in brackets)
+-------------------------
+* ``random_nets_above_gufm_optimum`` / ``trained_nets_above_gufm_optimum`` [bound]: min objective / L* ≥
+  1 − LOWER_RTOL over random networks (block weights at scale 1, last layer at a log-uniform scale) and
+  networks trained on (7) by L-BFGS (the worst-case search over θ: training pushes the objective down onto
+  the bound). ``attaining=True`` adds the network built to attain the bound (``attaining_net_above_gufm_optimum``):
+  with d0 ≥ N, W_0 maps the inputs exactly onto the collapsed GUFM optimum, every block is zero (an exact
+  identity) and W_L is optimal, so L_{L,1}(θ) = L*_GUFM to rounding; that instance is where the bound binds.
+* ``features_on_ln_sphere`` [identity]: |‖x‖ − √d|, |1ᵀx| relative to √d (LayerNorm's output, by construction).
+* ``reduction_identity`` [identity]: |L_{L,1}(θ) − L_GUFM(W_L, X_L) − inner reg| relative (algebra).
+The input data enter the bound only through θ ↦ X_L, which is feasible whatever the inputs, so the trained
+networks are the adversarial search and no ``adversarial_steps`` is needed.
 
-Claims and negative controls
-----------------------------
-* ``random_nets_above_gufm_optimum`` / ``trained_nets_above_gufm_optimum``: min objective / L* ≥ 1 − tol.
-  Controls: ``ln_gain`` > 1 (an affine LN: features of norm g√d, outside the GUFM feasible set) and
-  ``last_bias`` (a last-layer bias, erratum A6; MSE can then fit the 1/K offset of one-hot targets for
-  free) let trained networks go below L*; ``bound_scale`` ≠ 1 is a deliberately wrong constant.
-* ``features_on_ln_sphere``: max over samples of |‖x‖ − √d| and |1ᵀx|, relative to √d. Control: ln_gain.
-* ``reduction_identity``: |L_{L,1}(θ) − L_GUFM(W_L, X_L) − inner reg| relative. Control: last_bias (the
-  bias-free GUFM objective then differs from the network's).
+Status: verified → verified, now titled as what it checks (issue 14: the id read as the whole theorem). It holds
+on the default instance, on the binding instances (the attaining network: ratio 1 to ~1e-15; d = K+1 for MSE,
+d = 4, d = 2V+2 for the transformer) and on the hypothesis-generated networks of ``Result.strategy``.
+Negative controls: ``ln_gain`` > 1 (an affine LN: features of norm g√d, outside the GUFM feasible set) and
+``last_bias`` (a last-layer bias; MSE then fits the 1/K offset of one-hot targets for free) let trained networks
+go below L* (the latter breaks the reduction identity); ``bound_scale`` = 100 is a wrong constant above every
+network; ``bound_scale`` = 1 + 1e-9 on the attaining network pins LOWER_RTOL (1e-10).
 """
 
 from __future__ import annotations
@@ -50,11 +55,11 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
 from ..data.classification import context_sequences, gaussian_mixture, min_pairwise_distance, sequences_per_class
 from .depth_sweep import summarise, train
-from .models import ARCHS, ModelSpec, init_params, pack, unpack
-from .ufm import LOSSES, closed_form, ufm_objective
+from .models import ARCHS, INNER, ModelSpec, init_params, pack, unpack
+from .ufm import LOSSES, closed_form, collapsed_pair, ufm_objective
 
 ID = "neural_collapse.theorem_4_3"
 
@@ -159,7 +164,32 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["bound_scale"] != 1.0:
         out.append(Violation("exact GUFM optimum", "bound_scale ≠ 1 deliberately falsifies L*_GUFM (a negative "
                              "control)", ("bound_scale",)))
+    if p["attaining"]:
+        K, n, d, loss = p["K"], p["n"], p["d"], p["loss"]
+        if p["arch"] == "tx1" or p["d0"] < K * n or d < (K + 1 if loss == "mse" else K):
+            out.append(Violation("attaining network: ResNet, d0 ≥ N = Kn, d ≥ K+1 (MSE) / K (CE)",
+                                 "W_0 must map the N inputs exactly onto the collapsed GUFM optimum, which must fit "
+                                 "in 1^⊥", ("attaining", "arch", "d0", "d"), bypassable=False))
     return out
+
+
+def attaining_network(spec: ModelSpec, X0: torch.Tensor, labels: torch.Tensor, loss: str, lam: float,
+                      ctx) -> torch.Tensor:
+    """A network whose objective is L*_GUFM to rounding: W_0 = X* X_0^+ puts the (linearly independent, d0 ≥ N)
+    inputs exactly on the collapsed optimum X* (LN leaves it unchanged), every block is zero (σ(0) = 0, an exact
+    identity of every architecture here, with no inner cost) and W_L is the optimal W*."""
+    K, d = spec.K, spec.d
+    n = X0.shape[-1] // K
+    W_star, X_star = collapsed_pair(loss, K, n, d, closed_form(loss, K, d, lam).row_norm,
+                                    dtype=ctx.dtype, device=ctx.device)
+    parts = unpack(spec, init_params(spec, ctx, 1))
+    groups = {name: group for name, _, group in spec.layout()}
+    for name, value in parts.items():
+        if groups[name] == INNER or name.startswith("b"):
+            parts[name] = torch.zeros_like(value)
+    parts["W0"] = (X_star @ torch.linalg.pinv(X0))[None]
+    parts["WL"] = W_star[None]
+    return pack(spec, parts)
 
 
 def random_networks(spec: ModelSpec, ctx, seeds: int) -> torch.Tensor:
@@ -179,10 +209,14 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     rand = summarise(spec, random_networks(spec, ctx, seeds), inputs, labels, loss, lam, lam)
     trained = train(spec, init_params(spec, ctx, seeds), inputs, labels, loss, lam, lam,
                     max_iter=p["train_iter"], gtol=TRAIN_GTOL)
+    runs = [("random", rand), ("trained", trained)]
+    if p["attaining"]:
+        runs.append(("attaining", summarise(spec, attaining_network(spec, inputs, labels, loss, lam, ctx), inputs,
+                                            labels, loss, lam, lam)))
     claims, details = [], {}
     sqrt_d = math.sqrt(p["d"])
     worst_identity, worst_feas = 0.0, 0.0
-    for name, run in (("random", rand), ("trained", trained)):
+    for name, run in runs:
         # The reduction identity: the network's objective against the bias-free GUFM objective of its own
         # last layer and features, plus the inner regularisation, computed independently.
         gufm_part = ufm_objective(run.WL, run.X, labels, loss, lam)
@@ -190,8 +224,9 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         worst_identity = max(worst_identity, float(identity))
         worst_feas = max(worst_feas, float(run.feasibility.max()) / sqrt_d)
         ratio = float(run.objective.min()) / bound
-        claims.append(Claim.at_least(f"{name}_nets_above_gufm_optimum", ratio, 1 - LOWER_RTOL,
-                                     f"min over {seeds} {name} networks of objective / L*_GUFM"))
+        claims.append(Claim.at_least(f"{name}_nets_above_gufm_optimum" if name != "attaining"
+                                     else "attaining_net_above_gufm_optimum", ratio, 1 - LOWER_RTOL,
+                                     f"min over the {name} networks of objective / L*_GUFM"))
         details.update({
             f"{name}_objective": run.objective.tolist(),
             f"{name}_min_ratio": ratio,
@@ -200,9 +235,9 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         })
     claims += [
         Claim.at_most("features_on_ln_sphere", worst_feas, FEAS_RTOL,
-                      "max over networks and samples of |‖x‖ − √d|, |1ᵀx|, relative to √d"),
+                      "max over networks and samples of |‖x‖ − √d|, |1ᵀx|, relative to √d", kind="identity"),
         Claim.at_most("reduction_identity", worst_identity, IDENTITY_RTOL,
-                      "|L_{L,1}(θ) − L_GUFM(W_L, X_L) − (λ/2)Σ‖W_l‖²| / L_{L,1}(θ)"),
+                      "|L_{L,1}(θ) − L_GUFM(W_L, X_L) − (λ/2)Σ‖W_l‖²| / L_{L,1}(θ)", kind="identity"),
     ]
     details.update({
         "gufm_optimum": optimum.value,
@@ -217,7 +252,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "trained_certified": int(trained.converged.sum()),
         "note": "converged is None: the bound holds for every θ, no claim rests on optimality",
     })
-    observed = float(torch.minimum(rand.objective.min(), trained.objective.min()))
+    observed = min(float(r.objective.min()) for _, r in runs)
     return Outcome(observed=observed, bound=bound, tightness=bound / observed if observed > 0 else None,
                    claims=claims, details=details, converged=None)
 
@@ -236,9 +271,33 @@ def report_instances(suite):
                                d=int(rng.integers(max(4, K + 1), 8)), L=int(rng.integers(1, 6)),
                                loss=str(rng.choice(LOSSES)), lam=round(float(10 ** rng.uniform(-2, -0.5)), 4),
                                seed=int(rng.integers(0, 1000))), False
-    yield AS_PRINTED, dict(loss="ce", ln_gain=3.0), True
-    yield AS_PRINTED, dict(loss="mse", last_bias=True), True
-    yield AS_PRINTED, dict(loss="ce", bound_scale=100.0), True
+    for b in BINDING:
+        yield AS_PRINTED, dict(b.params), False
+    for spec in CONTROLS:
+        yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
+
+
+# -- what the verdict rests on ----------------------------------------------------------------------------
+ATTAINING = dict(attaining=True, K=3, n=2, d0=6, d=4, loss="ce", L=3)
+BINDING = (
+    Binding("L_{L,1}(θ) ≥ L*_GUFM itself (attained: d0 ≥ N lets W_0 place the features on the GUFM optimum)",
+            ATTAINING, "objective / L*_GUFM = 1 to rounding (~1e-15) on the attaining network"),
+    Binding("d ≥ K+1 (MSE): the closed form is the attained GUFM optimum exactly at the edge",
+            dict(loss="mse", K=3, d=4), "d − (K+1) = 0"),
+    Binding("d ≥ 2V+2 (L-Tx1)", dict(arch="tx1", loss="ce", d=6, V=2, C=4, L=2, train_iter=40), "d − (2V+2) = 0"),
+)
+CONTROLS = (
+    dict(loss="ce", ln_gain=3.0, allow_violation=True),  # affine LN: features off the GUFM sphere
+    dict(loss="mse", last_bias=True, allow_violation=True),  # a last-layer bias: breaks the reduction identity
+    dict(loss="ce", bound_scale=100.0, allow_violation=True),  # a wrong constant far above every network
+    dict(ATTAINING, bound_scale=1 + 1e-9, allow_violation=True),  # pins LOWER_RTOL = 1e-10 where it binds
+)
+
+
+def _strategy():
+    from ..strategies.neural_collapse import deep_net_params
+
+    return deep_net_params()
 
 
 COMMON_PARAMS = (
@@ -264,21 +323,29 @@ RESULT = register(Result(
     paper="004",
     paper_title="Súkeník, Lampert, Mondelli: Neural Collapse is Globally Optimal in Deep Regularized ResNets "
                 "and Transformers",
-    title="Theorem 4.3 (exact half): the regularised objective of any deep network is ≥ the GUFM optimum",
+    title="Theorem 4.3, step 1 of the proof only: the objective (7) of every network at every depth is ≥ L*_GUFM",
     statement=(
-        "For L-RN1 (d ≥ 4) / L-Tx1 (d ≥ 2V+2) and objective (7) with λ > 0, the penultimate features are GUFM-"
-        "feasible and L_{L,1}(θ) = L_GUFM(W_L, X_L) + (λ/2)Σ_{l<L}‖W_l‖² ≥ L*_GUFM for every θ and every depth "
-        "(step 1 of the proof of Theorem 4.3; with Lemma 4.2's optimum as L*_GUFM under Assumption 4.4)."
+        "Step 1 of the proof of Theorem 4.3 (sketch after the theorem; Appendix A), not the theorem's limit: for "
+        "L-RN1 (d ≥ 4) / L-Tx1 (d ≥ 2V+2) and objective (7) with λ > 0, the penultimate features are GUFM-feasible "
+        "and L_{L,1}(θ) = L_GUFM(W_L, X_L) + (λ/2)Σ_{l<L}‖W_l‖² ≥ L*_GUFM for every θ and every depth L (with "
+        "Lemma 4.2's optimum as L*_GUFM under Assumption 4.4). The theorem's conclusion is theorem_4_3_depth."
     ),
     status=Status.VERIFIED,
     params=COMMON_PARAMS + (
         Param("lam", float, 0.05, "weight decay λ of objective (7)", "λ > 0"),
         Param("train_iter", int, 100, "L-BFGS iterations of the trained networks", "≥ 0"),
         Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0"),
+        Param("attaining", bool, False, "also evaluate the network built to attain the bound (ResNets, d0 ≥ Kn)",
+              "needs d0 ≥ Kn"),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
     forms=(AS_PRINTED,),
     report_instances=report_instances,
     module=__name__,
+    logic=Logic(for_all="architectures L-RN1, L-Tx1 (and RN2, pre-LN variants), depths L ≥ 1, parameters θ, "
+                        "inputs satisfying Assumption 4.4, λ > 0, loss CE or MSE"),
+    binding=BINDING,
+    controls=CONTROLS,
+    strategy=_strategy,
 ))

@@ -23,7 +23,8 @@ from scipy.optimize import brentq
 from ..data.frames import balanced_labels, embed_in_ones_complement, one_hot, random_orthogonal, simplex_etf
 from ..metrics.neural_collapse import nc_metrics
 from ..optim.lbfgs import GTOL, LbfgsResult, autograd_objective, batched_lbfgs
-from ..optim.manifolds import ln, tangent
+from ..optim.manifolds import ln, orthonormal_basis_of_ones_complement, tangent
+from ..optim.newton import ArrowModel, NewtonResult, batched_arrow_newton
 
 LOSSES = ("mse", "ce")
 
@@ -166,6 +167,99 @@ def random_rotation_of_ones_complement(ctx, d: int) -> torch.Tensor:
 
 
 # ----------------------------------------------------------------------------------------------------
+# Analytic derivatives on R^{K×d} × (LN sphere)^N (for the Newton solver)
+# ----------------------------------------------------------------------------------------------------
+def _householder(u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(v, t) with T = E − v tᵀ an orthonormal basis of u^⊥ (E = the identity without its first column).
+
+    T is columns 2..p of the Householder reflection I − 2vvᵀ/‖v‖² that maps u/‖u‖ to ∓e_1,
+    v = û + sign(û_1)e_1, t = 2v_{2..p}/‖v‖² = v_{2..p}/(1 + |û_1|).
+    """
+    uh = u / u.norm(dim=-1, keepdim=True)
+    sign = torch.where(uh[..., :1] >= 0, 1.0, -1.0)
+    v = torch.cat([uh[..., :1] + sign, uh[..., 1:]], dim=-1)
+    return v, v[..., 1:] / (1.0 + uh[..., :1].abs())
+
+
+def sphere_tangent_basis(u: torch.Tensor) -> torch.Tensor:
+    """Orthonormal bases of the tangent spaces u^⊥ of spheres in R^p: (..., p) -> (..., p, p−1).
+
+    Householder columns: closed form, a few elementwise kernels, no QR.
+    """
+    v, t = _householder(u)
+    eye = torch.eye(u.shape[-1], dtype=u.dtype, device=u.device)[:, 1:]
+    return eye - v[..., :, None] * t[..., None, :]
+
+
+def ufm_newton_model(Wp: torch.Tensor, U: torch.Tensor, labels: torch.Tensor, loss: str, lam: float) -> ArrowModel:
+    """Value, Riemannian gradient and Riemannian Hessian of the UFM in 1^⊥ coordinates, batched, in closed form.
+
+    With Q (d × (d−1)) an orthonormal basis of 1^⊥, features are x_i = Q u_i (‖u_i‖ = √d, a plain sphere
+    in R^{d−1}) and W = Wp Qᵀ (the component of W along 1 is decoupled, ½λ‖W1‖²/d, and is zero at every
+    critical point). ``Wp`` (B, K, p), ``U`` (B, N, p) holds the u_i as rows, p = d − 1. With G = ∇_Z f
+    (K×N, the 1/N included), A_i = ∇²ℓ(z_i)/N (MSE: I/N; CE: (diag p_i − p_i p_iᵀ)/N), c_i = u_iᵀWpᵀg_i/d
+    and T_i an orthonormal basis of u_i^⊥ (tangent coordinates, q = d − 2 per feature):
+
+        grad_W = G Uᵀ + λWp                      grad_{u_i} = T_iᵀ Wpᵀ g_i
+        H_WW   = Σ_i A_i ⊗ u_i u_iᵀ + λI          H_{W,u_i} = (A_i Wp T_i) ⊗ u_i + g_i ⊗ T_i (kept factored)
+        H_{u_i u_i} = (Wp T_i)ᵀ A_i (Wp T_i) − c_i I   (c_i I: the sphere's curvature term).
+
+    Written out instead of autograd because the solver is overhead-bound at these sizes: one pass of
+    a few dozen batched kernels gives f, the gradient and the whole Hessian (tests compare with autograd).
+    """
+    B, K, p = Wp.shape
+    N = U.shape[-2]
+    d = p + 1
+    Zr = U @ Wp.transpose(-1, -2)  # (B, N, K): row i is z_i
+    Yr = torch.nn.functional.one_hot(labels, K).to(Wp.dtype)  # (N, K)
+    reg = 0.5 * lam * Wp.pow(2).sum((-2, -1))
+    if loss == "mse":
+        R = Zr - Yr
+        f = R.pow(2).sum((-2, -1)) / (2 * N) + reg
+        Gr = R / N
+    elif loss == "ce":
+        lse = torch.logsumexp(Zr, dim=-1)
+        f = (lse - (Zr * Yr).sum(-1)).mean(-1) + reg
+        prob = torch.exp(Zr - lse[..., None])
+        Gr = (prob - Yr) / N
+    else:
+        raise ValueError(f"unknown loss {loss!r}")
+    gW = Gr.transpose(-1, -2) @ U + lam * Wp
+    gU_amb = Gr @ Wp  # (B, N, p): row i is Wpᵀ g_i
+    c = (U * gU_amb).sum(-1) / d
+    v, t = _householder(U)
+    T = torch.eye(p, dtype=Wp.dtype, device=Wp.device)[:, 1:] - v[..., :, None] * t[..., None, :]  # (B, N, p, q)
+    # products with T through its Householder form E − v tᵀ: O(p) per row instead of O(p·q)
+    gx = gU_amb[..., 1:] - t * (gU_amb * v).sum(-1, keepdim=True)
+    WT = Wp[:, None, :, 1:] - (v @ Wp.transpose(-1, -2))[..., None] * t[:, :, None, :]  # (B, N, K, q): Wp T_i
+    if loss == "mse":
+        AWT = WT / N
+        A = (U.transpose(-1, -2) @ U / N)[:, None, :, None, :] * torch.eye(K, dtype=Wp.dtype, device=Wp.device)[
+            None, :, None, :, None]
+        A = A.reshape(B, K * p, K * p)
+        A.diagonal(dim1=-2, dim2=-1).add_(lam)
+    else:
+        pWT = prob[..., None] * WT
+        AWT = (pWT - prob[..., None] * pWT.sum(-2, keepdim=True)) / N
+        P_U = (prob[..., :, None] * U[..., None, :]).reshape(B, N, K * p)  # rows p_i ⊗ u_i
+        diag_part = (prob.transpose(-1, -2) @ (U[..., :, None] * U[..., None, :]).reshape(B, N, p * p)) / N
+        A = torch.baddbmm(lam * torch.eye(K * p, dtype=Wp.dtype, device=Wp.device), P_U.transpose(-1, -2), P_U,
+                          alpha=-1.0 / N)
+        A.view(B, K, p, K, p).diagonal(dim1=1, dim2=3).add_(diag_part.view(B, K, p, p).permute(0, 2, 3, 1))
+    D = (WT[..., :, None] * AWT[..., None, :]).sum(-3)
+    D.diagonal(dim1=-2, dim2=-1).sub_(c[..., None])
+    return ArrowModel(f=f, gw=gW.reshape(B, K * p), gx=gx, A=A, D=D, P=AWT.transpose(-1, -2), a=U,
+                      Q=T.transpose(-1, -2), b=Gr, basis=T)
+
+
+def _retract(w: torch.Tensor, u: torch.Tensor, sw: torch.Tensor, sx: torch.Tensor, model: ArrowModel):
+    """w + s_w, and u_i + T_i s_i scaled back onto the sphere of radius √d (a second-order retraction)."""
+    d = u.shape[-1] + 1
+    v = u + (model.basis * sx[..., None, :]).sum(-1)
+    return w + sw, math.sqrt(d) * v / v.norm(dim=-1, keepdim=True)
+
+
+# ----------------------------------------------------------------------------------------------------
 # Batched solver
 # ----------------------------------------------------------------------------------------------------
 @dataclass
@@ -183,7 +277,7 @@ class UFMSolution:
     gtol: float
     metrics: dict[str, torch.Tensor]  # nc1, nc2a, nc2b, nc3: (R,)
     row_norms: torch.Tensor  # (R, K)
-    raw: LbfgsResult | None = None
+    raw: LbfgsResult | NewtonResult | None = None  # the optimiser's own result
 
 
 def _unpack(theta: torch.Tensor, K: int, d: int, N: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -192,31 +286,44 @@ def _unpack(theta: torch.Tensor, K: int, d: int, N: int) -> tuple[torch.Tensor, 
 
 
 def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, ctx, max_iter: int = 3000,
-              gtol: float = 1e-9, history: int = 20) -> UFMSolution:
-    """Minimise the UFM from ``restarts`` random feasible starts at once (batched L-BFGS).
+              gtol: float = 1e-9, history: int = 20, method: str = "newton") -> UFMSolution:
+    """Minimise the UFM from ``restarts`` random feasible starts at once.
 
-    X is parametrised as X = ln(V) (onto the product of LN spheres), W is free. Starts: W ~ N(0, 1),
-    V ~ N(0, 1), i.e. X uniform on the spheres. The stopping measure is the Riemannian gradient norm,
-    which in V-coordinates is ‖g_V‖ rescaled column-wise by ‖PV‖/√d (the Jacobian of ln).
+    Starts: W ~ N(0, 1), X = ln(V) with V ~ N(0, 1), i.e. X uniform on the spheres (the same draws for
+    every method). ``method="newton"`` (default): batched Riemannian Newton with Levenberg–Marquardt
+    damping on R^{K×d} × (LN sphere)^N, analytic derivatives (``ufm_newton_model``); ``max_iter`` counts
+    its trial steps. ``method="lbfgs"``: batched L-BFGS in coordinates X = ln(V), autograd gradients;
+    ``history`` is its memory. Either way the stopping measure is the Riemannian gradient norm, and the
+    certificate reported (``grad_norm``, ``converged``) is recomputed from the final (W, X) by autograd.
     """
     labels = balanced_labels(K, n, device=ctx.device)
     N = K * n
     theta0 = torch.cat([ctx.randn(restarts, K * d), ctx.randn(restarts, d * N)], dim=1)
+    if method == "newton":
+        W0, V0 = _unpack(theta0, K, d, N)
+        Q = orthonormal_basis_of_ones_complement(d, dtype=ctx.dtype, device=ctx.device)
+        # W's component along 1 is a decoupled quadratic ½λ‖W1‖²/d: minimised exactly (set to 0) up front
+        res = batched_arrow_newton(
+            lambda w, u: ufm_newton_model(w.view(-1, K, d - 1), u, labels, loss, lam), _retract,
+            (W0 @ Q).reshape(restarts, K * (d - 1)), ln(V0).transpose(-1, -2) @ Q, max_iter=max_iter, gtol=gtol)
+        W, X = res.w.view(restarts, K, d - 1) @ Q.T, Q @ res.x.transpose(-1, -2)
+    elif method == "lbfgs":
+        def objective(theta: torch.Tensor) -> torch.Tensor:
+            W, V = _unpack(theta, K, d, N)
+            return ufm_objective(W, ln(V), labels, loss, lam)
 
-    def objective(theta: torch.Tensor) -> torch.Tensor:
-        W, V = _unpack(theta, K, d, N)
-        return ufm_objective(W, ln(V), labels, loss, lam)
+        def stationarity(theta: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+            _, V = _unpack(theta, K, d, N)
+            gW, gV = _unpack(g, K, d, N)
+            scale = (V - V.mean(dim=-2, keepdim=True)).norm(dim=-2, keepdim=True) / math.sqrt(d)
+            return torch.sqrt(gW.pow(2).sum(dim=(1, 2)) + (gV * scale).pow(2).sum(dim=(1, 2)))
 
-    def stationarity(theta: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
-        _, V = _unpack(theta, K, d, N)
-        gW, gV = _unpack(g, K, d, N)
-        scale = (V - V.mean(dim=-2, keepdim=True)).norm(dim=-2, keepdim=True) / math.sqrt(d)
-        return torch.sqrt(gW.pow(2).sum(dim=(1, 2)) + (gV * scale).pow(2).sum(dim=(1, 2)))
-
-    res = batched_lbfgs(autograd_objective(objective), theta0, max_iter=max_iter, gtol=gtol,
-                        history=history, stationarity=stationarity)
-    W, V = _unpack(res.x, K, d, N)
-    X = ln(V)
+        res = batched_lbfgs(autograd_objective(objective), theta0, max_iter=max_iter, gtol=gtol,
+                            history=history, stationarity=stationarity)
+        W, V = _unpack(res.x, K, d, N)
+        X = ln(V)
+    else:
+        raise ValueError(f"unknown method {method!r}: use 'newton' or 'lbfgs'")
     values = ufm_objective(W, X, labels, loss, lam)
     grad_norm = riemannian_grad_norm(W, X, labels, loss, lam)
     return UFMSolution(

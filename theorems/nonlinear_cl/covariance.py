@@ -1,6 +1,6 @@
 """The contrastive covariance A(w) = C_α[x̃ʷ] of the gated input x̃ʷ = x·h'(wᵀx) (paper 001 §1.4).
 
-Setting of the closed forms (digest §1.4, Corollary 1): uniform α, no augmentation, N → ∞, so
+Setting of the closed forms (§1.4 and Corollary 1 of the paper): uniform α, no augmentation, N → ∞, so
 C_α = 𝕍 (the covariance) and A(w) = 𝔼[x̃x̃ᵀ] − 𝔼x̃ 𝔼x̃ᵀ. Activations are homogeneous (h = h'·x):
 ``relu`` (h'(0) = 0, the paper's convention, B.1), ``linear``, and ``leaky`` with slope ``a`` for x < 0,
 i.e. h'(s) = a + (1 − a)·1[s > 0]; linear is a = 1 and ReLU a = 0.
@@ -8,9 +8,10 @@ i.e. h'(s) = a + (1 − a)·1[s > 0]; linear is a = 1 and ReLU a = 0.
 Everything is batched over filters: W has shape (B, d) and A(W) shape (B, d, d).
 
 * :func:`A_discrete`: exact enumeration over atoms (categorical, summation, finite samples).
-* :func:`A_mixture`: the Gaussian-mixture closed form (digest §5 helper library).
+* :func:`A_mixture`: the Gaussian-mixture closed form (half-space moments of each Gaussian component).
 * :func:`roughness_D_mixture`: the derivative D = ∂_u[A(v)w_*] for ReLU/leaky on a mixture,
-  D = −(1 − a)·𝔼[h(w_*ᵀx)]·M with M the plane measure ∫_{wᵀx=0} xxᵀ p dS (digest §2, derived fact).
+  D = −(1 − a)·𝔼[h(w_*ᵀx)]·M with M the plane measure ∫_{wᵀx=0} xxᵀ p dS (derived for fixed α, no augmentation;
+  checked against finite differences in tests/).
 * :func:`contrastive_covariance`: eq. (3) on a finite batch with two views and any fixed α, the Monte
   Carlo estimator from which the closed forms are cross-checked (tests/).
 * :func:`roughness_fd`: D by central finite differences on the sphere, for any A(·).
@@ -145,8 +146,8 @@ def mean_activation_mixture(gm: GaussianMixture, W: torch.Tensor, a: float = 0.0
 
 
 def roughness_D_mixture(gm: GaussianMixture, W: torch.Tensor, a: float = 0.0) -> torch.Tensor:
-    """D(w) = −(1 − a)·𝔼[h(wᵀx)]·M(w) (B, d, d), the derivative of u ↦ A(v(u))w at v = w (digest §2,
-    'derived fact', for fixed α and no augmentation). Its restriction to w⊥ is the linear map whose norm is ρ."""
+    """D(w) = −(1 − a)·𝔼[h(wᵀx)]·M(w) (B, d, d), the derivative of u ↦ A(v(u))w at v = w
+    (derived for fixed α and no augmentation; checked against finite differences in tests/). Its restriction to w⊥ is the linear map whose norm is ρ."""
     _, _, _, _, M = _half_space_moments(gm, W)
     return -(1 - a) * mean_activation_mixture(gm, W, a)[:, None, None] * M
 

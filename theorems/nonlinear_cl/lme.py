@@ -8,7 +8,7 @@ point:
   and no atom on the gating plane;
 * ``kink``: an atom of a discrete distribution lies on wᵀx = 0 (relative margin ≤ KINK_TOL). There A(·) jumps,
   the roughness ρ is infinite and Theorems 1 and 3 do not apply: reported as a kink, never as an LME, even
-  when the eigenvector condition holds there (the categorical model's u_m, digest §3 item 5);
+  when the eigenvector condition holds there (the categorical model's u_m, eq. (8) of the paper);
 * ``unconverged``: power iteration did not certify a fixed point (e.g. chattering across a kink).
 
 Distinct LMEs are counted by direction (cos > 1 − SAME_COS_TOL); ``up_to_sign=True`` merges ±w, the right

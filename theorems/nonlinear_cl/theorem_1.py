@@ -1,42 +1,59 @@
-"""Theorem 1 of paper 001 (Tian): stability of an LME.
+"""Theorem 1 of paper 001 (Tian, §3.2): stability of an LME.
 
-Statement as printed
---------------------
-"If w_* is an LME of A(w_*) and λ_gap(w_*) > ρ(w_*), then w_* is stable." Here λ_gap = λ₁ − λ₂ of A(w_*) and
-ρ(w_*) is the local roughness, the smallest ρ with ‖(A(v) − A(w_*))w_*‖ ≤ ρ‖v − w_*‖ + O(‖v − w_*‖²). The proof
-(B.3) shows that the tangential component of a perturbation shrinks at rate at least λ_gap − ρ under
-ẇ = P⊥_w A(w) w.
+Statement as printed (Theorem 1, proof in App. B.3)
+--------------------------------------------------
+"If w_* is an LME of A(w_*) and λ_gap(w_*) > ρ(w_*), then w_* is stable." λ_gap = λ₁ − λ₂ of A(w_*); ρ(w_*) is the
+local roughness (§3.2), the smallest ρ with ‖(A(v) − A(w_*))w_*‖ ≤ ρ‖v − w_*‖ + O(‖v − w_*‖²). The proof (B.3,
+eq. 65) shows uᵀP⊥_v A(v)v ≤ −(λ_gap − ρ)ε + O(ε²) for v = √(1−ε²)w_* + εu under ẇ = P⊥_w A(w)w.
 
-Reading chosen (digest 001 §2, Theorem 1)
------------------------------------------
-"Stable" is read as the proof shows it: the linearisation J = Qᵀ[(A(w_*) − λ_*I) + D]Q on the tangent space
-w_*⊥ (Q an orthonormal basis, D the derivative u ↦ ∂_u[A(v)]w_*) has λ_max(J) ≤ −(λ_gap − ρ), and small
-perturbations return at least at that rate. ρ = ‖D Q‖₂ is measured by central finite differences on the
-sphere, and for ReLU on a Gaussian mixture also by the digest's closed form D = −𝔼[ReLU(w_*ᵀx)]·M (M the
-plane measure), which the check compares. Setting: uniform α, no augmentation, N → ∞ (A is a covariance).
+Quantifiers: ∀ data distributions (uniform α, N → ∞) and ∀ w_* that are LMEs with λ_gap > ρ: w_* is stable.
+Nothing is existential.
+
+Reading chosen
+--------------
+"Stable" as the proof shows it: small perturbations of w_* do not grow under the projected flow. The check runs
+8 perturbations of angle ``perturb`` by projected Euler for T = dt·steps and asserts the distance ratio ≤ 1
+(``perturbations_return``, the only ``bound`` claim). Setting: uniform α, no augmentation, N → ∞ (A is a
+covariance, Corollary 1). ρ = ‖D Q‖₂ (D = ∂_u[A(v)]w_* by central differences on the sphere, Q a basis of w_*⊥).
 
 Instances (``model``)
 ---------------------
-* ``mixture``: d+1 isotropic Gaussian clusters at a rotated regular simplex (closed-form A); LMEs are found
-  by power iteration / projected ascent from ``starts`` random starts (batched) and each one is checked.
-* ``summation``: latent summation model (§3.1) with q_m = q, candidate w_* = u_1; exact enumeration, ρ = 0.
-  For q ≥ (3 − √5)/2 the candidate is not an LME: the negative control the issue names (perturbations grow).
-* ``categorical``: latent categorical model, candidate u_1. Every other atom sits on the gating plane: a kink,
-  ρ = ∞, so the theorem does not apply; the LME finder reports a kink (negative control, allow_violation).
+* ``mixture``: d+1 isotropic Gaussian clusters at a rotated regular simplex, ReLU; LMEs found from ``starts``
+  random starts. Here 𝔼[ReLU(w_*ᵀx)] > 0, so D = −𝔼[h]·M ⪯ 0 on w_*⊥ only *helps* stability and λ_gap/ρ ≈ 100:
+  the hypothesis λ_gap > ρ never bites on these instances.
+* ``leaky_pair`` (where the hypothesis bites): LeakyReLU with slope ``leak``, two Gaussian clusters on one axis
+  e (+radius·e with weight 1 − ``neg_weight``, −2·radius·e with weight ``neg_weight``), covariance σ² along e and
+  ``tangent_sigma``² across, randomly rotated; candidate w_* = e (an eigenvector of A(e) by symmetry).
+  𝔼[h(w_*ᵀx)] < 0 there, so D = −(1 − a)𝔼[h]·M ⪰ 0: the roughness *destabilises*, and by the symmetry
+  QᵀDQ = ρI, QᵀA Q = λ₂I, so the linearisation is exactly J = −(λ_gap − ρ)I: the condition λ_gap > ρ is
+  sharp. ``tangent_sigma`` moves λ_gap/ρ through 1 (d = 2, radius = σ = 1, neg_weight = 0.9, leak = 0.5:
+  τ = 1.39 gives λ_gap/ρ = 1.100, τ = 1.4013 gives 0.901). These are the binding instances (λ_gap/ρ = 1.10 and
+  1.02) and the control just past the threshold (0.90, allow_violation: the perturbations grow, ratio > 1).
+* ``summation``: latent summation model (§3.1, eq. 9) with q_m = q, candidate u_1; exact enumeration, ρ = 0.
+  For q ≥ (3 − √5)/2 the candidate is not an LME: perturbations grow (negative control).
+* ``categorical``: latent categorical model (eq. 8), candidate u_1: every other atom lies on the gating plane,
+  ρ = ∞, the theorem does not apply (negative control, allow_violation).
+
+Whether a candidate is an LME with λ_gap > ρ is decided by the evaluation: where none is, the instance
+violates the theorem's hypothesis (raised, or listed under ``allow_violation``).
 
 Claims
 ------
-* ``lme_found``: at least one candidate is an LME (self-consistent top eigenvector, distinct top eigenvalue,
-  no kink) with λ_gap > ρ.
-* ``roughness_closed_form_matches_fd`` (mixture): ‖D_fd − D_formula‖ ≤ FD_RTOL·‖D_formula‖.
-* ``linearised_rate_at_least_guaranteed``: min over LMEs of −λ_max(J)/(λ_gap − ρ) ≥ 1 − RATE_RTOL.
-* ``perturbations_return``: perturbations of angle ``perturb`` shrink over the run at least as fast as
-  the guaranteed rate (Euler-corrected): max distance ratio ≤ exp(−(1 − FLOW_RTOL)·r_euler·T).
-Negative controls: the summation model above threshold, the categorical kink, ``rate_scale`` > 1 (a wrong
-constant in the guaranteed rate) and ``closed_form_scale`` ≠ 1 (a wrong constant in D).
+* ``perturbations_return`` (bound): max over the perturbations of ‖w(T) − w_*‖/‖w(0) − w_*‖ ≤ 1.
+* ``contraction_at_proof_rate`` (proof_step, eq. 65): the ratio is ≤ exp(−(1 − FLOW_RTOL)·(λ_gap − ρ)·T)
+  (Euler-corrected).
+* ``linearised_rate_at_least_guaranteed`` (identity): −λ_max(J)/(λ_gap − ρ) ≥ 1 − RATE_RTOL for
+  J = Qᵀ[(A − λ_*I) + D]Q. This is Weyl's inequality applied to the same D that defines ρ: true by algebra, a
+  test of the code, never evidence.
+* ``roughness_closed_form_matches_fd`` (identity, Gaussian models): D_fd = −(1 − a)𝔼[h(w_*ᵀx)]·M.
+* ``lme_found`` (measurement): LMEs with λ_gap > ρ among the candidates.
 
-``observed`` = min −λ_max(J) over the LMEs checked, ``bound`` = the guaranteed λ_gap − ρ there, tightness =
-bound/observed (digest §6 B: ≈ 0.985 on the tetrahedral mixture; exactly 1 for discrete data, ρ = 0).
+Status: verified → verified. Old evidence: λ_gap/ρ ≈ 100 on every instance, and the rate claim was Weyl's
+inequality (an identity). New evidence: the only bound is the flow's, and it holds at λ_gap/ρ = 1.10 (d = 2)
+and 1.02 (d = 3) on the leaky pair, where it fails just past the threshold (λ_gap/ρ = 0.90: ratio > 1).
+
+``observed`` = min −λ_max(J) over the LMEs checked, ``bound`` = λ_gap − ρ there, tightness = bound/observed
+(1 on the leaky pair and on discrete data with ρ = 0).
 """
 
 from __future__ import annotations
@@ -47,16 +64,17 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
-from ..data.latents import (categorical_model, dirichlet, random_orthonormal, random_signed_permutation, simplex_mixture,
-                            summation_model)
+from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..data.frames import random_orthogonal
+from ..data.latents import (GaussianMixture, categorical_model, dirichlet, random_orthonormal,
+                            random_signed_permutation, simplex_mixture, summation_model)
 from ..optim.sphere_flow import projected_flow, random_tangent, random_unit, retract
 from .covariance import A_discrete, A_mixture, kink_margin, roughness_D_mixture, roughness_fd, tangent_basis
 from .lme import classify, find_lmes
 
 ID = "nonlinear_cl.theorem_1"
 Q_STAR = (3 - math.sqrt(5)) / 2
-MODELS = ("mixture", "summation", "categorical")
+MODELS = ("mixture", "leaky_pair", "summation", "categorical")
 
 # Central differences with ε = 1e-5: truncation ~ε²·‖∂³A‖, which grows like (radius/σ)³ for narrow clusters
 # (observed up to 1e-5 relative at σ = 0.2), rounding ~1e-16·‖A‖/ε ≈ 1e-11·‖A‖ (what FD_ATOL covers when D ≈ 0).
@@ -68,21 +86,33 @@ RATE_RTOL = 1e-6
 # The perturbation (angle 1e-3) feels second-order terms of relative size ~1e-3; 2% covers them.
 FLOW_RTOL = 2e-2
 GAP_MIN = 1e-6  # an LME whose gap exceeds ρ by less than this is too close to call in float64
+PERTURBATIONS = 8  # perturbed starts per candidate
 
 
 def build(p: dict, ctx):
-    """(A_fn, kink_fn, candidates or None) for the chosen model."""
+    """(data, A_fn, kink_fn, candidates or None, slope a) for the chosen model."""
+    d = p["d"]
     if p["model"] == "mixture":
-        gm = simplex_mixture(ctx, p["d"], p["radius"], p["sigma"])
-        return gm, (lambda W: A_mixture(gm, W)), None, None
-    M = p["d"]
+        gm = simplex_mixture(ctx, d, p["radius"], p["sigma"])
+        return gm, (lambda W: A_mixture(gm, W)), None, None, 0.0
+    if p["model"] == "leaky_pair":
+        R = random_orthogonal(ctx, d)  # rows: e = R[0] and a basis of e⊥
+        e = R[:1].contiguous()
+        means = torch.cat([p["radius"] * e, -2 * p["radius"] * e])
+        scales = ctx.tensor([p["sigma"] ** 2] + [p["tangent_sigma"] ** 2] * (d - 1))
+        cov = R.T @ torch.diag(scales) @ R
+        cov = 0.5 * (cov + cov.T)
+        gm = GaussianMixture(ctx.tensor([1 - p["neg_weight"], p["neg_weight"]]), means, cov.expand(2, d, d).clone())
+        a = p["leak"]
+        return gm, (lambda W: A_mixture(gm, W, a)), None, e, a
+    M = d
     # categorical: exact zeros uᵢᵀuⱼ so that the other atoms lie exactly on the plane (see examples.py)
     U = random_orthonormal(ctx, M, M) if p["model"] == "summation" else random_signed_permutation(ctx, M)
     if p["model"] == "summation":
         data = summation_model(U, torch.full((M,), p["q"], dtype=ctx.dtype, device=ctx.device))
     else:
         data = categorical_model(U, dirichlet(ctx, M, 0.2))
-    return data, (lambda W: A_discrete(data, W)), (lambda W: kink_margin(data, W)), U[:, :1].T.contiguous()
+    return data, (lambda W: A_discrete(data, W)), (lambda W: kink_margin(data, W)), U[:, :1].T.contiguous(), 0.0
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
@@ -93,9 +123,18 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         out.append(Violation("starts ≥ 1", "the LME finder needs a start", ("starts",), bypassable=False))
     if not (p["sigma"] > 0 and math.isfinite(p["sigma"])):
         out.append(Violation("σ > 0", "cluster covariances must be positive definite", ("sigma",), bypassable=False))
+    if not (p["tangent_sigma"] > 0 and math.isfinite(p["tangent_sigma"])):
+        out.append(Violation("tangent σ > 0", "cluster covariances must be positive definite", ("tangent_sigma",),
+                             bypassable=False))
     if not (p["radius"] >= 0 and math.isfinite(p["radius"])):
         out.append(Violation("radius ≥ 0", "cluster radius must be a finite non-negative number", ("radius",),
                              bypassable=False))
+    if not 0 <= p["leak"] < 1:
+        out.append(Violation("0 ≤ leak < 1", "LeakyReLU slope on the negative side (1 would be linear)", ("leak",),
+                             bypassable=False))
+    if not 0 < p["neg_weight"] < 1:
+        out.append(Violation("0 < neg_weight < 1", "weight of the negative cluster of the leaky pair",
+                             ("neg_weight",), bypassable=False))
     if not 0 < p["q"] < 1:
         out.append(Violation("0 < q < 1", "q is a Bernoulli probability; q ∈ {0, 1} has no standardised levels",
                              ("q",), bypassable=False))
@@ -116,7 +155,7 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
                              "guaranteed rate (negative control)", ("rate_scale",)))
     if p["closed_form_scale"] != 1.0:
         out.append(Violation("exact closed form of D", "closed_form_scale ≠ 1 deliberately falsifies "
-                             "D = −𝔼[ReLU]M (negative control)", ("closed_form_scale",)))
+                             "D = −(1 − a)𝔼[h]M (negative control)", ("closed_form_scale",)))
     return out
 
 
@@ -131,7 +170,7 @@ def linearisation(A_fn, W: torch.Tensor, lam_star: torch.Tensor):
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
-    data, A_fn, kink_fn, cand = build(p, ctx)
+    data, A_fn, kink_fn, cand, slope = build(p, ctx)
     details: dict = {"model": p["model"]}
     if cand is None:
         search = find_lmes(A_fn, random_unit(ctx, p["starts"], p["d"]), kink_fn=kink_fn)
@@ -141,10 +180,11 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     else:
         W = cand
         converged = None
-    claims = []
+    unmet = Violation("w_* is an LME of A(w_*) with λ_gap(w_*) > ρ(w_*)", "no candidate satisfies the theorem's "
+                      "hypothesis", ("model", "q", "tangent_sigma", "sigma", "radius"))
     if W.shape[0] == 0:
-        claims.append(Claim.at_least("lme_found", 0, 1, "no LME among the end points"))
-        return Outcome(math.nan, math.nan, None, claims, details, converged)
+        claims = [Claim.measurement("lme_found", 0, message="no LME among the end points")]
+        return Outcome(math.nan, math.nan, None, claims, details, converged, [unmet])
     cl = classify(A_fn, W, kink_fn)
     A = A_fn(W)
     lam_star = torch.einsum("bi,bij,bj->b", W, A, W)  # eigenvalue of the candidate's own eigenvector
@@ -159,69 +199,86 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     ok = cl.is_lme & (gap - rho > GAP_MIN)
     details.update({
         "lambda_1": cl.lam1.tolist(), "lambda_star": lam_star.tolist(), "lambda_gap": gap.tolist(),
-        "rho_fd": rho.tolist(), "lambda_max_J": lam_J.tolist(), "is_lme": cl.is_lme.tolist(),
-        "is_kink": cl.is_kink.tolist(), "kink_margin": cl.kink_margin.tolist(),
+        "rho_fd": rho.tolist(), "gap_over_rho": (gap / rho).tolist(), "lambda_max_J": lam_J.tolist(),
+        "is_lme": cl.is_lme.tolist(), "is_kink": cl.is_kink.tolist(), "kink_margin": cl.kink_margin.tolist(),
         "top_eigvec_residual": cl.top_residual.tolist(),
         "J_asymmetry": float((J - J.transpose(1, 2)).abs().max()),
-        # Derived fact (digest §2): for ReLU, fixed α, no augmentation, D ⪯ 0 on the tangent space.
+        # sign of the roughness term: ⪯ 0 (stabilising) for ReLU with 𝔼[h] > 0, ⪰ 0 for the leaky pair
         "max_eig_sym_QtD": float(torch.linalg.eigvalsh(0.5 * (Q.transpose(1, 2) @ D + (Q.transpose(1, 2) @ D)
                                                            .transpose(1, 2))).max()),
     })
-    claims.append(Claim.at_least("lme_found", int(ok.sum()), 1,
-                                 f"LMEs with λ_gap > ρ among {W.shape[0]} candidate(s)"))
-    if p["model"] == "mixture":
-        Dcf = p["closed_form_scale"] * roughness_D_mixture(data, W) @ Q
+    claims = [Claim.measurement("lme_found", int(ok.sum()), message=f"LMEs with λ_gap > ρ among {W.shape[0]} "
+                                "candidate(s)")]
+    if isinstance(data, GaussianMixture):
+        Dcf = p["closed_form_scale"] * roughness_D_mixture(data, W, slope) @ Q
         scale = (torch.linalg.matrix_norm(Dcf, ord=2)
                  + FD_ATOL / FD_RTOL * torch.linalg.matrix_norm(A, ord=2))  # absolute floor when D ≈ 0
         err = float((torch.linalg.matrix_norm(D - Dcf, ord=2) / scale).max())
         claims.append(Claim.at_most("roughness_closed_form_matches_fd", err, FD_RTOL,
                                     "max ‖D_fd − D_formula‖₂/(‖D_formula‖ + 1e5·‖A‖·1e-9), "
-                                    "D_formula = −𝔼[ReLU(w_*ᵀx)]·M"))
+                                    "D_formula = −(1 − a)𝔼[h(w_*ᵀx)]·M", kind="identity"))
         details["rho_closed_form"] = torch.linalg.matrix_norm(Dcf, ord=2).tolist()
-    sel = ok if bool(ok.any()) else torch.ones_like(ok)  # judge the LMEs the theorem covers; else all
+    sel = ok if bool(ok.any()) else torch.ones_like(ok)  # judge the LMEs the theorem covers; else all (controls)
     rate = -lam_J[sel]
     ratio = rate / margin[sel]
     worst = int(torch.argmin(torch.where(margin[sel] > 0, ratio, torch.full_like(ratio, -math.inf))))
     claims.append(Claim.at_least("linearised_rate_at_least_guaranteed", float(ratio.min()), 1 - RATE_RTOL,
-                                 "min over LMEs of −λ_max(J)/(λ_gap − ρ)"))
-    # Perturbed starts: P per candidate, angle `perturb`, projected Euler for `steps`.
-    P = 8
-    Wc = W[sel].repeat_interleave(P, dim=0)
+                                 "min over LMEs of −λ_max(J)/(λ_gap − ρ): Weyl's inequality on the D that "
+                                 "defines ρ", kind="identity"))
+    # Perturbed starts: PERTURBATIONS per candidate, angle `perturb`, projected Euler for `steps`.
+    Wc = W[sel].repeat_interleave(PERTURBATIONS, dim=0)
     W0 = retract(Wc, random_tangent(ctx, Wc), p["perturb"])
     run = projected_flow(A_fn, W0, dt=p["dt"], steps=p["steps"])
     dist0 = (W0 - Wc).norm(dim=1)
     dist = (run.W - Wc).norm(dim=1)
     T = p["dt"] * p["steps"]
-    guaranteed = margin[sel].repeat_interleave(P).clamp_min(0)
+    shrink = dist / dist0
+    i_max = int(torch.argmax(shrink))
+    claims.append(Claim.at_most("perturbations_return", float(shrink[i_max]), 1.0,
+                                f"max distance ratio ‖w(T) − w_*‖/‖w(0) − w_*‖ after T = {T:g}, "
+                                f"{len(shrink)} perturbations of angle {p['perturb']:g} (stable: ≤ 1)"))
+    guaranteed = margin[sel].repeat_interleave(PERTURBATIONS).clamp_min(0)
     r_euler = -torch.log1p(-p["dt"] * guaranteed) / p["dt"]
     allowed = torch.exp(-(1 - FLOW_RTOL) * r_euler * T)
-    shrink = dist / dist0
-    excess = shrink / allowed
-    i = int(torch.argmax(excess))
-    claims.append(Claim.at_most("perturbations_return", float(shrink[i]), float(allowed[i]),
-                                f"distance ratio after T = {T:g} vs exp(−(λ_gap − ρ)·T) (Euler-corrected), "
-                                f"worst of {len(shrink)} perturbations"))
+    i = int(torch.argmax(shrink / allowed))
+    claims.append(Claim.at_most("contraction_at_proof_rate", float(shrink[i]), float(allowed[i]),
+                                f"distance ratio vs exp(−(λ_gap − ρ)·T) (B.3, eq. 65; Euler-corrected, "
+                                f"{FLOW_RTOL:g} relative slack), worst perturbation", kind="proof_step"))
     fitted = -torch.log(shrink) / T  # per-unit-time log contraction of Euler
     observed_rate = (1 - torch.exp(-p["dt"] * fitted)) / p["dt"]  # back to the continuous rate
     details.update({"perturbation_distance_ratio": shrink.tolist(), "observed_flow_rate": observed_rate.tolist(),
                     "flow_T": T, "flow_dt": p["dt"]})
     obs, bnd = float(rate[worst]), float(margin[sel][worst])
     tight = bnd / obs if obs > 0 and bnd > 0 else None
-    return Outcome(obs, bnd, tight, claims, details, converged)
+    return Outcome(obs, bnd, tight, claims, details, converged, [] if bool(ok.any()) else [unmet])
+
+
+# The leaky pair where λ_gap/ρ crosses 1 (module docstring): d = 2, radius = σ = 1, neg_weight = 0.9, leak = 0.5.
+LEAKY = dict(model="leaky_pair", radius=1.0, sigma=1.0, neg_weight=0.9, leak=0.5, dt=0.02, steps=1000)
+BINDING_2D = dict(LEAKY, d=2, tangent_sigma=1.39)  # λ_gap/ρ = 1.100
+BINDING_3D = dict(LEAKY, d=3, tangent_sigma=1.3946)  # λ_gap/ρ = 1.02
+PAST_THRESHOLD = dict(LEAKY, d=2, tangent_sigma=1.4013)  # λ_gap/ρ = 0.901: the hypothesis fails, w_* unstable
 
 
 def report_instances(suite):
     yield AS_PRINTED, {}, False
     for d in (2, 4):
         yield AS_PRINTED, dict(d=d, sigma=0.5, seed=d), False
+    yield AS_PRINTED, BINDING_2D, False
+    yield AS_PRINTED, BINDING_3D, False
     yield AS_PRINTED, dict(model="summation", d=4, q=0.1), False
     yield AS_PRINTED, dict(model="summation", d=4, q=0.3), False
     for i in range(suite.report_examples):
         yield AS_PRINTED, dict(d=2 + i % 3, sigma=round(0.2 + 0.1 * i, 2), seed=100 + i, starts=32), False
+    yield AS_PRINTED, PAST_THRESHOLD, True  # λ_gap < ρ: perturbations grow
     yield AS_PRINTED, dict(model="summation", d=4, q=0.45), True  # not an LME: perturbations grow
     yield AS_PRINTED, dict(model="categorical", d=4), True  # kink: ρ = ∞
-    yield AS_PRINTED, dict(rate_scale=1.05), True
-    yield AS_PRINTED, dict(closed_form_scale=1.01), True
+
+
+def _strategy():
+    from ..strategies.nonlinear_cl import theorem_1_params
+
+    return theorem_1_params()
 
 
 RESULT = register(Result(
@@ -230,15 +287,19 @@ RESULT = register(Result(
     paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
     title="Theorem 1: an LME with λ_gap > ρ is stable under ẇ = P⊥_w A(w) w",
     statement=("If w_* is an LME of A(w_*) (self-consistent top eigenvector with a distinct top eigenvalue) and "
-               "λ_gap(w_*) > ρ(w_*), then w_* is stable; the proof gives the tangential contraction rate "
-               "λ_gap − ρ."),
+               "λ_gap(w_*) > ρ(w_*), then w_* is stable (Theorem 1, §3.2; the proof, App. B.3 eq. 65, gives the "
+               "tangential contraction rate λ_gap − ρ)."),
     status=Status.VERIFIED,
     params=(
-        Param("model", str, "mixture", "data model: Gaussian mixture (closed form), latent summation or "
-              "categorical (exact enumeration)", "mixture | summation | categorical", choices=MODELS),
+        Param("model", str, "mixture", "data model: Gaussian mixture (closed form, ReLU), LeakyReLU pair (closed "
+              "form), latent summation or categorical (exact enumeration)", "mixture | leaky_pair | summation | "
+              "categorical", choices=MODELS),
         Param("d", int, 3, "dimension (= M latent patterns for summation/categorical)", "d ≥ 2"),
         Param("radius", float, 3.0, "mixture: distance of the cluster means from 0", "≥ 0"),
-        Param("sigma", float, 0.3, "mixture: cluster standard deviation", "> 0"),
+        Param("sigma", float, 0.3, "mixture: cluster standard deviation (leaky_pair: along the axis)", "> 0"),
+        Param("tangent_sigma", float, 1.39, "leaky_pair: cluster standard deviation across the axis", "> 0"),
+        Param("neg_weight", float, 0.9, "leaky_pair: weight of the cluster at −2·radius", "(0, 1)"),
+        Param("leak", float, 0.5, "leaky_pair: LeakyReLU slope on the negative side", "[0, 1)"),
         Param("q", float, 0.2, "summation: P[y_m = y⁺] for every m", "0 < q < (3 − √5)/2"),
         Param("seed", int, 0, "seed of the instance, the starts and the perturbations", "any integer"),
         Param("starts", int, 64, "mixture: random starts of the LME finder", "≥ 1"),
@@ -254,4 +315,15 @@ RESULT = register(Result(
     forms=(AS_PRINTED,),
     report_instances=report_instances,
     module=__name__,
+    logic=Logic(for_all="every data distribution (uniform α, N → ∞, no augmentation) and every LME w_* of it with "
+                "λ_gap(w_*) > ρ(w_*)"),
+    binding=(
+        Binding("λ_gap(w_*) > ρ(w_*)", BINDING_2D, "λ_gap/ρ = 1.100 (LeakyReLU pair, 𝔼[h] < 0, J = −(λ_gap − ρ)I)"),
+        Binding("λ_gap(w_*) > ρ(w_*)", BINDING_3D, "λ_gap/ρ = 1.02 (the same family in d = 3)"),
+    ),
+    controls=(
+        dict(PAST_THRESHOLD, allow_violation=True),
+        dict(model="summation", d=4, q=0.45, allow_violation=True),
+    ),
+    strategy=_strategy,
 ))

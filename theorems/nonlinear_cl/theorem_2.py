@@ -1,12 +1,15 @@
-"""Theorem 2 of paper 001 (Tian): a bound on the local roughness ρ for ReLU.
+"""Theorem 2 of paper 001 (Tian, §3.2): a bound on the local roughness ρ for ReLU.
 
 Statement as printed
 --------------------
 "If ‖x‖₂ ≤ C₀, α has kernel structure and N → ∞, then ρ(w_*) ≤ (C₀³ vol(C₀)/π)·r(w_*, α), with
 r(w, α) = Σ_l z_l²(α) max_{wᵀx=0} p̃_l(x; α)," vol(C₀) the volume of the d-ball of radius C₀.
 
-Correction (digest 001 §2 Theorem 2, §3 item 1)
------------------------------------------------
+Quantifiers: ∀ distributions with ‖x‖₂ ≤ C₀ (α with kernel structure, N → ∞) and ∀ w_*: ρ(w_*) ≤ bound. Nothing
+existential, so one instance inside the hypotheses on which the bound fails refutes the printed form.
+
+Correction (the proof's step (88)→(89), App. B.3)
+-------------------------------------------------
 The power of C₀ is wrong: ρ ~ [x]², r ~ [x]^{−d}, vol ~ [x]^d, so the bound must scale as C₀²; the chain
 (88)→(89) of the proof turns C₀² into C₀³. Corrected: ρ(w_*) ≤ C₀² vol(C₀) r(w_*, α)/π. The printed bound
 therefore fails for small C₀: on the uniform disk of radius C₀, ρ = (2C₀/3π)² exactly, and the printed bound
@@ -22,8 +25,17 @@ instance; every w is equivalent by symmetry, so w_* = e₁): ``profile='uniform'
 How ρ is measured, independently of any formula for it: A(w) = 𝕍[x·1{wᵀx > 0}] by tensor Gauss–Legendre
 quadrature in polar coordinates over the half-disk (the gating boundary is a boundary of the quadrature
 domain, so A(w) is exact to rounding for these polynomial profiles), then ρ = ‖(A(v₊) − A(v₋))w/2ε‖ by central
-differences on the circle. The reference value ρ = 𝔼[ReLU(wᵀx)]·∫r²p(rt)dr (digest, exact 2-D formula),
-evaluated by 1-D quadrature, is compared with it.
+differences on the circle. The reference value ρ = 𝔼[ReLU(wᵀx)]·∫r²p(rt)dr (the exact 2-D formula D = −𝔼[h]M restricted to radial densities),
+evaluated by 1-D quadrature, is compared with it (``fd_matches_exact_formula``, an identity: two computations of
+the same ρ, a test of the code).
+
+Claims: ``roughness_below_printed_bound`` / ``roughness_below_corrected_bound`` (bound).
+Counterexamples to the printed form: the uniform disk of radius C₀ = 0.1: ρ = (2C₀/3π)² = 4.50e-4 > C₀³/π = 3.18e-4
+(ρ/bound = 4/(9πC₀) = 1.415, exact closed form; the FD value agrees to 1e-6), and C₀ = 0.01 (ρ/bound = 14.15).
+The corrected bound is attained nowhere: ρ/bound = 4/(9π) ≈ 0.141 on the uniform disk at every C₀ (the hypothesis
+‖x‖ ≤ C₀ is active there: the support reaches C₀), and smaller on the bump profiles.
+
+Status: verified-corrected → verified-corrected (the counterexample is to the statement, not to a proof step).
 
 Negative controls: ``bound_radius_scale`` < 1 evaluates the bound at a radius C₀' smaller than the support
 (violating ‖x‖ ≤ C₀'); ``closed_form_scale`` ≠ 1 falsifies the reference formula.
@@ -38,7 +50,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, Result, Status, Violation
 
 ID = "nonlinear_cl.theorem_2"
 PROFILES = ("uniform", "bump")
@@ -87,7 +99,7 @@ def rho_fd(g, C0: float, theta0: float = 0.0, dtype=torch.float64, device=None) 
 
 
 def rho_exact(g, C0: float) -> float:
-    """Digest's exact 2-D formula ρ = 𝔼[ReLU(wᵀx)]·∫_ℝ r²p(rt)dr = (2∫₀^C r²g)² for radial p (1-D quadrature)."""
+    """The exact 2-D formula ρ = 𝔼[ReLU(wᵀx)]·∫_ℝ r²p(rt)dr = (2∫₀^C r²g)² for radial p (1-D quadrature)."""
     from scipy.integrate import quad
     R2 = quad(lambda r: r * r * g(np.asarray(r)), 0, C0, epsabs=0, epsrel=1e-13)[0]
     return (2 * R2) ** 2
@@ -126,7 +138,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     claims = [
         Claim.at_most(name, rho, bound, f"ρ (finite differences) ≤ C₀^{power}·vol(C₀)·r/π"),
         Claim.at_most("fd_matches_exact_formula", abs(rho - exact) / exact, FD_RTOL,
-                      "|ρ_fd − 𝔼[ReLU]∫r²p(rt)dr| / reference"),
+                      "|ρ_fd − 𝔼[ReLU]∫r²p(rt)dr| / reference", kind="identity"),
     ]
     details = {"rho_fd": rho, "rho_exact_formula": exact, "bound": bound, "C0": C0, "bound_radius": Cb,
                "vol": vol, "r": r, "power_of_C0": power,
@@ -173,4 +185,12 @@ RESULT = register(Result(
     forms=(AS_PRINTED, CORRECTED),
     report_instances=report_instances,
     module=__name__,
+    logic=Logic(for_all="every distribution with ‖x‖₂ ≤ C₀ (α with kernel structure, N → ∞) and every w_*"),
+    counterexamples=(dict(C0=0.1), dict(C0=0.01)),
+    binding=(Binding("‖x‖₂ ≤ C₀", dict(C0=1.0), "the support reaches C₀ (uniform disk): ρ/bound = 4/(9π) ≈ 0.141, "
+                     "the largest ratio over the profiles tried", form=CORRECTED),
+             Binding("‖x‖₂ ≤ C₀", dict(C0=0.1, profile="bump", k=1), "support reaches C₀, bump profile",
+                     form=CORRECTED)),
+    controls=(dict(bound_radius_scale=0.5, allow_violation=True),),
+    strategy=lambda: __import__("theorems.strategies.nonlinear_cl", fromlist=["roughness_params"]).roughness_params(),
 ))

@@ -45,7 +45,7 @@ def common_C_violations(p: dict) -> list[Violation]:
     if p.get("nc_sign", -1.0) == 1.0 and p.get("loss") == "noncontrastive" and not p.get("C"):
         out.append(Violation("non-contrastive C̃ = −Σ xᵢxᵢ⁺ᵀ (corrected sign)",
                              "nc_sign = +1 is the paper's printed C̃ = +Σ xᵢxᵢ⁺ᵀ, which flips the sign of loss (2): "
-                             "then C ≻ 0 on generic data and the dynamics are trivial (digest §3 item 2)",
+                             "then C ≻ 0 on generic data and the dynamics are trivial (the appendix's proof of Proposition 1 has the minus sign)",
                              ("nc_sign", "loss")))
     if "n" in p and p["n"] < 2:
         out.append(Violation("n ≥ 2 anchors", f"n = {p['n']}", ("n",), bypassable=False))

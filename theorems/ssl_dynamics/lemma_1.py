@@ -5,20 +5,25 @@ Statement as printed
 "Let u(x) = Θx (linear) or u(x) = Θψ(x) (kernel). In the infinite-width limit h → ∞,
 ⟨∇_Θ u_l(x), ∇_Θ u_j(x')⟩ = 0 for l ≠ j, = xᵀx' for l = j (linear), = k(x, x') for l = j (kernel)."
 
-Reading chosen (digest 002 §2 Lemma 1)
---------------------------------------
-For u = Θψ(x), ∇_Θ u_l(x) = e_l ψ(x)ᵀ, so the identity is exact at every size: the "h → ∞" is not needed.
+Quantifiers and reading
+-----------------------
+∀ Θ, ∀ x, x', ∀ l, j (linear or kernel model); nothing existential. For u = Θψ(x), ∇_Θ u_l(x) = e_l ψ(x)ᵀ, so the
+identity is exact at every size: the "h → ∞" is not needed (the hypothesis that nearly binds is the width: it
+holds with one feature, h = 1).
 The check computes the Jacobians by reverse-mode autograd and compares the empirical NTK blocks with
 the closed form δ_{lj} ψ(x)ᵀψ(x') computed directly from the features (kernel: explicit random Fourier
 features, k(x, x') = ψ(x)ᵀψ(x')). Status ``verified``.
 
 The appendix proof argues instead about a 2-layer network u = h^{-1/2}G₂ᵀφ(G₁x) and claims the first-layer
-block vanishes; it does not (the diagonal tends to 2xᵀx' for linear φ, digest §6.7), and at finite width
+block vanishes; it does not (for linear φ the diagonal is ≈ 2xᵀx', the W₁ block adding xᵀx'), and at finite width
 the off-diagonal blocks are O(h^{-1/2}), not 0. That network is the negative control (``model='two_layer'``,
 outside the lemma's "linear or kernel model" hypothesis): both claims fail on it.
 
 Claims: ``offdiagonal_blocks_vanish`` (max_{l≠j} |K_lj| / ‖ψ(x)‖‖ψ(x')‖) and ``diagonal_equals_kernel``
-(max_l |K_ll − k(x,x')| / ‖ψ(x)‖‖ψ(x')‖), over ``pairs`` random input pairs evaluated at once.
+(max_l |K_ll − k(x,x')| / ‖ψ(x)‖‖ψ(x')‖), over ``pairs`` random input pairs evaluated at once. Both are
+``bound`` claims: the autograd NTK is computed independently of the closed form, and the 2-layer control fails
+both. ``kernel_scale`` ≠ 1 multiplies the closed form (a wrong constant): at 1 + 30·EXACT_RTOL·max(d, h) it
+pins the tolerance. Status ``verified`` (unchanged).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
 from .trace_form import PAPER, PAPER_TITLE
 
 ID = "ssl_dynamics.lemma_1"
@@ -73,7 +78,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 
     K = torch.stack([jac(a) @ jac(b).T for a, b in zip(X, Xp)])  # (pairs, z, z)
     F, Fp = torch.stack([psi(a) for a in X]), torch.stack([psi(b) for b in Xp])
-    k = (F * Fp).sum(-1)  # closed form ψ(x)ᵀψ(x'), no autograd
+    k = p["kernel_scale"] * (F * Fp).sum(-1)  # closed form ψ(x)ᵀψ(x'), no autograd
     scale = F.norm(dim=-1) * Fp.norm(dim=-1)
     eye = torch.eye(z, dtype=torch.bool, device=ctx.device)
     off = (K.abs() * (~eye)).amax(dim=(-1, -2)) / scale
@@ -98,7 +103,22 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         out.append(Violation("linear or kernel model u = Θψ(x)", "a 2-layer network u = h^{-1/2}G₂ᵀφ(G₁x) is the "
                              "appendix proof's object, not the lemma's: at finite width its NTK couples the outputs",
                              ("model",)))
+    if p["kernel_scale"] != 1.0:
+        out.append(Violation("the closed form δ_lj ψ(x)ᵀψ(x')", f"kernel_scale = {p['kernel_scale']} multiplies it "
+                             "(a deliberately wrong constant)", ("kernel_scale",)))
     return out
+
+
+# 30× the tolerance of the default instance (d = 3, h = 32): |cos(x, x')| of the worst pair is ≳ 0.5.
+PIN_SCALE = 1 + 30 * EXACT_RTOL * 32
+
+
+def _strategy():
+    from hypothesis import strategies as st
+
+    return st.fixed_dictionaries(dict(model=st.sampled_from(["linear", "kernel"]), d=st.integers(1, 6),
+                                      z=st.integers(1, 5), h=st.integers(1, 64), pairs=st.integers(1, 8),
+                                      seed=st.integers(0, 2**16)))
 
 
 def report_instances(suite):
@@ -115,6 +135,12 @@ RESULT = register(Result(
     statement="For u(x) = Θx or Θψ(x), in the infinite-width limit ⟨∇_Θu_l(x), ∇_Θu_j(x')⟩ = δ_lj xᵀx' "
               "(linear) or δ_lj k(x, x') (kernel).",
     status=Status.VERIFIED,
+    logic=Logic(for_all="every Θ, every pair of inputs x, x' and every pair of outputs l, j (linear or kernel model)"),
+    binding=(Binding("infinite width (not needed: exact at every width)", dict(model="kernel", h=1),
+                     "h = 1 random feature"),),
+    controls=(dict(model="two_layer", h=50, allow_violation=True),
+              dict(kernel_scale=PIN_SCALE, allow_violation=True)),
+    strategy=_strategy,
     params=(
         Param("model", str, "linear", "linear Θx, kernel Θψ(x) (random Fourier features), or the 2-layer NTK "
               "network of the appendix proof (negative control)", "linear | kernel", choices=MODELS),
@@ -122,6 +148,7 @@ RESULT = register(Result(
         Param("z", int, 4, "output dimension", "≥ 1"),
         Param("h", int, 32, "number of kernel features / width of the 2-layer control", "≥ 1"),
         Param("pairs", int, 8, "random input pairs (x, x') evaluated at once", "≥ 1"),
+        Param("kernel_scale", float, 1.0, "multiplies the closed form; ≠ 1 is a wrong constant (control)", "= 1"),
         Param("seed", int, 0, "seed of the inputs, parameters and features", "any integer"),
     ),
     evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,

@@ -1,30 +1,44 @@
 """Proposition 1 of paper 002: dimension collapse of unconstrained SSL dynamics.
 
-Statement as printed
---------------------
-"Under the conditions of Lemma 1, every component u_l has identical dynamics, hence identical fixed points, and the
-output collapses to one dimension at convergence." (Linear model u = Θx; extended to wide networks via the NTK.)
+Statement as printed (Proposition 1)
+------------------------------------
+"Under the conditions of Lemma 1, every component of the network output u: R^d → R^z has identical dynamics, and
+hence, identical fixed points. As a consequence, the output collapses to one dimension at convergence." (Linear
+model u = Θx: u̇_l(x) = −2θ_lᵀCx; extended to wide networks via the NTK.)
 
-Correction (digest 002 §2 Prop. 1, §3 item 8)
----------------------------------------------
-There is no convergence: for the linear model Θ̇ = −2ΘC, so Θ(t) = Θ(0)e^{−2Ct} and ‖Θ‖ → ∞ exponentially
-whenever λ₁(C) < 0. The collapse is *in direction*: if λ₁ is simple, σ₂(Θ)/σ₁(Θ) decays like
-e^{−2(λ₂−λ₁)t} (per GD step: (1−2ηλ₂)/(1−2ηλ₁)) and every row of Θ aligns with v₁. The unconstrained 2-layer
-linear model P = W₂ᵀW₁ blows up in finite time, at rank ≈ 1 along v₁.
+Quantifiers and reading
+-----------------------
+∀ SSL data (hence ∀ symmetric C: with xᵢ = eᵢ, xᵢ⁻ a data point and xᵢ⁺ = xᵢ + εᵢ, C̃ = Σᵢ eᵢ(xᵢ⁻ − xᵢ⁺)ᵀ is any
+matrix, since the εᵢ are free), ∀ initialisation Θ₀: the output becomes one-dimensional. Nothing existential.
+"At convergence" is read as "in the long-time limit, up to scale": the paper's own Example 1 says that "the
+dynamics for unconstrained loss L diverge", and Θ(t) = Θ₀e^{−2Ct} does diverge when λ₁(C) < 0. (The old check read
+"at convergence" literally, asserted that GD reaches a fixed point, and refuted that; the paper does not claim it.
+The step size of the last GD step relative to Θ₀ is kept as a measurement, ``last_step_over_theta0``.)
+
+Old status → new status: ``verified-corrected`` → ``verified-corrected``, on a new counterexample. With a repeated
+smallest eigenvalue the components still have identical dynamics, but the output does not collapse to one
+dimension: C = diag(−1, −1, 0.5), z = 3, Θ(t)/‖Θ(t)‖ → Θ₀P/‖Θ₀P‖ with P the projector on the λ₁-eigenspace, of rank
+2; the check finds σ₂/σ₁ of Θ at 0.69 after 5000 steps (predicted per-step factor exactly 1). The instance
+is non-generic (a measure-zero set of C), but the proposition quantifies over every data set, and its argument
+("identical dynamics, hence … one dimension") is exactly what fails there.
+Correction: if λ₁(C) < 0 is simple, σ₂(Θ)/σ₁(Θ) decays like e^{−2(λ₂−λ₁)t} (per GD step: (1−2ηλ₂)/(1−2ηλ₁)) and
+every row of Θ aligns with v₁; the unconstrained 2-layer linear model P = W₂ᵀW₁ blows up in finite time at rank
+≈ 1 along v₁. The hypothesis that nearly binds: λ₂ − λ₁ = 0.1|λ₁| (C = diag(−1, −0.9, 0.5)).
 
 What one check does
 -------------------
 Data: SSL triplets (Gaussian with a chosen covariance and a non-zero mean, or half moons), mean contrastive or
 non-contrastive loss. Or an explicit symmetric ``C`` (then the loss is Tr(ΘCΘᵀ)).
 1. GD on Θ with the gradient from autograd of the loss evaluated on the triplets (not from C), against the
-   closed form Θ₀(I − 2ηC)^k (claim ``gd_matches_closed_form``); the gradient flow integrated by scipy
-   against Θ₀e^{−2Ct} (``flow_matches_exponential``).
+   closed form Θ₀(I − 2ηC)^k (``gd_matches_closed_form``, identity: the trace form (7)); the gradient flow
+   integrated by scipy against Θ₀e^{−2Ct} (``flow_matches_exponential``, identity). They test the implementation.
 2. The fitted per-step slope of log(σ₂/σ₁) against log((1−2ηλ₂)/(1−2ηλ₁)) (``collapse_rate``); at the end
    σ₂/σ₁ (``collapsed_to_rank_one``) and the alignment of every row with v₁ (``rows_align_with_v1``).
 3. 2-layer linear, W ~ N(0, 1/h), GD batched over seeds: σ₁(P) exceeds 10⁶ within ``max_steps`` steps
    (``two_layer_blows_up``) and at that moment σ₂/σ₁ (``two_layer_rank_one``); |⟨v_top(P), v₁⟩| is reported
    in details, not asserted (the blow-up time, hence the alignment reached, depends on the spectral gap).
-Printed form adds ``converges_to_fixed_point``: the last GD step is negligible relative to Θ₀. It fails.
+The other claims are ``bound`` claims (the collapse the statement asserts). ``λ₁ simple`` is a hypothesis of
+the corrected form only.
 Negative controls: ``closed_form_factor`` ≠ 2 (a wrong constant in e^{−2Ct}), a C with a repeated λ₁
 (no rank-1 collapse), the printed non-contrastive sign (C ≻ 0: Θ → 0, no blow-up).
 """
@@ -38,7 +52,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, Result, Status, Violation
 from ..optim.ode import integrate
 from .instances import DATASETS, build_C, common_C_violations, is_simple, spectrum_of
 from .trace_form import LOSSES, PAPER, PAPER_TITLE, ssl_loss
@@ -57,8 +71,6 @@ BLOWUP = 1e6
 TWO_LAYER_RANK_TOL = 1e-4
 # Run the linear model until σ₂/σ₁ is this far below the claim's tolerance (or out of steps).
 STOP_RATIO = 1e-8
-# "Converged": the last step moves Θ by less than this fraction of ‖Θ₀‖.
-FIXED_POINT_TOL = 1e-8
 
 
 def _gd_linear(Theta0, t, C, eta, steps, explicit, loss):
@@ -84,7 +96,7 @@ def _two_layer(ctx, C, z, h, seeds, eta, max_steps):
     d = C.shape[0]
     W1 = ctx.randn(seeds, h, d) / math.sqrt(h)
     W2 = ctx.randn(seeds, h, z) / math.sqrt(h)
-    stop = torch.full((seeds,), -1, dtype=torch.long)
+    stop = torch.full((seeds,), -1, dtype=torch.long, device="cpu")  # bookkeeping on the host on purpose
     P_stop = torch.zeros(seeds, z, d, dtype=C.dtype, device=C.device)
     for k in range(max_steps):
         P = W2.transpose(-1, -2) @ W1
@@ -151,8 +163,10 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     else:
         tl_ratio, tl_align = math.inf, 0.0
     claims = [
-        Claim.at_most("gd_matches_closed_form", cf_err, CLOSED_FORM_RTOL, f"max_k ‖Θ_k − Θ₀(I − {f:g}ηC)^k‖/‖Θ_k‖"),
-        Claim.at_most("flow_matches_exponential", flow_err, FLOW_RTOL, f"‖Θ(T) − Θ₀e^(−{f:g}CT)‖/‖Θ(T)‖, T = {T:g}"),
+        Claim.at_most("gd_matches_closed_form", cf_err, CLOSED_FORM_RTOL, f"max_k ‖Θ_k − Θ₀(I − {f:g}ηC)^k‖/‖Θ_k‖",
+                      kind="identity"),
+        Claim.at_most("flow_matches_exponential", flow_err, FLOW_RTOL, f"‖Θ(T) − Θ₀e^(−{f:g}CT)‖/‖Θ(T)‖, T = {T:g}",
+                      kind="identity"),
         Claim.at_most("collapse_rate", rate_err, RATE_RTOL,
                       f"fitted d log(σ₂/σ₁)/dk = {slope:.6g} vs log((1−{f:g}ηλ₂)/(1−{f:g}ηλ₁)) = {pred:.6g}"),
         Claim.at_most("collapsed_to_rank_one", float(ratio[-1]), RANK_ONE_TOL, f"σ₂/σ₁ of Θ after {steps} steps"),
@@ -162,9 +176,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         Claim.at_most("two_layer_rank_one", tl_ratio, TWO_LAYER_RANK_TOL, "max over seeds of σ₂/σ₁(P) at blow-up"),
     ]
     last_step = float((traj[-1] - traj[-2]).norm() / traj[0].norm())
-    if form == AS_PRINTED:
-        claims.append(Claim.at_most("converges_to_fixed_point", last_step, FIXED_POINT_TOL,
-                                    "‖Θ_K − Θ_{K−1}‖/‖Θ₀‖: the printed 'at convergence'"))
+    claims.append(Claim.measurement("last_step_over_theta0", last_step, math.nan,
+                                    "‖Θ_K − Θ_{K−1}‖/‖Θ₀‖: no fixed point is reached (Θ diverges)"))
     details = {
         "eigenvalues": lam_np.tolist(), "fitted_log_ratio_slope": slope, "predicted_log_ratio_slope": pred,
         "ratio_start": float(ratio[0]), "ratio_end": float(ratio[-1]), "norm_growth": float(Th.norm() / traj[0].norm()),
@@ -199,7 +212,7 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
                                 bypassable=False)]
     if lam[0] >= 0:
         out.append(Violation("λ_min(C) < 0", f"C has λ_min = {lam[0]:.4g} ≥ 0: Θ → 0, nothing diverges", ("C",)))
-    if not is_simple(lam):
+    if form == CORRECTED and not is_simple(lam):
         out.append(Violation("λ₁(C) simple", f"λ₁ = {lam[0]:.6g}, λ₂ = {lam[1]:.6g}: no unique collapse direction",
                              ("C",)))
     if 1 - 2 * p["eta"] * lam[-1] <= 0:
@@ -207,17 +220,28 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     return out
 
 
+COUNTEREXAMPLE = dict(C="-1,0,0;0,-1,0;0,0,0.5", d=3)  # repeated λ₁: the output stays two-dimensional
+BINDING_GAP = dict(C="-1,0,0;0,-0.9,0;0,0,0.5", d=3, eta=0.05)  # λ₂ − λ₁ = 0.1
+
+
 def report_instances(suite):
     yield CORRECTED, dict(), False
     yield CORRECTED, dict(data="moons", d=2, z=2, n=200), False
-    yield AS_PRINTED, dict(), False  # 'at convergence' fails: Θ diverges
+    yield CORRECTED, BINDING_GAP, False
+    yield AS_PRINTED, COUNTEREXAMPLE, False
     rng = np.random.default_rng(2)
     for _ in range(suite.report_examples):
         yield CORRECTED, dict(d=int(rng.integers(2, 6)), z=int(rng.integers(2, 5)), seed=int(rng.integers(1000)),
                               loss=str(rng.choice(LOSSES))), False
     yield CORRECTED, dict(closed_form_factor=2.2), True
-    yield CORRECTED, dict(C="-1,0,0;0,-1,0;0,0,0.5", d=3), True
+    yield CORRECTED, dict(COUNTEREXAMPLE), True
     yield CORRECTED, dict(loss="noncontrastive", nc_sign=1.0, max_steps=1000), True
+
+
+def _strategy():
+    from ..strategies.ssl_dynamics import ssl_prop1_params
+
+    return ssl_prop1_params()
 
 
 RESULT = register(Result(
@@ -228,9 +252,16 @@ RESULT = register(Result(
     correction="Θ(t) = Θ(0)e^{−2Ct} diverges when λ₁(C) < 0, so there is no convergence; the collapse is in direction: "
                "σ₂/σ₁ ∝ e^{−2(λ₂−λ₁)t} and every row aligns with v₁ (λ₁ simple). The 2-layer linear model blows up in "
                "finite time at rank ≈ 1.",
-    correction_reason="The unconstrained SSL loss is unbounded below (scale Θ), so 'fixed points' and 'at convergence' "
-                      "do not exist when C has a negative eigenvalue (digest 002 §2, §3 item 8).",
+    correction_reason="Identical dynamics u̇_l = −2θ_lᵀCx give Θ(t) = Θ₀e^{−2Ct}, whose dominant part has the rank of "
+                      "the λ₁-eigenspace: one dimension only when λ₁ is simple (C = diag(−1, −1, 0.5) keeps two).",
     status=Status.VERIFIED_CORRECTED,
+    logic=Logic(for_all="every SSL data set (hence every symmetric C) and every initialisation Θ₀ of the linear model"),
+    counterexamples=(COUNTEREXAMPLE,),
+    binding=(Binding("λ₁(C) simple", BINDING_GAP, "λ₂ − λ₁ = 0.1 = 0.1|λ₁|"),),
+    controls=(dict(closed_form_factor=2.2, allow_violation=True), dict(COUNTEREXAMPLE, allow_violation=True),
+              dict(loss="noncontrastive", nc_sign=1.0, max_steps=1000, allow_violation=True),
+              dict(COUNTEREXAMPLE, form="as_printed")),
+    strategy=_strategy,
     params=(
         Param("data", str, "gaussian", "SSL triplets: Gaussian (random covariance 4·2^{-k}, mean norm 1) or half moons",
               "gaussian | moons", choices=DATASETS),

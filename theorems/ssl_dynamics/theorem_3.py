@@ -1,29 +1,42 @@
 """Theorem 3 of paper 002: the eigen-coordinate dynamics (10) for z = 1.
 
-Statement as printed
---------------------
-"For z = 1, ½q̇ = −(1 − qᵀq)Λq − (I − qqᵀ)Λq. (i) If all eigenvalues of Λ are strictly positive, q → 0.
-(ii) If at least one eigenvalue is negative, q becomes the smallest eigenvector, e₁."
+Statement as printed (Theorem 3)
+--------------------------------
+"Let z = 1, then ½q̇ = −(1 − qᵀq)Λq − (I − qqᵀ)Λq  (10). (i) Assume all the eigenvalues of Λ are strictly
+positive, then q converges to 0. (ii) Assume there is at least one negative eigenvalue of Λ, then q becomes the
+smallest eigenvector, e₁."
 
-Correction (digest 002 §2 Thm 3, §3 item 14)
---------------------------------------------
-* (ii) d(e₁ᵀq)/dt has the sign of e₁ᵀq, so the limit is sign(e₁ᵀq₀)·e₁; it needs e₁ᵀq₀ ≠ 0 ({e₁ᵀq = 0} is
-  invariant: then q → ±e₂ when λ₂ < 0) and a simple λ₁ (else the limit is the normalised projection of q₀ on
-  the λ₁-eigenspace).
-* (i) needs ‖q₀‖ < 1: the sphere ‖q‖ = 1 is invariant and on it (10) is Oja's flow toward ±e₁ even when Λ ≻ 0.
-  With h = d (W₁ square orthogonal), ‖q‖ ≡ 1, so (i) fails for every network start.
-* Asymptotic rate (digest's derivation): min(8|λ₁|, 2(λ₂ − λ₁)) near ±e₁; 4λ_min near 0.
+Quantifiers and reading
+-----------------------
+∀ Λ (diagonal, non-zero eigenvalues), ∀ starting points q₀ = (W₂ᵀW₁V)ᵀ of orthonormal factors (‖q₀‖ ≤ 1, every
+width h ≥ d): the solution of (10) converges to 0 (case i) or to "the smallest eigenvector" (case ii). Nothing is
+existential. An eigenvector is defined up to sign (and, for a repeated λ₁, up to a rotation in its eigenspace),
+and the paper's Figure 3 says the outputs "converge to either of two points": case (ii) is read as "q converges
+to a unit vector of the λ₁-eigenspace". Old status → new status: ``verified-corrected`` → ``verified-corrected``,
+with two of the four old counterexamples withdrawn as readings the paper does not make (q → −e₁ when e₁ᵀq₀ < 0, and
+a repeated λ₁: both limits *are* smallest eigenvectors). Two remain, both inside the printed hypotheses:
+* e₁ᵀq₀ = 0, Λ = diag(−1, −0.3, 0.5, 2): {e₁ᵀq = 0} is invariant under (10), and q → ±e₂ (distance ≈ 1 from
+  every smallest eigenvector);
+* h = d (W₁ square orthogonal, allowed by W₁ᵀW₁ = I_d) with Λ = diag(0.5, 1, 2, 3) ≻ 0: then ‖q‖ ≡ 1 and on the
+  sphere (10) is Oja's flow, so q → ±e₁ ≠ 0 for every network start (‖q(T)‖ = 1), against case (i).
+Proof erratum (Appendix, proof of Theorem 3): "the derivative of e₁ᵀq is always positive" — it is
+2e₁ᵀq[(1 − ‖q‖²)(−λ₁) + (qᵀΛq − λ₁)], of the sign of e₁ᵀq: with e₁ᵀq₀ < 0, e₁ᵀq decreases to −1.
+
+Correction: (ii) q → sign(e₁ᵀq₀)·e₁ for e₁ᵀq₀ ≠ 0 and λ₁ simple; (i) needs ‖q₀‖ < 1 (h > d for a network start).
+Asymptotic rate (linearising (10) at the limit): min(8|λ₁|, 2(λ₂ − λ₁)) near ±e₁, 4λ_min near 0.
 
 What one check does
 -------------------
 C = diag(``lams``) (so V = I and q = W₁ᵀW₂). ``start='ode'``: q₀ a random direction of norm ``q0_norm`` whose e₁
 component has the sign ``e1_sign`` (0: exactly zero); (10) is integrated by scipy DOP853. ``start='network'``: a
-Haar-random (W₁, W₂) ∈ St(h, d) × St(h, 1) and the Grassmann-projected W-flow integrated instead (the only way
-to start on ‖q₀‖ = 1, which the q-ODE cannot hold numerically: the sphere is unstable there).
-Claims: ``limit`` (distance of q(T) from the predicted limit), ``e1_component_monotone`` (case ii),
-``asymptotic_rate`` (the fitted exponential rate of ‖q(t) − q∞‖ is at least the predicted one, 2% slack; the
-two-sided match is in details: generic starts agree to < 1%). As printed the predicted limit
-is +e₁ (case ii) or 0 (case i), with no side conditions.
+Haar-random (W₁, W₂) ∈ St(h, d) × St(h, 1) and Riemannian GD in W-space (the only way to start on ‖q₀‖ = 1, which
+the q-ODE cannot hold numerically: the sphere is unstable there).
+Claims. Printed: ``limit`` (bound; distance of q(T) from the set the printed statement predicts: 0, or the unit
+vectors of the λ₁-eigenspace), ``e1_component_nondecreasing`` (proof_step; the printed proof's step).
+Corrected: ``limit`` (bound; distance from sign(e₁ᵀq₀)e₁ or 0), ``asymptotic_rate`` (bound; the fitted exponential
+rate of ‖q(t) − q∞‖ is at least the predicted one, 2% slack: a start whose slow-mode amplitude is tiny can reach
+the float64 floor before that mode dominates, so the rate may exceed the prediction; two-sided agreement on
+generic starts is in details), ``abs_e1_component_nondecreasing`` (proof_step; the corrected step).
 """
 
 from __future__ import annotations
@@ -34,7 +47,7 @@ import numpy as np
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, ProofErratum, Result, Status, Violation
 from ..optim.ode import integrate, rhs_theorem3
 from ..optim.stiefel import haar_stiefel
 from .instances import is_simple
@@ -53,6 +66,8 @@ RATE_RTOL = 0.02
 RATE_WINDOW = (1e-9, 1e-5)
 # Step of the network start's Riemannian GD: the discrete rate differs from the flow's by O(η·rate) ≈ 0.6%.
 NETWORK_ETA = 4e-3
+# Eigenvalues this close to λ₁ belong to its eigenspace (the parameters are typed decimals).
+SIMPLE_ATOL = 1e-12
 
 
 def _q0(rng_vec, lam, p):
@@ -87,15 +102,24 @@ def _network_run(W1, W2, lam, T, eta, samples):
 
 
 def predicted(lam: np.ndarray, q0: np.ndarray, form: str) -> tuple[np.ndarray, float]:
-    """The limit and asymptotic rate the (corrected / printed) theorem predicts for this q₀."""
+    """The limit (corrected form) and the asymptotic rate of the linearisation of (10) at it."""
     d = len(lam)
     e1 = np.eye(d)[0]
     if lam[0] > 0:
         return np.zeros(d), 4 * lam[0]
-    if form == AS_PRINTED:
-        return e1, min(8 * abs(lam[0]), 2 * (lam[1] - lam[0])) if d > 1 else 8 * abs(lam[0])
     s = math.copysign(1.0, q0[0]) if q0[0] != 0 else 1.0
     return s * e1, min(8 * abs(lam[0]), 2 * (lam[1] - lam[0])) if d > 1 else 8 * abs(lam[0])
+
+
+def printed_distance(lam: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Distance of each q(t) from what the printed statement predicts: 0 (Λ ≻ 0), else the set of unit vectors of
+    the λ₁-eigenspace (an eigenvector is defined up to sign and, for a repeated λ₁, up to a rotation)."""
+    if lam[0] > 0:
+        return np.linalg.norm(q, axis=1)
+    m = int(np.sum(lam - lam[0] <= SIMPLE_ATOL * max(1.0, abs(lam[0]))))
+    head = np.linalg.norm(q[:, :m], axis=1)
+    tail = np.linalg.norm(q[:, m:], axis=1)
+    return np.sqrt((head - 1.0) ** 2 + tail**2)
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
@@ -122,22 +146,31 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         sol = integrate(lambda v: rhs_theorem3(lam, v), q0, t, rtol=1e-13, atol=1e-16)
         q = sol.y
     dist = np.linalg.norm(q - limit, axis=1)
-    e1c = np.abs(q[:, 0])
-    drop = float(np.max(np.maximum(e1c[:-1] - e1c[1:], 0.0))) if len(e1c) > 1 else 0.0
+    pdist = printed_distance(lam, q)
+    e1 = q[:, 0]
+    drop = float(np.max(np.maximum(np.abs(e1[:-1]) - np.abs(e1[1:]), 0.0))) if len(e1) > 1 else 0.0
+    signed_drop = float(np.max(np.maximum(e1[:-1] - e1[1:], 0.0))) if len(e1) > 1 else 0.0
     win = (dist > RATE_WINDOW[0]) & (dist < RATE_WINDOW[1])
     fitted = -float(np.polyfit(t[win], np.log(dist[win]), 1)[0]) if win.sum() >= 5 else math.nan
-    claims = [Claim.at_most("limit", float(dist[-1]), LIMIT_TOL,
-                            f"‖q(T) − q∞‖ with the predicted q∞ = {np.round(limit, 6).tolist()}, T = {T:.4g}")]
-    if lam[0] < 0:
-        claims.append(Claim.at_most("e1_component_monotone", drop, MONOTONE_TOL,
-                                    "largest decrease of |e₁ᵀq(t)| between grid points"))
-    # One-sided: the slowest linear mode bounds the decay, but a start whose slow-mode amplitude is tiny can reach the
-    # float64 floor before that mode dominates (e.g. λ₂ > 0 damps the e₂ component during the escape), so the fitted
-    # rate may exceed the prediction; generic starts match it (details: rate_rel_err).
-    claims.append(Claim.at_least("asymptotic_rate", fitted if math.isfinite(fitted) else -math.inf,
-                                 rate * (1 - RATE_RTOL), f"fitted decay rate of ‖q(t) − q∞‖ vs predicted {rate:.6g}"))
+    if form == AS_PRINTED:
+        claims = [Claim.at_most("limit", float(pdist[-1]), LIMIT_TOL,
+                                "distance of q(T) from " + ("0" if lam[0] > 0 else "the unit λ₁-eigenvectors")
+                                + f", T = {T:.4g}")]
+        if lam[0] < 0:
+            claims.append(Claim.at_most("e1_component_nondecreasing", signed_drop, MONOTONE_TOL,
+                                        "largest decrease of e₁ᵀq(t) (the proof: 'always positive')",
+                                        kind="proof_step"))
+        claims.append(Claim.measurement("asymptotic_rate", fitted, rate, "fitted decay rate of ‖q(t) − q∞‖"))
+    else:
+        claims = [Claim.at_most("limit", float(dist[-1]), LIMIT_TOL,
+                                f"‖q(T) − q∞‖ with q∞ = {np.round(limit, 6).tolist()}, T = {T:.4g}")]
+        if lam[0] < 0:
+            claims.append(Claim.at_most("abs_e1_component_nondecreasing", drop, MONOTONE_TOL,
+                                        "largest decrease of |e₁ᵀq(t)| between grid points", kind="proof_step"))
+        claims.append(Claim.at_least("asymptotic_rate", fitted if math.isfinite(fitted) else -math.inf,
+                                     rate * (1 - RATE_RTOL), f"fitted decay rate of ‖q(t) − q∞‖ vs {rate:.6g}"))
     details = {"q0": q0.tolist(), "q0_norm": float(np.linalg.norm(q0)), "q_T": q[-1].tolist(),
-               "predicted_limit": limit.tolist(), "distance_T": float(dist[-1]), "fitted_rate": fitted,
+               "predicted_limit": limit.tolist(), "distance_T": float(dist[-1]), "printed_distance_T": float(pdist[-1]), "fitted_rate": fitted,
                "predicted_rate": rate, "rate_rel_err": abs(fitted - rate) / rate if math.isfinite(fitted) else math.inf, "T": T, "e1_drop": drop, "norm_T": float(np.linalg.norm(q[-1])),
                **(sol.certificate() if sol is not None else {"network_eta": NETWORK_ETA})}
     return Outcome(observed=float(dist[-1]), bound=LIMIT_TOL, tightness=None, claims=claims, details=details,
@@ -180,15 +213,27 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     return out
 
 
+CX_ORTHOGONAL = dict(e1_sign=0)  # e₁ᵀq₀ = 0: q → ±e₂ (λ₂ = −0.3 < 0)
+CX_SQUARE = dict(lams="0.5,1,2,3", start="network", h=4)  # h = d, Λ ≻ 0: ‖q‖ ≡ 1, q → ±e₁
+ERRATUM_SIGN = dict(e1_sign=-1)  # e₁ᵀq₀ < 0: e₁ᵀq decreases (to −1)
+# λ₁ nearly repeated: the corrected hypothesis 'λ₁ simple' nearly binds (λ₂ − λ₁ = 0.05|λ₁|); the slow rate is
+# 2(λ₂ − λ₁) = 0.1.
+BINDING_SIMPLE = dict(lams="-1,-0.95,0.5,2")
+# ‖q₀‖ close to 1: the corrected hypothesis ‖q₀‖ < 1 of case (i) nearly binds.
+BINDING_NORM = dict(lams="0.5,1,2,3", q0_norm=0.99)
+
+
 def report_instances(suite):
     yield CORRECTED, dict(), False
     yield CORRECTED, dict(e1_sign=-1), False
     yield CORRECTED, dict(lams="0.5,1,2,3"), False
     yield CORRECTED, dict(start="network", h=10), False
-    yield AS_PRINTED, dict(e1_sign=-1), False  # counterexample: the sign
-    yield AS_PRINTED, dict(e1_sign=0), False  # counterexample: e₁ᵀq₀ = 0
-    yield AS_PRINTED, dict(lams="0.5,1,2,3", start="network", h=4), False  # counterexample: h = d
-    yield AS_PRINTED, dict(lams="-1,-1,0.5,2"), False  # counterexample: repeated λ₁
+    yield CORRECTED, BINDING_SIMPLE, False
+    yield CORRECTED, BINDING_NORM, False
+    yield AS_PRINTED, CX_ORTHOGONAL, False
+    yield AS_PRINTED, CX_SQUARE, False
+    yield AS_PRINTED, ERRATUM_SIGN, False
+    yield AS_PRINTED, dict(lams="-1,-1,0.5,2"), False  # holds: the limit is a unit λ₁-eigenvector
     rng = np.random.default_rng(5)
     for _ in range(suite.report_examples):
         d = int(rng.integers(2, 6))
@@ -201,6 +246,12 @@ def report_instances(suite):
     yield CORRECTED, dict(lams="0.5,1,2,3", start="network", h=4), True
 
 
+def _strategy():
+    from ..strategies.ssl_dynamics import ssl_theorem3_params
+
+    return ssl_theorem3_params()
+
+
 RESULT = register(Result(
     id=ID, paper=PAPER, paper_title=PAPER_TITLE,
     title="Theorem 3: for z = 1 the dynamics converge to 0 or to the smallest eigenvector",
@@ -209,8 +260,23 @@ RESULT = register(Result(
     correction="(ii) q → sign(e₁ᵀq₀)·e₁, for e₁ᵀq₀ ≠ 0 and λ₁ simple; (i) needs ‖q₀‖ < 1 (fails for h = d). "
                "Asymptotic rate min(8|λ₁|, 2(λ₂ − λ₁)) near ±e₁ and 4λ_min near 0.",
     correction_reason="d(e₁ᵀq)/dt has the sign of e₁ᵀq; {e₁ᵀq = 0} and {‖q‖ = 1} are invariant sets of (10) "
-                      "(digest 002 §2 Thm 3).",
+                      "(proof of Theorem 3, Appendix).",
     status=Status.VERIFIED_CORRECTED,
+    logic=Logic(for_all="every Λ with non-zero eigenvalues and every start q₀ = (W₂ᵀW₁V)ᵀ of orthonormal factors "
+                        "(‖q₀‖ ≤ 1, any width h ≥ d)"),
+    counterexamples=(CX_ORTHOGONAL, CX_SQUARE),
+    proof_errata=(ProofErratum(
+        step="Appendix, proof of Theorem 3, case (ii)",
+        printed="the derivative of e₁ᵀq is always positive unless … q = e₁",
+        why="d(e₁ᵀq)/dt = 2e₁ᵀq[(1 − ‖q‖²)(−λ₁) + (qᵀΛq − λ₁)] has the sign of e₁ᵀq: from e₁ᵀq₀ < 0 (Λ = "
+            "diag(−1, −0.3, 0.5, 2), ‖q₀‖ = 0.5) e₁ᵀq decreases monotonically to −1",
+        params=ERRATUM_SIGN, claim="e1_component_nondecreasing"),),
+    binding=(Binding("λ₁ simple", BINDING_SIMPLE, "λ₂ − λ₁ = 0.05 (|λ₁| = 1)"),
+             Binding("‖q₀‖ < 1 (case i)", BINDING_NORM, "‖q₀‖ = 0.99")),
+    controls=(dict(e1_sign=0, allow_violation=True), dict(lams="-0.5,-0.4", q0_norm=1.5, allow_violation=True),
+              dict(lams="0.5,1,2,3", start="network", h=4, allow_violation=True),
+              dict(CX_ORTHOGONAL, form="as_printed")),
+    strategy=_strategy,
     params=(
         Param("lams", str, "-1,-0.3,0.5,2", "eigenvalues of C (C = diag(lams))", "non-zero; λ₁ simple"),
         Param("start", str, "ode", "q-ODE from a chosen q₀, or the W-space flow from a Haar network", "",

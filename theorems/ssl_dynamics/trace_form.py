@@ -1,11 +1,11 @@
-"""The trace form of paper 002 (digest 002 §1.6-1.7) and shared pieces of its results.
+"""The trace form of paper 002 (eq. (7), Definition 1 (8)) and shared pieces of its results.
 
 For u(x) = W₂ᵀW₁x (or Θx), both SSL losses are L = Tr(W₂ᵀW₁CW₁ᵀW₂), C = ½(C̃ + C̃ᵀ), with
 * contrastive (1):     C̃ = Σᵢ xᵢ(xᵢ⁻ − xᵢ⁺)ᵀ,
 * non-contrastive (2): C̃ = −Σᵢ xᵢ(xᵢ⁺)ᵀ  (the paper prints +Σ; the minus follows from loss (2)'s sign,
-  as in its own appendix: digest §3 item 2).
+  as in its own appendix, proof of Proposition 1).
 C is divided by n (the mean loss), which the paper leaves open: with a sum over n and η = 0.01 its own
-experiment is unstable (digest §3 item 16). E[C̃ | X] = −n Cov̂(X), not −n E[xxᵀ] (digest §3 item 3).
+experiment is unstable. E[C̃ | X] = −n Cov̂(X), not −n E[xxᵀ] as printed after Theorem 3.
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def activation_violations(name: str) -> list[Violation]:
     """φ(0) = 0 and φ'(0) = 1 (Theorem 1, Conjecture 1), checked numerically on φ itself."""
     phi = activation(name)
     eps = 1e-6
-    x = torch.tensor([-eps, 0.0, eps], dtype=torch.float64)
+    x = torch.tensor([-eps, 0.0, eps], dtype=torch.float64, device="cpu")  # a hypothesis check, on the host
     y = phi(x)
     out = []
     if abs(float(y[1])) > 1e-12:

@@ -1,6 +1,6 @@
 """Strategies for paper 000 (Deep Fusion): unions of subspaces inside each result's hypotheses.
 
-Ranges follow digest 000 §4: m ∈ [2, 32], K ∈ [2, 5], r ≤ ⌊m/K⌋ (independent random subspaces), cluster
+Ranges: m ∈ [2, 32], K ∈ [2, 5], r ≤ ⌊m/K⌋ (independent random subspaces), cluster
 sizes ν ∈ [1, 8]; ε ∈ [0, 0.99], ρ ∈ [0.01, 1] for the noise lemma; separable noisy instances with
 ε ∈ [1e-3, 0.1] for Theorem 2. Every draw is re-validated against the result's own hypotheses.
 """
@@ -13,7 +13,7 @@ from ..core.result import AS_PRINTED, CORRECTED
 from ._common import valid_for
 
 __all__ = ["union_of_subspaces_params", "theorem_1_params", "definition_1_params", "noise_lemma_params",
-           "theorem_2_params", "algorithm_1_params"]
+           "theorem_2_params", "theorem_2_depth_params", "algorithm_1_params"]
 
 
 @st.composite
@@ -51,7 +51,7 @@ def _fits(p: dict, n_out_max: int) -> bool:
 @st.composite
 def theorem_1_params(draw, form: str = CORRECTED) -> dict:
     """Theorem 1 inside its corrected hypotheses (cone data, independent subspaces, unit W, bilinear A)."""
-    p = draw(union_of_subspaces_params(K_max=5, n_out_max=10 if form == AS_PRINTED else None)
+    p = draw(union_of_subspaces_params(K_max=5, m_max=16, nu_max=6, n_out_max=10 if form == AS_PRINTED else None)
              .filter(lambda q: form == CORRECTED or _fits(q, 10)))
     if form == AS_PRINTED:
         p = {**p, "arrangement": "random", "m": max(p["m"], p["K"] * p["r"])}
@@ -69,25 +69,39 @@ def definition_1_params(draw) -> dict:
 
 
 @st.composite
-def noise_lemma_params(draw) -> dict:
-    """ε ∈ [0, 0.99], ρ ∈ [0.01, 1], m ∈ [3, 24], random or extremal noise."""
+def noise_lemma_params(draw, form: str = CORRECTED) -> dict:
+    """ε ∈ [0, 0.99], ρ ∈ [0.01, 1], m ∈ [3, 24], random or extremal noise, either sign of x_iᵀu."""
     m = draw(st.integers(3, 24))
     p = dict(eps=draw(st.floats(0.0, 0.99)), rho=draw(st.floats(0.01, 1.0)), m=m, r=draw(st.integers(1, m - 1)),
-             mode=draw(st.sampled_from(("random", "adversarial"))), seed=draw(st.integers(0, 2**16)))
-    return valid_for("deep_fusion.noise_lemma", AS_PRINTED)(p)
+             mode=draw(st.sampled_from(("random", "adversarial"))),
+             margin_sign=draw(st.sampled_from(("positive", "negative"))), seed=draw(st.integers(0, 2**16)),
+             instances=64)
+    return valid_for("deep_fusion.noise_lemma", form)(p)
 
 
 @st.composite
-def theorem_2_params(draw, form: str = CORRECTED) -> dict:
-    """Separable noisy cone data: m ∈ [K·r+1, 40], K ∈ [2, 4], r ∈ [1, 3], ν ∈ [2, 16], ε ∈ [1e-3, 0.1]."""
+def theorem_2_params(draw, form: str = AS_PRINTED) -> dict:
+    """Noisy cone data, separable or not: m ∈ [K·r+1, 40], K ∈ [2, 4], r ∈ [1, 3], ν ∈ [2, 12],
+    ε ∈ [1e-3, 0.3] (no separability: the statement assumes none)."""
     K = draw(st.integers(2, 4))
     r = draw(st.integers(1, 3))
-    p = dict(K=K, r=r, m=draw(st.integers(K * r + 1, 40)), nu=draw(st.integers(2, 16)),
-             imbalance=draw(st.integers(0, 2)), eps=draw(st.floats(1e-3, 0.1)),
+    p = dict(K=K, r=r, m=draw(st.integers(K * r + 1, 40)), nu=draw(st.integers(2, 12)),
+             imbalance=draw(st.integers(0, 2)), eps=draw(st.floats(1e-3, 0.3)),
              noise=draw(st.sampled_from(("random", "exact", "toward"))),
-             sharpness=draw(st.sampled_from(("exp", "softmax"))), residual=draw(st.booleans()),
-             seed=draw(st.integers(0, 2**16)), instances=16)
+             seed=draw(st.integers(0, 2**16)), instances=8, restarts=16)
     return valid_for("deep_fusion.theorem_2", form)(p)
+
+
+@st.composite
+def theorem_2_depth_params(draw) -> dict:
+    """Stacked blocks on noisy cone data: K ∈ [2, 3], r ∈ [1, 2], ν ∈ [2, 6], ε ∈ [1e-3, 0.2], depth ∈ [2, 6]."""
+    K = draw(st.integers(2, 3))
+    r = draw(st.integers(1, 2))
+    p = dict(K=K, r=r, m=draw(st.integers(K * r + 1, 16)), nu=draw(st.integers(2, 6)),
+             eps=draw(st.floats(1e-3, 0.2)), noise=draw(st.sampled_from(("random", "exact"))),
+             depth=draw(st.integers(2, 6)), residual=draw(st.booleans()), seed=draw(st.integers(0, 2**16)),
+             instances=4, restarts=8)
+    return valid_for("deep_fusion.theorem_2_depth", AS_PRINTED)(p)
 
 
 @st.composite

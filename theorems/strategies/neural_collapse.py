@@ -12,7 +12,7 @@ __all__ = ["ufm_params", "deep_net_params"]
 
 @st.composite
 def ufm_params(draw, loss: str | None = None, form: str = CORRECTED) -> dict:
-    """(K, n, d, λ, loss, seed) for Lemma 4.2 inside its hypotheses (digest 004 §5.1 ranges).
+    """(K, n, d, λ, loss, seed) for Lemma 4.2 inside its hypotheses (corrected form).
 
     MSE: K ∈ [2, 8], d ∈ [max(3, K+1), K+6] (K+1 only for the corrected form), λ = 10^u, u ∈ [−3, 1].
     CE:  K ∈ [2, 10], d ∈ [max(3, K), K+6], λ = 10^u, u ∈ [−4, 1]. n ∈ [1, 5].

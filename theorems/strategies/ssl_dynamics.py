@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from ..core.result import AS_PRINTED, CORRECTED
 from ._common import valid_for
 
-__all__ = ["gapped_spectrum", "ssl_prop2_params", "ssl_prop3_params", "ssl_theorem3_params", "ssl_theorem2_params"]
+__all__ = ["gapped_spectrum", "ssl_prop1_params", "ssl_theorem1_params", "ssl_prop2_params", "ssl_prop3_params", "ssl_theorem3_params", "ssl_theorem2_params"]
 
 
 @st.composite
@@ -55,3 +55,25 @@ def ssl_prop3_params(draw) -> dict:
     params = dict(spectrum=draw(gapped_spectrum(d, gap=0.3)), z=z, h=d + z + draw(st.integers(0, 4)),
                   seed=draw(st.integers(0, 2**16)))
     return valid_for("ssl_dynamics.proposition_3", CORRECTED)(params)
+
+
+@st.composite
+def ssl_prop1_params(draw) -> dict:
+    """Proposition 1 (corrected) on Gaussian SSL data: λ₁ simple on generic draws."""
+    params = dict(d=draw(st.integers(2, 5)), z=draw(st.integers(2, 4)), loss=draw(st.sampled_from(["contrastive",
+                                                                                                   "noncontrastive"])),
+                  seed=draw(st.integers(0, 2**16)))
+    return valid_for("ssl_dynamics.proposition_1", CORRECTED)(params)
+
+
+@st.composite
+def ssl_theorem1_params(draw) -> dict:
+    """Theorem 1 on widths up to 4·10⁵: for d = 1 and h ≳ 5·10⁴ the bound (K = 1) is below what an adversarial W₁
+    attains, so only the randomness of W₁ keeps it; smaller widths are where the Taylor chain alone implies it."""
+    d = draw(st.integers(1, 4))
+    z = draw(st.integers(1, 3))
+    h_max = 400_000 if d == 1 else 20_000
+    params = dict(activation=draw(st.sampled_from(["tanh", "softplus2"])), d=d, z=z,
+                  h=draw(st.integers(max(3, d, z), h_max)), r=round(draw(st.floats(0.05, 20.0)), 4),
+                  w2=draw(st.sampled_from(["random", "worst"])), draws=8, seed=draw(st.integers(0, 2**16)))
+    return valid_for("ssl_dynamics.theorem_1", AS_PRINTED)(params)

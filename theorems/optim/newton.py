@@ -1,0 +1,314 @@
+"""Batched Riemannian Newton (Levenberg–Marquardt trust region) for problems with an arrow Hessian.
+
+The problems are B independent ones on R^m × (sphere-like manifold)^N whose Hessian has *arrow*
+structure: a dense block for the shared Euclidean variable w, a coupling block between w and every
+x_i, and no coupling between x_i and x_j (i ≠ j). The UFM is one (W shared, one feature column per
+sample); so is every "shared weights + per-sample variables" problem.
+
+Why Newton: small instances (tens to hundreds of variables) are overhead-bound, not flop-bound, so the
+number of iterations is what costs; Newton needs tens where L-BFGS needs hundreds or thousands on
+weakly curved problems (digest 004, A7). Why the Schur complement: eliminating the block-diagonal x part
+costs O(N q³ + N m² q + m³) instead of O((m + Nq)³), and keeps larger instances cheap.
+
+Globalisation is Levenberg–Marquardt: the step solves (H + μI) s = −g with a per-instance μ ≥ mu_min,
+raised until H + μI is positive definite (a failed Cholesky factor says it is not) and adapted by the
+ratio of actual to predicted decrease, as a trust region does. Negative curvature therefore never gives
+an uphill step, and a strict saddle repels the iterates. μ never drops below mu_min (absolute), which
+keeps steps bounded along the flat directions of symmetric problems (the UFM's optima form orbits of
+rotations, so its Hessian is singular there); the local rate is then μ/(μ + smallest nonzero
+curvature), superlinear in practice. Vectors along x are in tangent coordinates (q numbers per x_i, in
+a basis the problem chooses and returns as ``ArrowModel.basis``), so steps stay tangent by construction.
+
+Statuses are those of batched_lbfgs: 'gtol' (the stationarity measure, here the Riemannian gradient
+norm, is ≤ gtol: the only converged status), 'stalled' (μ grew past mu_max: no acceptable step exists at
+float64 resolution), 'max_iter', 'nonfinite' (non-finite objective at the start).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Callable
+
+import torch
+
+from .lbfgs import GTOL, MAX_ITER, NONFINITE, STALLED
+
+
+@dataclass
+class ArrowModel:
+    """Value, Riemannian gradient and Hessian of B problems at their current points.
+
+    The shared variable is a matrix w ∈ R^{K×p} (flattened row-major, m = K·p); each x_i has q tangent
+    coordinates. Blocks: ``A`` (B, m, m) the w–w block; ``D`` (B, N, q, q) the x_i–x_i blocks; the w–x_i
+    block in the factored form every bilinear coupling z_i = w a_i has,
+
+        C_iᵀ[j, (k, c)] = P_i[j, k] a_i[c] + Q_i[j, c] b_i[k],
+
+    with ``P`` (B, N, q, K), ``a`` (B, N, p), ``Q`` (B, N, q, p), ``b`` (B, N, K). Kept factored because
+    materialising C (m·N·q numbers per instance) was the largest cost of an iteration.
+    """
+
+    f: torch.Tensor  # (B,)
+    gw: torch.Tensor  # (B, m)
+    gx: torch.Tensor  # (B, N, q), tangent coordinates
+    A: torch.Tensor
+    D: torch.Tensor
+    P: torch.Tensor
+    a: torch.Tensor
+    Q: torch.Tensor
+    b: torch.Tensor
+    basis: torch.Tensor | None = None  # (B, N, p, q) tangent bases, for the retraction
+
+    def coupling(self) -> torch.Tensor:
+        """C materialised as (B, m, N, q) (for tests and small problems)."""
+        B, N, q, K = self.P.shape
+        p = self.a.shape[-1]
+        Ct = self.P[..., :, None] * self.a[:, :, None, None, :] + self.b[:, :, None, :, None] * self.Q[..., None, :]
+        return Ct.reshape(B, N, q, K * p).permute(0, 3, 1, 2)
+
+    def hessian(self) -> torch.Tensor:
+        """The dense (B, m + N·q, m + N·q) Hessian (for tests: the solver never forms it)."""
+        B, m = self.gw.shape
+        N, q = self.gx.shape[-2:]
+        H = torch.zeros(B, m + N * q, m + N * q, dtype=self.A.dtype, device=self.A.device)
+        H[:, :m, :m] = self.A
+        C = self.coupling().reshape(B, m, N * q)
+        H[:, :m, m:] = C
+        H[:, m:, :m] = C.transpose(-1, -2)
+        Hx = H[:, m:, m:].view(B, N, q, N, q)
+        idx = torch.arange(N, device=self.A.device)
+        Hx[:, idx, :, idx, :] = self.D.transpose(0, 1)
+        return H
+
+    def grad_norm(self) -> torch.Tensor:
+        return torch.sqrt(self.gw.pow(2).sum(-1) + self.gx.pow(2).sum((-2, -1)))
+
+    def take(self, idx: torch.Tensor) -> "ArrowModel":
+        """The instances ``idx`` (a 1-D index tensor), in that order."""
+        return ArrowModel(**{fl.name: None if getattr(self, fl.name) is None else getattr(self, fl.name)[idx]
+                             for fl in fields(self)})
+
+    def put_rows(self, idx: torch.Tensor, other: "ArrowModel") -> None:
+        """Overwrite the instances ``idx`` with the rows of ``other`` (which holds exactly those), in place."""
+        for fl in fields(self):
+            a = getattr(self, fl.name)
+            if a is not None:
+                a[idx] = getattr(other, fl.name)
+
+
+Evaluate = Callable[[torch.Tensor, torch.Tensor], ArrowModel]
+Retract = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, ArrowModel], tuple[torch.Tensor, torch.Tensor]]
+
+
+UNROLL_MAX = 8  # blocks up to this size are factorised entry by entry (vectorised over blocks), larger by LAPACK
+
+
+def block_cholesky(M: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Cholesky factors of many tiny SPD blocks (..., q, q), and whether each block is positive definite.
+
+    For q ≤ UNROLL_MAX the factor is computed entry by entry, each entry one vectorised kernel over all
+    blocks (~q³/6 kernels on (…)-sized tensors): for thousands of 4×4 blocks that is several times
+    faster than LAPACK's one call per block. ``ok`` is False where a pivot is not positive.
+    """
+    q = M.shape[-1]
+    if q > UNROLL_MAX:
+        L, info = torch.linalg.cholesky_ex(M)
+        return L, info == 0
+    tiny = torch.finfo(M.dtype).tiny
+    ok = torch.ones(M.shape[:-2], dtype=torch.bool, device=M.device)
+    col: list[list[torch.Tensor]] = [[] for _ in range(q)]  # col[i][j] = L[i, j], j ≤ i
+    for j in range(q):
+        pivot = M[..., j, j]
+        for k in range(j):
+            pivot = pivot - col[j][k] * col[j][k]
+        ok &= pivot > 0
+        ljj = pivot.clamp_min(tiny).sqrt()
+        col[j].append(ljj)
+        for i in range(j + 1, q):
+            lij = M[..., i, j]
+            for k in range(j):
+                lij = lij - col[i][k] * col[j][k]
+            col[i].append(lij / ljj)
+    zero = torch.zeros_like(M[..., 0, 0])
+    L = torch.stack([torch.stack(col[i] + [zero] * (q - 1 - i), dim=-1) for i in range(q)], dim=-2)
+    return L, ok
+
+
+def _forward(L: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
+    """L⁻¹ rhs for lower-triangular tiny blocks L (..., q, q) and rhs (..., q, r)."""
+    q = L.shape[-1]
+    if q > UNROLL_MAX:
+        return torch.linalg.solve_triangular(L, rhs, upper=False)
+    rows: list[torch.Tensor] = []
+    for j in range(q):
+        r = rhs[..., j, :]
+        for k in range(j):
+            r = r - L[..., j, k, None] * rows[k]
+        rows.append(r / L[..., j, j, None])
+    return torch.stack(rows, dim=-2)
+
+
+def _backward_t(L: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
+    """L⁻ᵀ rhs for lower-triangular tiny blocks L (..., q, q) and rhs (..., q)."""
+    q = L.shape[-1]
+    if q > UNROLL_MAX:
+        return torch.linalg.solve_triangular(L.transpose(-1, -2), rhs[..., None], upper=True)[..., 0]
+    out: list[torch.Tensor] = [rhs[..., 0]] * q
+    for j in reversed(range(q)):
+        r = rhs[..., j]
+        for k in range(j + 1, q):
+            r = r - L[..., k, j] * out[k]
+        out[j] = r / L[..., j, j]
+    return torch.stack(out, dim=-1)
+
+
+def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Solve (H + μI) s = −g per instance through the Schur complement of the block-diagonal x part.
+
+    With L_i L_iᵀ = D_i + μI, F_i = L_i⁻¹C_iᵀ and h_i = L_i⁻¹g_{x_i}: S = A + μI − Σ F_iᵀF_i,
+    S s_w = −g_w + Σ F_iᵀh_i, s_{x_i} = −L_i⁻ᵀ(h_i + F_i s_w). The triangular solves act on the factors
+    of C (K + p columns instead of K·p). Returns (s_w, s_x, ok); ``ok`` is False where H + μI is not
+    positive definite (a Cholesky factor failed), and the step of such an instance is meaningless.
+    """
+    B, m = model.gw.shape
+    N, q, K = model.P.shape[1:]
+    p = model.a.shape[-1]
+    eye_q = torch.eye(q, dtype=mu.dtype, device=mu.device)
+    eye_m = torch.eye(m, dtype=mu.dtype, device=mu.device)
+    Lx, ok_x = block_cholesky(model.D + mu[:, None, None, None] * eye_q)
+    R = _forward(Lx, torch.cat([model.P, model.Q, model.gx[..., None]], dim=-1))
+    alpha, beta, h = R[..., :K], R[..., K:K + p], R[..., K + p]
+    F = torch.addcmul(alpha[..., :, None] * model.a[:, :, None, None, :], model.b[:, :, None, :, None],
+                      beta[..., None, :]).reshape(B, N * q, m)
+    Ft = F.transpose(-1, -2)
+    S = model.A + mu[:, None, None] * eye_m - Ft @ F
+    # Σ_i F_iᵀh_i through the factors: (Σ_j α_jk h_j) u_i + b_i (Σ_j β_j h_j)
+    ah, bh = (alpha * h[..., None]).sum(-2), (beta * h[..., None]).sum(-2)  # (B, N, K), (B, N, p)
+    rhs = (ah.transpose(-1, -2) @ model.a + model.b.transpose(-1, -2) @ bh).reshape(B, m) - model.gw
+    Lw, info_w = torch.linalg.cholesky_ex(S)
+    sw = torch.cholesky_solve(rhs[..., None], Lw)[..., 0]
+    Sw = sw.view(B, K, p)
+    Fsw = ((alpha * (model.a @ Sw.transpose(-1, -2))[:, :, None, :]).sum(-1)
+           + (beta * (model.b @ Sw)[:, :, None, :]).sum(-1))
+    sx = -_backward_t(Lx, h + Fsw)
+    ok = ok_x.all(dim=-1) & (info_w == 0)
+    return sw, sx, ok
+
+
+@dataclass
+class NewtonResult:
+    w: torch.Tensor  # (B, m) final iterates
+    x: torch.Tensor  # (B, N, q)
+    f: torch.Tensor  # (B,)
+    gw: torch.Tensor  # (B, m) Riemannian gradient at the final iterate
+    gx: torch.Tensor  # (B, N, q)
+    stationarity: torch.Tensor  # (B,) Riemannian gradient norm (what gtol was compared with)
+    iterations: torch.Tensor  # (B,) iterations each instance ran (accepted or rejected trial steps)
+    status: list[str]
+    evaluations: int  # batched model evaluations
+    factorizations: int  # batched Schur solves (one per iteration, more where μ had to grow)
+    mu: torch.Tensor  # (B,) final damping
+
+    @property
+    def converged(self) -> torch.Tensor:
+        return torch.tensor([s == GTOL for s in self.status], device=self.f.device)
+
+
+def batched_arrow_newton(
+    evaluate: Evaluate,
+    retract: Retract,
+    w0: torch.Tensor,
+    x0: torch.Tensor,
+    *,
+    max_iter: int = 200,
+    gtol: float = 1e-9,
+    mu0: float = 0.1,
+    mu_min: float = 1e-10,
+    mu_max: float = 1e20,
+    eta: float = 0.1,
+    shrink: float = 3.0,
+    grow: float = 3.0,
+    bump: float = 3.0,
+) -> NewtonResult:
+    """Minimise B problems from (w0 (B, m), x0 (B, N, q)) by damped Riemannian Newton steps.
+
+    ``evaluate(w, x)`` returns the :class:`ArrowModel` at (w, x); ``retract(w, x, s_w, s_x, model)`` maps
+    a tangent step (in the coordinates of the model's gradient) back onto the manifold. Instances stop on
+    their own; only the active ones are evaluated and solved (the batch is compacted as they stop, since
+    the work is proportional to the instances carried), and stopped ones never change again.
+    """
+    B = w0.shape[0]
+    dev, dt = w0.device, w0.dtype
+    eps = torch.finfo(dt).eps
+    w, x = w0.clone(), x0.clone()
+    model = evaluate(w, x)
+    f, gw, gx = model.f.clone(), model.gw.clone(), model.gx.clone()
+    gnorm = model.grad_norm()
+    evaluations, factorizations = 1, 0
+    mu = torch.full((B,), mu0, dtype=dt, device=dev)
+    iterations = torch.zeros(B, dtype=torch.long, device=dev)
+    status = [MAX_ITER] * B
+    done = ~torch.isfinite(f) | (gnorm <= gtol)
+    for i in torch.nonzero(done).flatten().tolist():
+        status[i] = NONFINITE if not bool(torch.isfinite(f[i])) else GTOL
+    act = torch.nonzero(~done).flatten()  # indices of the active instances; `model` holds their rows
+    model = model.take(act)
+
+    for _ in range(max_iter):
+        if act.numel() == 0:
+            break
+        mu_a = mu[act]
+        # Raise μ where H + μI is not positive definite, re-solving only those instances.
+        sw, sx, ok = arrow_solve(model, mu_a)
+        factorizations += 1
+        bad = torch.nonzero(~ok).flatten()
+        while bad.numel() and bool((mu_a[bad] <= mu_max).any()):
+            mu_a[bad] = torch.clamp_min(mu_a[bad] * bump, 1e-8)
+            sw_b, sx_b, ok_b = arrow_solve(model.take(bad), mu_a[bad])
+            factorizations += 1
+            sw[bad], sx[bad], ok[bad] = sw_b, sx_b, ok_b
+            bad = bad[~ok_b]
+        sw = torch.where(ok[:, None], sw, torch.zeros_like(sw))
+        sx = torch.where(ok[:, None, None], sx, torch.zeros_like(sx))
+        gs = (model.gw * sw).sum(-1) + (model.gx * sx).sum((-2, -1))
+        ss = sw.pow(2).sum(-1) + sx.pow(2).sum((-2, -1))
+        pred = 0.5 * (mu_a * ss - gs)  # model decrease: −gᵀs − ½sᵀHs with Hs = −g − μs
+
+        w_a, x_a = w[act], x[act]
+        w_try, x_try = retract(w_a, x_a, sw, sx, model)
+        trial = evaluate(w_try, x_try)
+        evaluations += 1
+        gnorm_a = gnorm[act]
+        gnorm_try = trial.grad_norm()
+        ratio = (model.f - trial.f) / pred.clamp_min(torch.finfo(dt).tiny)
+        # Once the model decrease is below the objective's rounding, the ratio is noise: accept a step
+        # that does not raise f beyond rounding and lowers the gradient norm (Newton's local regime).
+        slack = 8 * eps * (model.f.abs() + 1)
+        in_noise = (pred <= slack) & (trial.f <= model.f + slack) & (gnorm_try < gnorm_a)
+        accept = ok & torch.isfinite(trial.f) & ((ratio >= eta) | in_noise)
+
+        w[act] = torch.where(accept[:, None], w_try, w_a)
+        x[act] = torch.where(accept[:, None, None], x_try, x_a)
+        rejected = torch.nonzero(~accept).flatten()
+        if rejected.numel():  # usually few: patch their rows back instead of a where over every block
+            trial.put_rows(rejected, model.take(rejected))
+        model = trial
+        gnorm_a = torch.where(accept, gnorm_try, gnorm_a)
+        gnorm[act], f[act], gw[act], gx[act] = gnorm_a, model.f, model.gw, model.gx
+        very_good = accept & ((ratio > 0.75) | in_noise)
+        poor = ok & ~(accept & (ratio >= 0.25)) & ~in_noise
+        mu_a = torch.where(very_good, torch.clamp_min(mu_a / shrink, mu_min), mu_a)
+        mu_a = torch.where(poor, torch.clamp_min(mu_a * grow, 1e-8), mu_a)
+        mu[act] = mu_a
+        iterations[act] += 1
+        converged = accept & (gnorm_a <= gtol)
+        stalled = ~converged & (mu_a > mu_max)
+        stop = converged | stalled
+        if bool(stop.any()):
+            for i, conv, stall in zip(act.tolist(), converged.tolist(), stalled.tolist()):
+                if conv or stall:
+                    status[i] = GTOL if conv else STALLED
+            act, model = act[~stop], model.take(torch.nonzero(~stop).flatten())
+
+    return NewtonResult(w=w, x=x, f=f, gw=gw, gx=gx, stationarity=gnorm, iterations=iterations,
+                        status=status, evaluations=evaluations, factorizations=factorizations, mu=mu)
