@@ -167,8 +167,8 @@ def evaluated():
 # -- keeping a paper's cached instances in one xdist worker ------------------------------------------------
 # A result's default instance, controls and counterexamples are asked for by the conformance checks, the
 # per-paper checks and the device audit (tests/test_devices.py); the `run` cache is per process. Under
-# `--dist loadgroup` (pyproject.toml) every test about one paper carries that paper's xdist_group, so one
-# worker computes each shared instance once; unit tests stay ungrouped and fill the gaps. The device audit
+# `--dist loadgroup` (pyproject.toml) the tests parametrised by a result id carry that id's xdist_group and
+# each paper's checks file its paper's, so one worker computes each shared instance once; unit tests stay ungrouped and fill the gaps. The device audit
 # is moved to the front, so that it computes the default instances (under the meta default device) and
 # the conformance checks reuse them instead of computing them a second time.
 _DEVICE_AUDIT = "test_devices.py"
@@ -184,7 +184,9 @@ def _paper_packages() -> dict[str, str]:
 def _paper_of(item: pytest.Item, packages: dict[str, str]) -> str | None:
     result_id = getattr(getattr(item, "callspec", None), "params", {}).get("result_id")
     if isinstance(result_id, str) and "." in result_id:
-        return result_id.split(".")[0]
+        # One group per result, not per paper: the cached instances are per result, and a paper group put
+        # all of paper 002's heavy dynamics on one worker (the long pole of the run).
+        return result_id
     name = item.path.name
     if item.path.parent.name == "checks" and name[5:8].isdigit():  # checks/test_NNN_<paper>.py
         return packages.get(name[5:8])

@@ -7,8 +7,9 @@
 Each mutant changes one token of the module: a constant named in UPPER_CASE scaled (a tolerance loosened
 ×1000, a constant in a bound ×1.1), a comparison flipped (``<=`` ↔ ``>=``, ``<`` ↔ ``>``), ``not``
 dropped from a condition, ``True``/``False`` swapped, ``min``/``max`` swapped. The mutant is written in
-place, the tests run (``-x -q``, hypothesis without its shrink phase, the ``ci`` profile), and the file is
-restored whatever happens. A mutant is *killed* when the tests fail. The score is killed / run.
+place, the tests run (``-x -q``, serially: ``-n 0``, hypothesis without its shrink phase, the ``ci`` profile), and the file is
+restored whatever happens. A mutant is *killed* when the tests fail; one whose tests time out is
+not counted. The score is killed / decided.
 
 Dev tool: not part of the library or of the CI gate.
 """
@@ -100,10 +101,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.module}:{i}: {what}\n    {new.strip()}")
         print(f"{len(chosen)} of {len(pool)} candidate mutants")
         return 0
-    killed = 0
+    killed = timed_out = 0
     # A SIGTERM (a killed job) must still restore the module: turn it into SystemExit so `finally` runs.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--suite", "ci", *tests]
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--suite", "ci", *tests]
     try:
         for i, what, new in chosen:
             mutated = lines.copy()
@@ -114,14 +115,21 @@ def main(argv: list[str] | None = None) -> int:
                 rc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
                                     env={**__import__("os").environ, "THEOREMS_MUTANT": "1"}).returncode
             except subprocess.TimeoutExpired:
-                rc = -1
-            dead = rc != 0
-            killed += dead
-            print(f"{'killed  ' if dead else 'SURVIVED'} {args.module}:{i}: {what}   ({time.perf_counter() - start:.0f}s)"
+                rc = None
+            # A timeout decides nothing (a loaded machine is not a caught bug): it is neither killed nor run.
+            if rc is None:
+                timed_out += 1
+                verdict = "TIMEOUT "
+            else:
+                killed += rc != 0
+                verdict = "killed  " if rc != 0 else "SURVIVED"
+            print(f"{verdict} {args.module}:{i}: {what}   ({time.perf_counter() - start:.0f}s)"
                   f"\n    {new.strip()}", flush=True)
     finally:
         args.module.write_text(source, encoding="utf-8")
-    print(f"score: {killed}/{len(chosen)} killed ({100 * killed / max(len(chosen), 1):.0f}%)")
+    decided = len(chosen) - timed_out
+    print(f"score: {killed}/{decided} killed ({100 * killed / max(decided, 1):.0f}%)"
+          + (f"; {timed_out} timed out (not counted)" if timed_out else ""))
     return 0
 
 

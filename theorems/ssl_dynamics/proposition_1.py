@@ -32,7 +32,8 @@ non-contrastive loss. Or an explicit symmetric ``C`` (then the loss is Tr(ΘCΘ�
 1. GD on Θ with the gradient from autograd of the loss evaluated on the triplets (not from C), against the
    closed form Θ₀(I − 2ηC)^k (``gd_matches_closed_form``, identity: the trace form (7)); the gradient flow
    integrated by scipy against Θ₀e^{−2Ct} (``flow_matches_exponential``, identity). They test the implementation.
-2. The fitted per-step slope of log(σ₂/σ₁) against log((1−2ηλ₂)/(1−2ηλ₁)) (``collapse_rate``); at the end
+2. The fitted per-step slope of log(σ₂/σ₁) against log((1−2ηλ₂)/(1−2ηλ₁)) (``collapse_rate``, a
+   measurement: the rate is asymptotic and the statement does not assert it); at the end
    σ₂/σ₁ (``collapsed_to_rank_one``) and the alignment of every row with v₁ (``rows_align_with_v1``).
 3. 2-layer linear, W ~ N(0, 1/h), GD batched over seeds: σ₁(P) exceeds 10⁶ within ``max_steps`` steps
    (``two_layer_blows_up``) and at that moment σ₂/σ₁ (``two_layer_rank_one``); |⟨v_top(P), v₁⟩| is reported
@@ -63,8 +64,6 @@ ID = "ssl_dynamics.proposition_1"
 CLOSED_FORM_RTOL = 1e-9
 # scipy DOP853 at rtol 1e-11 over t ≤ 1: global error well below 1e-8 relative.
 FLOW_RTOL = 1e-8
-# Fitted log-ratio slope vs prediction: the ratio follows the prediction up to O(ratio²) corrections.
-RATE_RTOL = 0.02
 RANK_ONE_TOL = 1e-6
 ALIGN_TOL = 1e-6
 BLOWUP = 1e6
@@ -167,8 +166,12 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                       kind="identity"),
         Claim.at_most("flow_matches_exponential", flow_err, FLOW_RTOL, f"‖Θ(T) − Θ₀e^(−{f:g}CT)‖/‖Θ(T)‖, T = {T:g}",
                       kind="identity"),
-        Claim.at_most("collapse_rate", rate_err, RATE_RTOL,
-                      f"fitted d log(σ₂/σ₁)/dk = {slope:.6g} vs log((1−{f:g}ηλ₂)/(1−{f:g}ηλ₁)) = {pred:.6g}"),
+        # A measurement, not a bound: the proposition asserts the collapse, not its rate, and the rate is only
+        # asymptotic. Over the fitted window it is pre-asymptotic when λ₂ ≈ λ₃ (the worst-case search found
+        # d = 3, z = 2, seed = 2: fitted −0.0614 vs −0.0455), so asserting it would judge our fit, not the paper.
+        Claim.measurement("collapse_rate", rate_err, 0.0,
+                          f"relative error of the fitted d log(σ₂/σ₁)/dk = {slope:.6g} against the asymptotic "
+                          f"log((1−{f:g}ηλ₂)/(1−{f:g}ηλ₁)) = {pred:.6g}"),
         Claim.at_most("collapsed_to_rank_one", float(ratio[-1]), RANK_ONE_TOL, f"σ₂/σ₁ of Θ after {steps} steps"),
         Claim.at_most("rows_align_with_v1", align_dev, ALIGN_TOL, "1 − min_l |cos(θ_l, v₁)|"),
         Claim.at_least("two_layer_blows_up", float(blown), 1.0,
