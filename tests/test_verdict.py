@@ -230,3 +230,25 @@ def test_cached_runner_evaluates_once_and_caches_violations(registered):
         run("fake_verdict.parabola", x=3.0)
     assert len(calls) == 2
     assert run("fake_verdict.parabola", x=0.5, fresh=True) is not a
+
+
+# -- the three survivors of `python tools/mutants.py theorems/core/verdict.py` (first run: 9/12) ------------
+def test_a_spec_without_allow_violation_is_not_a_control(registered):
+    from theorems.core.verdict import run_spec
+
+    result = registered(fake())
+    with pytest.raises(HypothesisViolation):
+        run_spec(CachedRunner(), result, {"x": 2.0})
+
+
+def test_proof_erratum_outside_the_hypotheses_is_a_problem(registered):
+    outside = ProofErratum("step 1", "x ≤ 3/4", "fails at x = 2", {"x": 2.0}, "proof_step_x_small")
+    d = derive(registered(fake(proof_errata=(outside,))))
+    assert any("outside the hypotheses" in p for p in d.problems), d.explain()
+
+
+def test_a_failing_binding_instance_blocks_verified(registered):
+    printed_true = dict(counterexamples=(), forms=(AS_PRINTED,), correction=None, proof_errata=(),
+                        binding=(Binding("x ≤ 1/2", {"x": 0.9}, "past the printed constant"),), open_reason="r")
+    d = derive(registered(fake(**printed_true)))
+    assert d.status is Status.OPEN and any("does not hold" in r for r in d.reasons), d.explain()
