@@ -154,9 +154,7 @@ def test_same_seed_same_numbers(result_id, run):
     result = _result(result_id)
     spec = _cheapest_spec(result, run)
     first = run_spec(run, result, spec).to_dict()
-    params = {k: v for k, v in spec.items() if k not in ("form", "allow_violation")}
-    second = run(result_id, form=spec.get("form", result.default_form),
-                 allow_violation=bool(spec.get("allow_violation", False)), fresh=True, **params).to_dict()
+    second = run_spec(run, result, spec, fresh=True).to_dict()
     for d in (first, second):
         d.pop("elapsed_s")
     assert first == second, f"{result_id}: the same seed gave different numbers on {spec or 'the default instance'}"

@@ -39,11 +39,13 @@ Runner = Callable[..., Evidence]
 SPEC_OPTIONS = ("form", "allow_violation")
 
 
-def run_spec(run: Runner, result: Result, spec: Mapping[str, Any], form: str | None = None) -> Evidence:
-    """Run one registered instance spec (parameters plus optional ``form`` / ``allow_violation``)."""
+def run_spec(run: Runner, result: Result, spec: Mapping[str, Any], form: str | None = None,
+             **options: Any) -> Evidence:
+    """Run one registered instance spec (parameters plus optional ``form`` / ``allow_violation``);
+    ``options`` go to the runner as they are (``fresh=True`` for a `CachedRunner`)."""
     params = {k: v for k, v in spec.items() if k not in SPEC_OPTIONS}
     return run(result.id, form=spec.get("form", form or result.default_form),
-               allow_violation=bool(spec.get("allow_violation", False)), **params)
+               allow_violation=bool(spec.get("allow_violation", False)), **options, **params)
 
 
 @dataclass
