@@ -23,6 +23,21 @@ def _normalize(x: torch.Tensor, r: float) -> torch.Tensor:
     return r * x / x.norm(dim=-1, keepdim=True).clamp_min(1e-300)
 
 
+def on_support(pop: Population, g):
+    """(g(views), g(clean)) with g evaluated once per distinct support point.
+
+    The clean point is view 0, and the hub views of a class are one point: evaluating g on the views and on
+    the clean points in two calls of different shapes can round the same input differently (another BLAS
+    kernel), and then f is not a function on the support (its Lipschitz constant there is +inf). ``g`` maps
+    (P, D) to (..., P, d) (a leading batch of seeds is kept)."""
+    D = pop.views.shape[-1]
+    X = torch.cat([pop.views.reshape(-1, D), pop.clean])
+    uniq, inverse = torch.unique(X, dim=0, return_inverse=True)
+    Y = g(uniq)[..., inverse, :]
+    n_views = pop.N * pop.m
+    return Y[..., :n_views, :].reshape(*Y.shape[:-2], pop.N, pop.m, -1), Y[..., n_views:, :]
+
+
 def identity_encoder(pop: Population, r: float = 1.0, normalize: bool = True):
     F, F0 = pop.views.clone(), pop.clean.clone()
     if normalize:
@@ -38,8 +53,7 @@ def random_features(pop: Population, ctx, d: int = 16, r: float = 1.0, gamma: fl
     W = ctx.randn(d, D) / math.sqrt(D)
     if Dc is not None:
         W[:, Dc:] *= style_scale
-    g = lambda X: torch.tanh(gamma * X @ W.T)  # noqa: E731
-    F, F0 = g(pop.views), g(pop.clean)
+    F, F0 = on_support(pop, lambda X: torch.tanh(gamma * X @ W.T))
     if normalize:
         F, F0 = _normalize(F, r), _normalize(F0, r)
     return F, F0
@@ -99,7 +113,8 @@ def train_infonce(pop: Population, ctx, seeds: int = 2, d: int = 8, hidden: int 
     loss_fn = lambda: infonce_terms(_normalize(model(pop.views), 1.0), pop.view_w, tau)["loss"]  # noqa: E731
     rec = _train(loss_fn, model, steps, lr)
     with torch.no_grad():
-        return _normalize(model(pop.views), r), _normalize(model(pop.clean), r), rec
+        F, F0 = on_support(pop, lambda X: _normalize(model(X), r))
+        return F, F0, rec
 
 
 def train_barlow_twins(pop: Population, ctx, seeds: int = 2, d: int = 8, hidden: int = 32, lam: float = 5e-3,
@@ -111,6 +126,6 @@ def train_barlow_twins(pop: Population, ctx, seeds: int = 2, d: int = 8, hidden:
                                                     pop.view_w), lam)
     rec = _train(loss_fn, model, steps, lr)
     with torch.no_grad():
-        G = model(pop.views)
+        G, G0 = on_support(pop, model)
         scale = second_moment(G, pop.view_w).sqrt()
-        return G / scale[:, None, None, :], model(pop.clean) / scale[:, None, :], rec
+        return G / scale[:, None, None, :], G0 / scale[:, None, :], rec
