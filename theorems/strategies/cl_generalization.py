@@ -76,7 +76,7 @@ def cl_theorem_1_params(draw, mode: str = "random") -> dict:
 @st.composite
 def cl_theorem_2_params(draw, mode: str = "random") -> dict:
     rid = "cl_generalization.theorem_2"
-    params = draw(cl_population_params("adversarial" if mode == "binding" else mode, result_id=rid))
+    params = draw(cl_population_params(mode, result_id=rid))
     if mode == "binding":
         from ..cl_generalization.theorem_2 import binding_cosine
 
