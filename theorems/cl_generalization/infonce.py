@@ -133,8 +133,9 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 ANTIPODAL_PAIRS = dict(mode="bad_aligned", bad_frac=1.0, m=2, pairing="distinct")
 # Positives without replacement and unequal view weights: x₁'s marginal is no longer w, so E f₁ᵀf⁻ ≠ ‖E m‖².
 CONTROL_DISTINCT = dict(pairing="distinct", weights="dirichlet", m=4, allow_violation=True)
+# limit_coef = 1 doubles the limit (the rate side fails), 0 drops it (the gap goes below 0 as τ grows).
 CONTROLS = (dict(normalize=False, allow_violation=True), CONTROL_DISTINCT,
-            dict(limit_coef=1.0, allow_violation=True))
+            dict(limit_coef=1.0, allow_violation=True), dict(limit_coef=0.0, allow_violation=True))
 
 
 def cost(p: dict) -> Cost:
