@@ -1,5 +1,5 @@
-"""Machinery of paper 003 against brute force: augmented distance, cliques, σ(δ), view-set monotonicity (R1),
-the nearest-centre rule (R0), and the exact population losses against explicit enumeration."""
+"""Machinery of paper 003 against brute force: augmented distance, cliques, σ(δ), view-set monotonicity (the Remark after
+Definition 1), the nearest-centre rule as a linear classifier, and the exact population losses against explicit enumeration."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_sigma_is_nondecreasing_in_delta_and_main_parts_are_cliques():
 
 
 def test_richer_augmentation_sharpens_concentration_but_worsens_alignment():
-    # R1 and A7: A ⊆ A' ⇒ d_A' ≤ d_A, σ_A'(δ) ≥ σ_A(δ), and S_ε(A') ⊆ S_ε(A) for a fixed f
+    # the Remark after Definition 1, and its other side: A ⊆ A' ⇒ d_A' ≤ d_A, σ_A'(δ) ≥ σ_A(δ), and S_ε(A') ⊆ S_ε(A) for a fixed f
     big = pop_sphere(m=5, mode="clustered", weights="uniform", view_noise=0.2)
     small = Population(big.clean, big.views[:, :3], big.view_w[:, :3] / big.view_w[:, :3].sum(1, keepdim=True),
                        big.labels, big.K, True)

@@ -45,7 +45,7 @@ which the check must fail. The candidates, and why none is a control the paper s
 So the error trend stays a measurement (Spearman correlation in ``details``); the kinds are unchanged:
 ``bound_dominates_error`` bound (Theorem 2's conclusion, corrected constant, on the sweep's encoders; broken by
 ``thr_slack``), ``oracle_below_bound`` and ``concentration_monotone`` identity (true by construction: the oracle
-minimises over a superset of settings; nested view sets, R1), the Spearman correlation a measurement.
+minimises over a superset of settings; nested view sets, the Remark after Definition 1), the Spearman correlation a measurement.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def cost(p: dict) -> Cost:
 
 def augmented_population(p: dict, sizes: list[int], upto: list[float], ctx):
     """The population at strength upto[-1]. ``nested``: A_s(x) holds the views of every strength s' ≤ s (the same
-    points and template bank at each strength, so A_s ⊆ A_s' for s < s', R1); ``replace``: only the views at s."""
+    points and template bank at each strength, so A_s ⊆ A_s' for s < s'); ``replace``: only the views at s."""
     def at(s):
         return style_content_population(sub_context(ctx, 0), sizes, p["m"], s, Dc=DC, Ds=DS, noise=p["noise"],
                                         separation=p["separation"], style_scale=p["style_scale"])

@@ -303,14 +303,14 @@ def theorem_4_hypotheses(p, form):
     return out
 
 
-CONTROL_MERGED = dict(harness="sphere", encoder="identity", mode="merged", d=2, sizes=(8, 8), noise=0.5,
+CONTROL_MERGED = dict(harness="sphere", encoder="identity", mode="merged", d=2, sizes=[8, 8], noise=0.5,
                       view_noise=0.05)
 
 
 # K = d = 4 classes near the orthonormal e_k, views close to their point: C ≈ Σ p_k μ_kμ_kᵀ ≈ I, so Theorem 4's
 # right-hand side is far below ‖μ_k‖‖μ_ℓ‖ (informative against Cauchy–Schwarz), and the 1 − C_ii are nearly equal
 # (Lemma 2's Cauchy–Schwarz step nearly an equality).
-BINDING = dict(harness="sphere", encoder="identity", mode="clustered", sizes=(5, 5, 5, 5), d=4, m=4, noise=0.05,
+BINDING = dict(harness="sphere", encoder="identity", mode="clustered", sizes=[5, 5, 5, 5], d=4, m=4, noise=0.05,
                view_noise=0.05)
 LEMMA_2_CONTROLS = (dict(bt_norm="cross", allow_violation=True),)
 THEOREM_4_CONTROLS = (dict(CONTROL_MERGED, tau_scale=0.0, allow_violation=True),

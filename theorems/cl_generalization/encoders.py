@@ -49,7 +49,7 @@ def identity_encoder(pop: Population, r: float = 1.0, normalize: bool = True):
 def random_features(pop: Population, ctx, d: int = 16, r: float = 1.0, gamma: float = 0.3,
                     style_scale: float = 0.02, Dc: int | None = None, normalize: bool = True):
     """f(x) = r·normalize(tanh(γ W x)), W Gaussian, the style columns (after the first Dc) scaled by α: a small α
-    makes f nearly blind to style and so well aligned under style augmentation (digest §6.1 encoder (i))."""
+    makes f nearly blind to style and so well aligned under style augmentation."""
     D = pop.views.shape[-1]
     W = ctx.randn(d, D) / math.sqrt(D)
     if Dc is not None:
@@ -227,7 +227,7 @@ def train_infonce(pop: Population, ctx, seeds: int = 2, d: int = 8, hidden: int 
 
 def train_barlow_twins(pop: Population, ctx, seeds: int = 2, d: int = 8, hidden: int = 32, lam: float = 5e-3,
                        steps: int = 150, lr: float = 1e-2):
-    """MLPs whose output is normalised per coordinate by the exact uncentred second moment (the slides' BT, A12),
+    """MLPs whose output is normalised per coordinate by the exact uncentred second moment (the slides' BT: uncentred),
     trained on L_CC."""
     model = BatchedMLP(ctx, seeds, pop.views.shape[-1], hidden, d)
     loss_fn = lambda: barlow_twins_loss(correlation(bt_normalize(model(pop.views), pop.view_w),  # noqa: E731

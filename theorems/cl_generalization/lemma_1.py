@@ -143,7 +143,7 @@ def report_instances(suite):
     yield AS_PRINTED, dict(ATTAINED, bound_scale=1 - 1e-10), True
 
 
-ATTAINED = dict(mode="antipodal_bad", sizes=(10, 10), m=10)
+ATTAINED = dict(mode="antipodal_bad", sizes=[10, 10], m=10)
 
 
 def _strategy():

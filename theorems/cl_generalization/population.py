@@ -1,4 +1,4 @@
-"""Exact quantities of paper 003 on a finite population (digest 003 §2, §6.0).
+"""Exact quantities of paper 003 on a finite population (the slides' definitions, as finite sums).
 
 Given a :class:`~theorems.data.finite_population.Population` and its embeddings ``F = f(views)`` (N, m, d),
 ``F0 = f(clean)`` (N, d), everything here is a finite sum, so the theorem checks are deterministic
@@ -13,7 +13,7 @@ inequalities with float64 rounding as the only tolerance:
 * ``class_centres``: μ_k = E_{x∈C_k} Σ_a w_a f(x_a) (D4); ``nearest_centre``: G_f on the clean points, ties
   counted as errors;
 * ``lipschitz_on_support``: the exact Lipschitz constant of f restricted to the support (the proofs use L only
-  there, digest §1).
+  there).
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ PAIRINGS = ("iid", "distinct")
 
 
 def pair_weights(w: torch.Tensor, pairing: str = "iid") -> torch.Tensor:
-    """(N, m, m) weights of the positive pair (x₁, x₂) within A(x): i.i.d. draws (the digest's reading, A6) or
+    """(N, m, m) weights of the positive pair (x₁, x₂) within A(x): i.i.d. draws (the reading used throughout; the slides use A(x) as a set and as a distribution) or
     two distinct views (without replacement)."""
     P = w[:, :, None] * w[:, None, :]
     if pairing == "distinct":
@@ -231,7 +231,7 @@ def second_moment(F: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 
 
 def bt_normalize(F: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """Scale every coordinate so that its population second moment is exactly 1 (D2, A12)."""
+    """Scale every coordinate so that its population second moment is exactly 1 (the slides' uncentred BT normalisation)."""
     return F / second_moment(F, w).sqrt()[..., None, None, :]
 
 

@@ -317,7 +317,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     return Outcome(claims=claims, details=details, headline="error_bound")
 
 
-ADVERSARIAL = dict(mode="antipodal_bad", sizes=(10, 10), m=10, bad_frac=0.1)
+ADVERSARIAL = dict(mode="antipodal_bad", sizes=[10, 10], m=10, bad_frac=0.1)
 # The adversarial population with the two class centres at cosine 0.35 (c* = 0.3524): max μ_ℓᵀμ_k = 0.287 against
 # the printed threshold 0.289, and Err = (1−σ)+R_ε = 0.05: the condition nearly binds where the bound is attained.
 BINDING = dict(ADVERSARIAL, centre_cos=0.35)

@@ -136,14 +136,14 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 
 def report_instances(suite):
     yield AS_PRINTED, dict(), False
-    yield AS_PRINTED, dict(harness="style_content", encoder="random", d=8, sizes=(8, 8, 8)), False
+    yield AS_PRINTED, dict(harness="style_content", encoder="random", d=8, sizes=[8, 8, 8]), False
     yield AS_PRINTED, dict(harness="style_content", encoder="infonce", d=8, seeds=2, steps=100), False
     rng = random.Random(500)
     for _ in range(suite.report_examples):
         drawn = sample_params(RESULT, AS_PRINTED, rng)
         if drawn is not None:
             yield AS_PRINTED, drawn, False
-    yield AS_PRINTED, dict(mode="bad_aligned", bad_frac=1.0, m=2, pairing="distinct", sizes=(10, 10)), True
+    yield AS_PRINTED, dict(mode="bad_aligned", bad_frac=1.0, m=2, pairing="distinct", sizes=[10, 10]), True
     yield AS_PRINTED, dict(r=2.0), True
     yield AS_PRINTED, dict(repair_scale=0.9), True
     yield AS_PRINTED, {k: v for k, v in CONTROL_TAU.items() if k != "allow_violation"}, True

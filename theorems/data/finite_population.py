@@ -2,21 +2,21 @@
 
 A :class:`Population` is N clean points (uniform weight 1/N) with labels, and for every point a finite set
 of m views with weights summing to one. Every expectation in paper 003 (σ, δ, R_ε, alignment, class centres,
-the nearest-centre error) is then a finite sum, computed exactly (digest 003 §6.0).
+the nearest-centre error) is then a finite sum, computed exactly.
 
 Generators (all draws from ``ctx`` so a seed fixes the instance on every device):
 
-* :func:`sphere_population` (digest harness H1): points on S^{d−1}, meant for the identity encoder (r = 1,
+* :func:`sphere_population`: points on S^{d−1}, meant for the identity encoder (r = 1,
   L = 1). Modes ``clustered``, ``bad_aligned``, ``hub`` (same-class points share a view, d_A = 0) are the
-  random ones; ``antipodal_bad`` is the adversarial construction of digest §7.3 (each bad point shares one hub
+  random ones; ``antipodal_bad`` is the adversarial construction for Theorem 2's proof step 3 (each bad point shares one hub
   view with its class and has every other view at −u: it sits exactly on the edge of the corrected ρ_max and
   breaks the printed proof step); ``merged`` puts two classes on one centre (negative control).
-* :func:`style_content_population` (harness H2): x = [content, style]; views replace the style by a shared
+* :func:`style_content_population` (the style–content harness): x = [content, style]; views replace the style by a shared
   bank of templates with strength s ∈ [0, 1] (the analogue of colour-distortion strength).
 The rare-far-view counterexample to Theorem 1 as printed is built on top of these by
 ``theorems.cl_generalization.theorem_1.with_far_view``.
 
-``identity_view=False`` drops the clean point from its own view set (the hidden hypothesis A2 of paper 003);
+``identity_view=False`` drops the clean point from its own view set (the hidden hypothesis x ∈ A(x) of Theorem 2);
 a class size 0 makes an empty class. Results refuse both unless asked for a negative control.
 """
 
@@ -117,7 +117,7 @@ def sphere_population(ctx, sizes: list[int], d: int, m: int, mode: str = "cluste
                       view_noise: float = 0.05, bad_frac: float = 0.2, weights: str = "uniform",
                       layout: str = "structured", identity_view: bool = True,
                       centre_cos: float = 0.0) -> Population:
-    """Harness H1: unit-norm points and views (identity encoder, r = 1, L = 1).
+    """The sphere harness: unit-norm points and views (identity encoder, r = 1, L = 1).
 
     ``centre_cos`` (``antipodal_bad`` only): the cosine between the first two class centres, which moves
     μ_0ᵀμ_1 towards the divergence threshold of Theorem 2 (0 = orthogonal, the construction as published)."""
@@ -156,7 +156,7 @@ def sphere_population(ctx, sizes: list[int], d: int, m: int, mode: str = "cluste
             views[off] = _normalize(clean[off][:, None, :] + view_noise * ctx.randn(n_off, m, d))
         views[shares, m - 1] = hub[y[shares]]
     elif mode == "antipodal_bad":
-        # digest §7.3: good points have every view at the centre u_k; a bad point of class 0 has its identity
+        # the adversarial population of Theorem 2's proof erratum: good points have every view at the centre u_k; a bad point of class 0 has its identity
         # and m−2 views at −u_0 and one hub view at u_0, so d_A(bad, good) = 0 and σ = 1 at δ = 0.
         clean = C[y].clone()
         views = clean[:, None, :].repeat(1, m, 1)
@@ -170,7 +170,7 @@ def sphere_population(ctx, sizes: list[int], d: int, m: int, mode: str = "cluste
     views[:, 0] = clean
     if not identity_view and m > 1:
         views, vw = views[:, 1:], vw[:, 1:] / vw[:, 1:].sum(dim=1, keepdim=True)
-        # A2 made visible: without x ∈ A(x) nothing ties the clean point to its views; a bad_frac fraction of
+        # the identity view dropped: without x ∈ A(x) nothing ties the clean point to its views; a bad_frac fraction of
         # clean points sits at the next class's centre while their views stay home
         moved = ctx.rand(N) < bad_frac
         clean = torch.where(moved[:, None], _normalize(C[(y + 1) % K] + noise * ctx.randn(N, d)), clean)
@@ -181,7 +181,7 @@ def style_content_population(ctx, sizes: list[int], m: int, strength: float, *, 
                              separation: float = 3.0, noise: float = 0.3, style_scale: float = 1.0,
                              jitter: float = 0.1, outlier_frac: float = 0.1, outlier_noise: float = 2.0,
                              weights: str = "uniform", identity_view: bool = True) -> Population:
-    """Harness H2: x = [c_k + ξ, z]; view j ≥ 1 is [c_k + ξ + jitter·Ξ_j, (1−s)z + s·T_j] with a template bank
+    """The style–content harness: x = [c_k + ξ, z]; view j ≥ 1 is [c_k + ξ + jitter·Ξ_j, (1−s)z + s·T_j] with a template bank
     (T_j, Ξ_j) shared by all points, so stronger augmentation s pulls same-class views together (d_A falls in s)."""
     K, N = len(sizes), sum(sizes)
     y = _labels(sizes, ctx.device)
