@@ -194,46 +194,46 @@ def _theorem_4_claim(rows) -> Claim:
                          "μ_kᵀμ_ℓ against √((2/(p_kp_ℓ))(L₂ + τ − (d−K)/2)) at the tightest pair and seed")
 
 
+def theorem_4_row(G, pop, p: dict) -> dict:
+    """Theorem 4 and identity (1) on one encoder's BT features G (N, m, d), at every pair k ≠ ℓ."""
+    w, K, y, c = pop.view_w, pop.K, pop.labels, p["residual_coef"]
+    pk = pop.p()
+    off = ~torch.eye(K, dtype=torch.bool, device=pk.device)
+    pp = torch.outer(pk, pk)[off]
+    C = P.correlation(G, w, p["pairing"])
+    d = C.shape[0]
+    I_d = torch.eye(d, dtype=C.dtype, device=C.device)
+    mu = P.class_centres(G, w, y, K)
+    U = (pk.sqrt()[:, None] * mu).T  # (d, K)
+    M = U @ U.T
+    L2, tau_exact = float(((C - I_d) ** 2).sum()), float(((C - M) ** 2).sum())
+    tau = p["tau_scale"] * tau_exact
+    lhs1 = float(((M - I_d) ** 2).sum())
+    rhs1 = float(((U.T @ U - torch.eye(K, dtype=C.dtype, device=C.device)) ** 2).sum()) + c * (d - K)
+    dots = (mu @ mu.T)[off]
+    arg_sharp = ((math.sqrt(L2) + math.sqrt(tau)) ** 2 - c * (d - K)) / (2 * pp)
+    arg_printed = (2 / pp) * (L2 + tau - c * (d - K) / 2)
+    # a negative argument means the bound claims no pair can exist: violated by any real μ_kᵀμ_ℓ
+    sharp = torch.where(arg_sharp < 0, torch.full_like(arg_sharp, -math.inf), arg_sharp.clamp_min(0).sqrt())
+    printed = torch.where(arg_printed < 0, torch.full_like(arg_printed, -math.inf), arg_printed.clamp_min(0).sqrt())
+    # RHS ≥ √2 |μ_kᵀμ_ℓ| by the chain itself, so no tolerance is needed on the printed claim
+    gap_pairs = dots - printed
+    kt = int(gap_pairs.argmax())
+    norms = mu.norm(dim=1)
+    return dict(
+        gap=float(gap_pairs.max()), dot_tight=float(dots[kt]), rhs_tight=float(printed[kt]),
+        identity=abs(lhs1 - rhs1) / max(1.0, lhs1), eig_min=float(torch.linalg.eigvalsh(C - M).min()),
+        sharp_slack=float((dots.abs() - sharp).max()), sharp_scale=max(1.0, float(sharp.abs().max())),
+        printed_slack=float(gap_pairs.max()), ratio=float((sharp / printed.clamp_min(1e-300)).max()), L2=L2,
+        tau_exact=tau_exact, dots=dots.tolist(), sharp=sharp.tolist(), printed=printed.tolist(),
+        norms=float((norms[:, None] * norms[None, :])[off].max()), d=d)
+
+
 def evaluate_theorem_4(p: dict, form: str, ctx) -> Outcome:
     pop, F, details = features(p, ctx, lambda G, q: theorem_4_ratio(G, q.view_w, p["pairing"], q.labels, q.K,
                                                                     q.p()))
-    w, K, y = pop.view_w, pop.K, pop.labels
-    pk = pop.p()
-    off = ~torch.eye(K, dtype=torch.bool, device=pk.device)
-    pp = torch.outer(pk, pk)
-    c = p["residual_coef"]
-    rows = []
-    for s in range(F.shape[0]):
-        C = P.correlation(F[s], w, p["pairing"])
-        d = C.shape[0]
-        I_d = torch.eye(d, dtype=C.dtype, device=C.device)
-        mu = P.class_centres(F[s], w, y, K)
-        U = (pk.sqrt()[:, None] * mu).T  # (d, K)
-        M = U @ U.T
-        L2 = float(((C - I_d) ** 2).sum())
-        tau_exact = float(((C - M) ** 2).sum())
-        tau = p["tau_scale"] * tau_exact
-        lhs1 = float(((M - I_d) ** 2).sum())
-        rhs1 = float(((U.T @ U - torch.eye(K, dtype=C.dtype, device=C.device)) ** 2).sum()) + c * (d - K)
-        eig_min = float(torch.linalg.eigvalsh(C - M).min())
-        dots = (mu @ mu.T)[off]
-        arg_sharp = ((math.sqrt(L2) + math.sqrt(tau)) ** 2 - c * (d - K)) / (2 * pp[off])
-        arg_printed = (2 / pp[off]) * (L2 + tau - c * (d - K) / 2)
-        sharp, printed = arg_sharp.clamp_min(0).sqrt(), arg_printed.clamp_min(0).sqrt()
-        # a negative argument means the bound claims no pair can exist: violated by any real μ_kᵀμ_ℓ
-        sharp = torch.where(arg_sharp < 0, torch.full_like(sharp, -math.inf), sharp)
-        printed = torch.where(arg_printed < 0, torch.full_like(printed, -math.inf), printed)
-        # RHS ≥ √2 |μ_kᵀμ_ℓ| by the chain itself, so no tolerance is needed on the printed claim
-        gap_pairs = dots - printed
-        kt = int(gap_pairs.argmax())
-        rows.append(dict(
-            gap=float(gap_pairs.max()), dot_tight=float(dots[kt]), rhs_tight=float(printed[kt]),
-            identity=abs(lhs1 - rhs1) / max(1.0, lhs1), eig_min=eig_min,
-            sharp_slack=float((dots.abs() - sharp).max()), sharp_scale=max(1.0, float(sharp.abs().max())),
-            printed_slack=float((dots - printed).max()),
-            ratio=float((sharp / printed.clamp_min(1e-300)).max()), L2=L2, tau_exact=tau_exact,
-            dots=dots.tolist(), sharp=sharp.tolist(), printed=printed.tolist(),
-            norms=float((mu.norm(dim=1)[:, None] * mu.norm(dim=1)[None, :])[off].max()), d=d))
+    K = pop.K
+    rows = [theorem_4_row(F[s], pop, p) for s in range(F.shape[0])]
     claims = [
         _theorem_4_claim(rows),
         Claim.at_most("identity_1", max(r["identity"] for r in rows), 0.0,
