@@ -215,8 +215,12 @@ def test_held_out_error_is_the_nearest_centre_rule():
     pop = pop_sphere(sizes=(6, 5), m=3, mode="clustered")
     F = pop.views[None]
     g = torch.Generator().manual_seed(3)
-    X = torch.nn.functional.normalize(torch.randn(40, 3, generator=g, dtype=torch.float64), dim=-1)
-    y = torch.randint(0, 2, (40,), generator=g)
+    # held-out points near the class centres (mostly right), one in six with a wrong label: an error rate far
+    # from ½, so that counting the right ones instead would show
+    X = torch.nn.functional.normalize(pop.clean[torch.arange(40) % pop.N] + 0.3 * torch.randn(
+        40, 3, generator=g, dtype=torch.float64), dim=-1)
+    y = pop.labels[torch.arange(40) % pop.N].clone()
+    y[::6] = 1 - y[::6]
     mu = P.class_centres(pop.views, pop.view_w, pop.labels, pop.K)
     correct, _ = P.nearest_centre(X, mu, y)
     err = P.held_out_error(F, pop.view_w, pop.labels, pop.K, X[None], y)

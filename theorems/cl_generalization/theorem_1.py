@@ -134,7 +134,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     markov = L_align / (2 * w_min ** 2 * eps ** 2)
     wmin_x = pop.view_w.min(1).values
     pp = float(((diam ** 2 - per_point / (2 * wmin_x ** 2)) / (diam ** 2).clamp_min(1e-300)).max())
-    c_star = float((eps * R).max()) / math.sqrt(L_align) if L_align > 0 else (math.inf if float(R.max()) > 0 else 0.0)
+    # L_align = 0 means every view set is a single point (the weights are positive): R_ε = 0 and any c works
+    c_star = float((eps * R).max()) / math.sqrt(L_align) if L_align > 0 else 0.0
     claims = [
         Claim.at_most("printed_bound", float(R[worst] ** 2), float(printed[worst]),
                       f"R_ε² against η(ε)² L_align, η(ε) = c/ε with c = {c:.6g}, at the tightest ε "
