@@ -59,7 +59,7 @@ def test_theorem_1_witness_is_attained_on_the_binding_instance(run):
     assert ev.details["L_align"] == pytest.approx(2.0, rel=1e-12) and ev.details["witness_c"] == pytest.approx(
         math.sqrt(2), rel=1e-12)
     assert ev.holds and ev.observed == 1.0 and ev.bound == pytest.approx(1.0, abs=1e-10)
-    shrunk = run(T1, **T1_BINDING, eta_scale=1 - 1e-9, allow_violation=True)
+    shrunk = run(T1, **T1_BINDING, eta_scale=1 - 1e-10, allow_violation=True)
     assert not shrunk.claim("printed_bound").passed
 
 
@@ -176,10 +176,16 @@ def test_infonce_identities_fail_off_their_hypotheses(run):
     assert not run(INFONCE, limit_coef=1.0, allow_violation=True).claim("temperature_limit_rate").passed
 
 
-def test_infonce_claims_take_the_worst_seed(run):
+def test_infonce_claims_take_the_worst_seed_and_temperature(run):
     ev = run(INFONCE, harness="style_content", encoder="infonce", d=4, seeds=2, steps=20)
     assert ev.claim("L2_at_least_log2").observed == min(ev.details["per_seed_L2"])
     assert len(set(ev.details["per_seed_L2"])) == 2
+    default = run(INFONCE)
+    assert default.claim("temperature_limit_from_above").observed == min(default.details["tau_scaled_gap"].values())
+    assert default.claim("temperature_limit_rate").observed == max(default.details["rate_ratio"].values())
+    # the tolerances, pinned: a misprint of 1e-8 in L₁'s constant fails both printed equations
+    shifted = run(INFONCE, split_shift=1e-8, allow_violation=True)
+    assert not shifted.claim("decomposition").passed and not shifted.claim("linear_loss_identity").passed
 
 
 def test_infonce_temperature_limit_against_a_hand_computed_population():
@@ -268,6 +274,9 @@ def test_composition_ordering_fails_when_a_transformation_destroys_the_class(run
     rho = ev.claim("spearman_concentration_vs_error").observed
     tau = kendalltau(ev.details["delta_at_sigma0"], ev.details["mean_test_error"]).statistic
     assert rho > 0 and tau > 0 and abs(rho) >= abs(tau)
+    errors = dict(zip(ev.details["compositions"], ev.details["mean_test_error"]))
+    claim = ev.claim("sharpest_is_best")
+    assert claim.observed == errors["(a, d)"] and claim.bound == min(v for k, v in errors.items() if k != "(a, d)")
     control = run(E3, destroy="d", allow_violation=True)
     assert control.details["sharpest"] == "(a, d)" and not control.claim("sharpest_is_best").passed
 
@@ -322,6 +331,22 @@ def test_report_marks_exactly_the_instances_outside_the_hypotheses(rid):
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
     with pytest.raises(HypothesisViolation) as err:
         theorems.check(rid, **params)
+    assert hypothesis in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "rid, params, hypothesis",
+    [
+        (T1, dict(far_view_weight=0.1, m=1), "m ≥ 2 with a far view"),
+        (T1, dict(encoder="infonce", harness="style_content"), "fixed encoder"),
+        (T2, dict(harness="style_content", encoder="random", adversarial_steps=3), "worst-case search"),
+        (L1, dict(harness="style_content", encoder="identity"), "identity encoder only on the sphere"),
+        (L1, dict(identity_view=False, m=1), "m ≥ 2 without the identity view"),
+    ],
+)
+def test_no_instance_can_be_built_even_as_a_control(rid, params, hypothesis):
+    with pytest.raises(HypothesisViolation) as err:
+        theorems.check(rid, allow_violation=True, **params)
     assert hypothesis in str(err.value)
 
 

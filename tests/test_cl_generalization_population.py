@@ -265,3 +265,19 @@ def test_partial_hub_and_nuisance_blocks():
     V = blocks.views
     assert torch.equal(V[0, 1:, 6:8], V[4, 1:, 6:8])  # block 1 (transformed): shared templates
     assert not torch.equal(V[0, 1:, 4:6], V[4, 1:, 4:6])  # block 0 (kept): each point's own
+
+
+def test_candidate_eps_keeps_the_ends_and_thins_only_past_the_count():
+    diam = torch.tensor([0.3, 0.1, 0.3, 0.7, 0.2, 0.9], dtype=torch.float64)
+    assert P.candidate_eps(diam, 10).tolist() == [0.0, 0.1, 0.2, 0.3, 0.7, 0.9]
+    thin = P.candidate_eps(diam, 3).tolist()
+    assert len(thin) == 3 and thin[0] == 0.0 and thin[-1] == 0.9
+
+
+def test_random_features_lie_on_the_sphere_of_radius_r():
+    from theorems.cl_generalization.encoders import random_features
+
+    pop = style_content_population(Context.make(seed=0), [4, 4], 3, 0.5)
+    F, F0 = random_features(pop, Context.make(seed=1), d=5, r=2.5, Dc=4)
+    assert torch.allclose(F.norm(dim=-1), torch.full((8, 3), 2.5, dtype=torch.float64))
+    assert torch.allclose(F0.norm(dim=-1), torch.full((8,), 2.5, dtype=torch.float64))

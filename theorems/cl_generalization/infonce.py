@@ -78,13 +78,16 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
                              "replacement: L₂ ≥ log 2 and E s⁻ = ‖E m‖² need i.i.d. views", ("pairing",)))
     if p["limit_coef"] != 0.5:
         out.append(Violation("limit ½L'", "limit_coef ≠ ½ is a deliberately wrong constant", ("limit_coef",)))
+    if p["split_shift"] != 0.0:
+        out.append(Violation("L₁ = ½E‖f₁ − f₂‖² − 1", "split_shift ≠ 0 misprints the constant of L₁ (a negative "
+                             "control)", ("split_shift",)))
     return out
 
 
 def terms(F, w, p: dict) -> dict:
     """The printed quantities of one encoder: L, L₁, L₂, L', its split, and the τ-scaled gaps of the limit."""
     t1 = P.infonce_terms(F, w, 1.0, p["pairing"])
-    L, L1, L2 = float(t1["loss"]), 0.5 * float(t1["align"]) - 1.0, float(t1["lse"])
+    L, L1, L2 = float(t1["loss"]), 0.5 * float(t1["align"]) - 1.0 + p["split_shift"], float(t1["lse"])
     Em = P.view_means(F, w).mean(0)
     half_L1 = 0.5 * (-float(t1["pos"]) + float(t1["neg"]))
     # E(s⁺ − s⁻)²: the sharp rate's numerator (positives as paired, negatives from an independent point)
@@ -133,9 +136,12 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 ANTIPODAL_PAIRS = dict(mode="bad_aligned", bad_frac=1.0, m=2, pairing="distinct")
 # Positives without replacement and unequal view weights: x₁'s marginal is no longer w, so E f₁ᵀf⁻ ≠ ‖E m‖².
 CONTROL_DISTINCT = dict(pairing="distinct", weights="dirichlet", m=4, allow_violation=True)
-# limit_coef = 1 doubles the limit (the rate side fails), 0 drops it (the gap goes below 0 as τ grows).
+# limit_coef = 1 doubles the limit (the rate side fails), 0 drops it (the gap goes below 0 as τ grows); the
+# tolerances are pinned just outside: L₁'s constant off by 1e-8 (100× IDENTITY_RTOL) fails both printed
+# equations, and ½ off by 2.5e-9 moves the rate ratio at τ = 10⁴ by ~1e-4 (10× RATE_RTOL).
 CONTROLS = (dict(normalize=False, allow_violation=True), CONTROL_DISTINCT,
-            dict(limit_coef=1.0, allow_violation=True), dict(limit_coef=0.0, allow_violation=True))
+            dict(limit_coef=1.0, allow_violation=True), dict(limit_coef=0.0, allow_violation=True),
+            dict(split_shift=1e-8, allow_violation=True), dict(limit_coef=0.5 + 2.5e-9, allow_violation=True))
 
 
 def cost(p: dict) -> Cost:
@@ -181,6 +187,8 @@ RESULT = register(Result(
               choices=P.PAIRINGS),
         Param("limit_coef", float, 0.5, "the constant in the limit τ(L_τ − log 2) → c·L'(λ=1)", "½", low=-10.0,
               high=10.0),
+        Param("split_shift", float, 0.0, "added to the constant −1 of L₁ (negative control: a misprint)", "0",
+              low=-10.0, high=10.0),
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
