@@ -36,6 +36,8 @@ def test_lemma_1_is_attained_on_the_adversarial_instance(run):
     ev = run(L1, mode="antipodal_bad", sizes="10,10", m=10)
     assert ev.holds and ev.details["equality"], ev.explain()
     assert ev.observed == pytest.approx(1 / 20, abs=1e-15) and ev.tightness == pytest.approx(1.0)
+    # G_f errs on the bad point alone, which no setting with R_ε < 1/20 leaves out of the good set
+    assert ev.details["oracle_bound_B_L1"] == pytest.approx(1 / 20, abs=1e-15)
 
 
 # -- Theorem 1 ----------------------------------------------------------------------------------------------
@@ -226,6 +228,9 @@ def test_linear_loss_prefers_collapse_where_infonce_does_not():
 # -- Theorem 3 ----------------------------------------------------------------------------------------------
 def test_theorem_3_vacuity_and_repair(run):
     ev = run(T3)
+    # two classes of 8: p_kp_ℓ = ¼, so the smallest printed right-hand side at τ = 0 is log(e^{4L₂} − e^{1−ε})
+    rhs = math.log(math.exp(4 * ev.details["L2"]) - math.exp(1 - 0.1))
+    assert ev.details["printed_rhs_min_tau_0"] == pytest.approx(rhs, rel=1e-12)
     assert ev.holds and ev.details["vacuous"]
     assert ev.claim("rhs_at_least_log_16_minus_e").observed >= LOG_16_MINUS_E > 1.0 >= ev.details["max_norm_product"]
     assert ev.details["repair_informative_pairs"] == ev.details["pairs"]
@@ -261,6 +266,15 @@ def test_trend_is_measured_not_judged(run):
     spearman = ev.claim("spearman_err_vs_strength")
     assert spearman.kind == "measurement" and -1.0 <= spearman.observed <= 1.0
     assert len(ev.details["err_mean"]) == len(ev.details["strengths"])
+    # the recorded numbers, recomputed from the recorded curves
+    from scipy.stats import spearmanr
+
+    err = ev.details["err_mean"]
+    rho = spearmanr(ev.details["strengths"], err).statistic if max(err) > min(err) else 0.0
+    assert spearman.observed == pytest.approx(rho, abs=1e-12)
+    curves = ev.details["sigma_curves"]
+    worst = max(max(a - b for a, b in zip(lo, hi)) for lo, hi in zip(curves, curves[1:]))
+    assert ev.claim("concentration_monotone").observed == worst
 
 
 # -- the experiments (measured) ----------------------------------------------------------------------------

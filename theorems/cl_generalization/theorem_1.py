@@ -67,7 +67,7 @@ from .paper import PAPER
 ID = "cl_generalization.theorem_1"
 # R_ε is a multiple of 1/N and the bound a ratio of O(1) sums: float64 rounding only; pinned by the control
 # eta_scale = 1 − 1e-10 on the attained instance (a relative gap of 2e-10, 200× this tolerance).
-RTOL = 1e-09
+RTOL = 1e-12
 # R_ε jumps at every view diameter; the grid also tests just below each one, where the bound is tightest. The
 # step is far below any gap a control produces, so that it does not hide a tolerance of its own.
 BELOW_JUMP = 1e-12
