@@ -131,3 +131,43 @@ def test_training_restores_the_thread_setting():
     before = torch.get_num_threads()
     _small_run([Model(0, 1, "relu", "infonce")], Protocol(steps=2, batch=16))
     assert torch.get_num_threads() == before
+
+
+def test_figure_4_claims_on_a_hand_made_table():
+    """grid_claims reduces the per-point means as its messages say (min over points for the ≥ claims, max for the
+    ≤ claim), checked on a table whose every reduction is decided by a different point."""
+    from theorems.nonlinear_cl.figure_4 import grid_claims
+
+    chi = {(1, 1, "relu"): 0.3, (1, 1, "linear"): 0.95, (1, 1, "leaky"): 0.4,
+           (1, 4, "relu"): 0.9, (1, 4, "linear"): 0.85, (1, 4, "leaky"): 0.8,
+           (3, 1, "relu"): 0.5, (3, 1, "linear"): 0.7, (3, 1, "leaky"): 0.5,
+           (3, 4, "relu"): 0.95, (3, 4, "linear"): 0.6, (3, 4, "leaky"): 0.9,
+           (5, 1, "relu"): 0.4, (5, 1, "linear"): 0.6, (5, 1, "leaky"): 0.4,
+           (5, 4, "relu"): 0.8, (5, 4, "linear"): 0.7, (5, 4, "leaky"): 0.75}
+    chim = {k: 0.1 for k in chi}
+    chim[(3, 4, "relu")], chim[(3, 4, "linear")], chim[(3, 4, "leaky")] = 0.05, 0.3, 0.2
+    chim[(5, 4, "relu")], chim[(5, 4, "linear")], chim[(5, 4, "leaky")] = 0.25, 0.3, 0.2
+    table = {(P, b, a, "infonce"): ([chi[(P, b, a)]] * 2, [chim[(P, b, a)]] * 2, [0.2, 0.2]) for P, b, a in chi}
+    claims = {c.name: c for c in grid_claims(table, ((1, 3, 5), (1, 4), ("relu", "linear", "leaky"), ("infonce",)),
+                                             0.05)}
+    assert claims["relu_beats_linear"].observed == pytest.approx(0.1)  # min(0.35, 0.1) at P = 5
+    assert claims["homogeneous_beat_linear"].observed == pytest.approx(0.05)  # leaky at P = 5
+    assert claims["relu_lowest_chi_minus"].observed == pytest.approx(0.05)  # P = 5: 0.25 − min(0.3, 0.2)
+    assert claims["linear_works_at_P1"].observed == pytest.approx(0.85)
+    assert claims["relu_gains_from_beta"].observed == pytest.approx(0.4)  # min(0.6, 0.45, 0.4)
+    assert claims["linear_beta_effect"].observed == pytest.approx(0.1)  # max(|−0.1|, |−0.1|, |0.1|)
+    assert claims["relu_beta_effect_at_init"].observed == pytest.approx(0.0)
+
+
+def test_table_1_claims_on_a_hand_made_table():
+    from theorems.nonlinear_cl.table_1 import table_claims
+
+    vals = {(1, 2): (0.5, 0.3, 0.6, 0.2), (3, 2): (0.7, 0.8, 0.9, 0.4)}  # (μ no σ no, μ no σ bp, μ bp σ no, μ bp σ bp)
+    table = {}
+    for (P, b), (nn, nb, bn, bb) in vals.items():
+        for (mu, var), v in (((False, False), nn), ((False, True), nb), ((True, False), bn), ((True, True), bb)):
+            table[(P, b, mu, var)] = [v, v]
+    claims = {c.name: c for c in table_claims(table, 0.05)}
+    assert claims["sigma_detached_better"].observed == pytest.approx((0.2 + 0.4 - 0.1 + 0.5) / 4)
+    assert claims["sigma_detached_ahead_share"].observed == pytest.approx(3 / 4)
+    assert claims["mu_detach_effect"].observed == pytest.approx(0.4)  # |0.4 − 0.8| at P = 3, σ² backpropagated

@@ -72,13 +72,17 @@ instances and the worst-case search (``Result.strategy``), and each is broken by
 
 from __future__ import annotations
 
+import random
+
 import torch
 
 from ..core.errors import HypothesisViolation
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.params import sample_params
+from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .covariance import contrastive_covariance
+from .paper import PAPER
 from .token_training import single_thread
 from .two_layer_population import binary_latent_population, weighted_cov
 
@@ -228,13 +232,14 @@ def lemma_6_claims(p, ctx):
     det_n = max(max(rel(gn[(True, var)][0], gn[(False, var)][0]), rel(gn[(True, var)][1], gn[(False, var)][1]))
                 for var in (False, True))
     claims = [
-        Claim.at_most("lemma_6_w", err_w, RTOL, "max |∂ℰ/∂W (autograd, Def. 5) − eq. (166)| / max |eq. (166)|"),
-        Claim.at_most("lemma_6_v", err_v, RTOL, "max |∂ℰ/∂V (autograd) − Vℂ_α[f₁^bn]| / max |Vℂ_α[f₁^bn]|",
-                      kind="identity"),
-        Claim.at_most("mean_detach_inert_energy", det_e, RTOL, "ℰ_α: max relative change of ∂ℰ/∂W when μ is "
-                      "detached (σ² detached or not); proof of Lemma 6: ℂ_α[·, ∂μ_k/∂w_k] = 0"),
-        Claim.at_most("mean_detach_inert_infonce", det_n, RTOL, "InfoNCE (eq. 1): max relative change of ∂L/∂W, "
-                      "∂L/∂V when μ is detached (σ² detached or not)"),
+        Claim.at_most("lemma_6_w", err_w, 0.0, "max |∂ℰ/∂W (autograd, Def. 5) − eq. (166)| / max |eq. (166)|",
+                      atol=RTOL),
+        Claim.at_most("lemma_6_v", err_v, 0.0, "max |∂ℰ/∂V (autograd) − Vℂ_α[f₁^bn]| / max |Vℂ_α[f₁^bn]|",
+                      kind="identity", atol=RTOL),
+        Claim.at_most("mean_detach_inert_energy", det_e, 0.0, "ℰ_α: max relative change of ∂ℰ/∂W when μ is "
+                      "detached (σ² detached or not); proof of Lemma 6: ℂ_α[·, ∂μ_k/∂w_k] = 0", atol=RTOL),
+        Claim.at_most("mean_detach_inert_infonce", det_n, 0.0, "InfoNCE (eq. 1): max relative change of ∂L/∂W, "
+                      "∂L/∂V when μ is detached (σ² detached or not)", atol=RTOL),
     ]
     details = {"lemma_6_w_rel_err": err_w, "lemma_6_v_rel_err": err_v, "mu_detach_change_energy": det_e,
                "mu_detach_change_infonce": det_n,
@@ -340,15 +345,15 @@ def corollary_3_claims(p, ctx):
     plain_lam = torch.linalg.eigvalsh(q["Vf_plain"])[-1]
     spread = lambda v: float(v.max() / v.min())  # noqa: E731
     claims = [
-        Claim.at_most("corollary_3_dynamics", rel(g_auto, g178), tol, "max |∂/∂W ½𝕍[sᵀf₁^bn] (autograd, σ detached) "
-                      "− eq. (178)| / max |eq. (178)|"),
-        Claim.at_least("s_bn_eigenvector", float((s * s_bns).sum().abs()), 1 - tol, "|⟨top eigenvector of "
-                       "𝕍[f₁^bn], s^bn of Cor. 3(2)⟩|"),
+        Claim.at_most("corollary_3_dynamics", rel(g_auto, g178), 0.0, "max |∂/∂W ½𝕍[sᵀf₁^bn] (autograd, σ "
+                      "detached) − eq. (178)| / max |eq. (178)|", atol=tol),
+        Claim.close("s_bn_eigenvector", float((s * s_bns).sum().abs()), 1.0, "|⟨top eigenvector of 𝕍[f₁^bn], s^bn "
+                    "of Cor. 3(2)⟩|", atol=tol),
         Claim.at_least("lambda_bn_above_d_bn", gap, 0.0, "λ^bn − max_k d^bn_k (Cor. 3(1))", kind="identity"),
-        Claim.at_least("delta_bn_nonnegative", float(delta.min()), -tol * float(delta.abs().max()),
-                       "min_k δ^bn_k (eq. 179)", kind="identity"),
-        Claim.at_most("d_bn_closed_form", rel(dk, d_formula), RTOL, "max |d^bn_k − 1/(1 + p₀p₁(w_kᵀΔ_k/√d_k)²)| / "
-                      "max d^bn (App. D remark)", kind="identity"),
+        Claim.at_least("delta_bn_nonnegative", float(delta.min()), 0.0, "min_k δ^bn_k (eq. 179)", kind="identity",
+                       atol=tol * float(delta.abs().max())),
+        Claim.at_most("d_bn_closed_form", rel(dk, d_formula), 0.0, "max |d^bn_k − 1/(1 + p₀p₁(w_kᵀΔ_k/√d_k)²)| / "
+                      "max d^bn (App. D remark)", kind="identity", atol=RTOL),
         Claim.measurement("rf_spread_plain", spread(plain_lam - q["d_plain"]), message="max/min over RFs of λ − d_k "
                           "without BN (1/(λ − d_k) slows the RF, App. D)"),
         Claim.measurement("rf_spread_bn", spread(lam - dk), message="the same with BN: λ^bn − d^bn_k"),
@@ -362,20 +367,9 @@ def corollary_3_claims(p, ctx):
 # The result
 # ------------------------------------------------------------------------------------------------------
 def hypotheses(p: dict, form: str) -> list[Violation]:
+    """The hypotheses of Lemma 6 and Corollary 3, and the deliberately wrong settings of the negative controls
+    (types and ranges are in the Param declarations)."""
     out = []
-    for name, lo, hi in (("K", 2, 4), ("M", 1, 3), ("d", 2, 5), ("N", 4, 64), ("d_out", 1, 4), ("atoms", 2, 4)):
-        if not lo <= p[name] <= hi:
-            out.append(Violation(f"{lo} ≤ {name} ≤ {hi}", "instance size", (name,), bypassable=False))
-    if p["activation"] not in ACTIVATIONS or p["alpha"] not in ("random", "uniform") \
-            or p["bn_stats"] not in ("joint", "per_view"):
-        out.append(Violation("known activation, α and statistics", "activation relu|leaky|linear|tanh, alpha "
-                             "random|uniform, bn_stats joint|per_view", ("activation", "alpha", "bn_stats"),
-                             bypassable=False))
-    for name, ok in (("p1", 0 < p["p1"] < 1), ("weak_rf", 0 < p["weak_rf"] <= 1), ("tau", p["tau"] > 0),
-                     ("rf_scale", 0 < p["rf_scale"] <= 10), ("aug", 0 <= p["aug"] <= 10), ("eps_nce", p["eps_nce"] >= 0)):
-        if not ok:
-            out.append(Violation(f"{name} in range", "0 < p1 < 1, 0 < weak_rf ≤ 1, τ > 0, 0 < rf_scale ≤ 10, "
-                                 "0 ≤ aug ≤ 10, ε ≥ 0", (name,), bypassable=False))
     if p["activation"] == "tanh":
         out.append(Violation("Assumption 1: h(x) = h'(x)x", "tanh is not homogeneous (negative control)",
                              ("activation",)))
@@ -402,9 +396,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         claims6, details6 = lemma_6_claims(p, ctx)
         claims_a, details_a = authors_implementation(p, ctx)
         claims3, details3 = corollary_3_claims(p, ctx)
-    claims = claims6 + claims3 + claims_a
-    head = claims[0]
-    return Outcome(head.observed, head.bound, None, claims, {**details6, **details_a, **details3})
+    return Outcome(claims=claims6 + claims3 + claims_a, details={**details6, **details_a, **details3})
 
 
 BINDING_WEAK = dict(weak_rf=0.01)
@@ -416,8 +408,11 @@ def report_instances(suite):
     yield AS_PRINTED, BINDING_WEAK, False
     yield AS_PRINTED, BINDING_SIGMA, False
     yield AS_PRINTED, dict(activation="leaky", alpha="uniform", rf_scale=3.0, seed=1), False
-    for i in range(suite.report_examples):
-        yield AS_PRINTED, dict(K=2 + i % 3, M=1 + i % 3, d=2 + i % 4, N=8 + 8 * i, seed=10 + i), False
+    rng = random.Random(16)
+    for _ in range(suite.report_examples):
+        params = sample_params(RESULT, AS_PRINTED, rng)
+        if params is not None:
+            yield AS_PRINTED, params, False
     for spec in CONTROLS:
         yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
 
@@ -425,6 +420,15 @@ def report_instances(suite):
 CONTROLS = (dict(activation="tanh", allow_violation=True), dict(var_backprop=True, allow_violation=True),
             dict(bn_stats="per_view", allow_violation=True), dict(l2_normalise=True, allow_violation=True),
             dict(dependent=True, allow_violation=True), dict(formula_scale=1 + 1e-9, allow_violation=True))
+
+
+def cost(p: dict) -> Cost:
+    """Sixteen autograd passes over a batch (2N rows of K·M units, ℂ_α of the (K·M·d)² gated inputs) and the
+    population of 2·atoms^K joint atoms."""
+    kmd = p["K"] * p["M"] * p["d"]
+    joint = 2 * p["atoms"] ** p["K"]
+    return Cost(elements=float(kmd**2 + 2 * p["N"] ** 2 + joint * p["K"] * p["d"]),
+                work=float(16 * (p["N"] ** 2 * (p["d_out"] + kmd) + p["N"] * kmd**2) + 10 * joint * (p["K"] * p["d"]) ** 2))
 
 
 def _strategy():
@@ -435,8 +439,8 @@ def _strategy():
 
 RESULT = register(Result(
     id=ID,
-    paper="001",
-    paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
+    paper=PAPER,
+    section="Appendix D: Definition 5, Lemma 6 (eq. 166), Corollary 3 (eqs. 175–179); App. E.2, Table 1",
     title="Definition 5, Lemma 6, Corollary 3 (App. D): mean-backprop BatchNorm dynamics; detaching μ changes nothing "
           "for the stated loss",
     statement="With BatchNorm statistics over the 2N samples (eq. 164–165) and mean-backprop BatchNorm (Def. 5), "
@@ -446,33 +450,38 @@ RESULT = register(Result(
               "(Corollary 3, eq. 178–179).",
     status=Status.VERIFIED,
     params=(
-        Param("K", int, 3, "receptive fields", "2 ≤ K ≤ 4"),
-        Param("M", int, 2, "filters per RF (Lemma 6; Corollary 3 has M = 1)", "1 ≤ M ≤ 3"),
-        Param("d", int, 3, "dimension of each RF", "2 ≤ d ≤ 5"),
-        Param("N", int, 16, "batch size (two views each)", "4 ≤ N ≤ 64"),
-        Param("d_out", int, 3, "outputs of the top layer V", "1 ≤ d_out ≤ 4"),
-        Param("activation", str, "relu", "relu | leaky | linear; tanh is a negative control", "relu|leaky|linear",
-              choices=ACTIVATIONS),
-        Param("alpha", str, "random", "α: random non-negative N×N, or uniform (the quadratic loss)", "random|uniform",
-              choices=("random", "uniform")),
-        Param("aug", float, 0.3, "second view x' = x + aug·noise", "[0, 10]"),
-        Param("tau", float, 0.5, "InfoNCE temperature (eq. 1)", "> 0"),
-        Param("eps_nce", float, 0.0, "ε of eq. (1) (0: the α-CL case)", "≥ 0"),
+        Param("K", int, 3, "receptive fields", low=2, high=4, sample=(2, 4)),
+        Param("M", int, 2, "filters per RF (Lemma 6; Corollary 3 has M = 1)", low=1, high=3, sample=(1, 3)),
+        Param("d", int, 3, "dimension of each RF", low=2, high=5, sample=(2, 5)),
+        Param("N", int, 16, "batch size (two views each)", low=4, high=64, sample=(4, 64)),
+        Param("d_out", int, 3, "outputs of the top layer V", low=1, high=4, sample=(1, 4)),
+        Param("activation", str, "relu", "the activation; tanh (not homogeneous) is a negative control",
+              valid="homogeneous: relu | leaky | linear", choices=ACTIVATIONS, sample=("relu", "leaky", "linear")),
+        Param("alpha", str, "random", "α: random non-negative N×N, or uniform (the quadratic loss)",
+              choices=("random", "uniform"), sample=("random", "uniform")),
+        Param("aug", float, 0.3, "second view x' = x + aug·noise", low=0.0, high=10.0, sample=(0.0, 2.0)),
+        Param("tau", float, 0.5, "InfoNCE temperature (eq. 1)", low=1e-3, high=10.0, sample=(0.05, 2.0), log=True),
+        Param("eps_nce", float, 0.0, "ε of eq. (1) (0: the α-CL case)", low=0.0, high=10.0, sample=(0.0, 1.0)),
         Param("bn_stats", str, "joint", "BN statistics over both views (eq. 164) or per view (the authors' code; "
-              "negative control)", "joint", choices=("joint", "per_view")),
+              "negative control)", valid="joint (eq. 164)", choices=("joint", "per_view")),
         Param("l2_normalise", bool, False, "ℓ2-normalise f₂ before the loss (the authors' code; negative control)",
-              "False"),
-        Param("var_backprop", bool, False, "backpropagate σ² too (vanilla BN; negative control)", "False"),
-        Param("n_small", bool, False, "one unit with batch variance 1e-6 of the others' (σ → 0)", "any"),
-        Param("atoms", int, 3, "atoms per (RF, z) of the Corollary-3 population", "2 ≤ atoms ≤ 4"),
-        Param("p1", float, 0.4, "P[z = 1]", "(0, 1)"),
-        Param("weak_rf", float, 1.0, "z-signal of RFs 2..K (small: δ^bn_1 → 0)", "(0, 1]"),
-        Param("rf_scale", float, 2.0, "atoms of RF k scaled by rf_scale^k (RF variances differ)", "(0, 10]"),
+              valid="False (f₂ = Vf₁^bn)"),
+        Param("var_backprop", bool, False, "backpropagate σ² too (vanilla BN; negative control)",
+              valid="False (Def. 5)"),
+        Param("n_small", bool, False, "RF 1 nearly constant over the batch (σ → 0)", sample=(False, True)),
+        Param("atoms", int, 3, "atoms per (RF, z) of the Corollary-3 population", low=2, high=4, sample=(2, 3)),
+        Param("p1", float, 0.4, "P[z = 1]", low=1e-6, high=1 - 1e-6, sample=(0.05, 0.95)),
+        Param("weak_rf", float, 1.0, "z-signal of RFs 2..K (small: δ^bn_1 → 0)", low=1e-6, high=1.0,
+              sample=(1e-3, 1.0), log=True),
+        Param("rf_scale", float, 2.0, "atoms of RF k scaled by rf_scale^k (RF variances differ)", low=0.1, high=10.0,
+              sample=(0.2, 5.0)),
         Param("dependent", bool, False, "couple the RFs given z (violates Assumption 2(iii); negative control)",
-              "False"),
-        Param("formula_scale", float, 1.0, "multiplies eqs. (166), (178) (negative control)", "= 1"),
-        Param("seed", int, 0, "seed of the batch, weights, α and population", "any integer"),
+              valid="False (Assumption 2(iii))"),
+        Param("formula_scale", float, 1.0, "multiplies eqs. (166), (178) (negative control)", valid="= 1",
+              low=0.5, high=2.0),
+        seed_param("seed of the batch, weights, α and population"),
     ),
+    cost=cost,
     evaluate=evaluate,
     hypotheses=hypotheses,
     forms=(AS_PRINTED,),

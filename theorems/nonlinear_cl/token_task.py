@@ -102,19 +102,5 @@ def chi_scores(W: torch.Tensor, filt_mask: torch.Tensor, cand: torch.Tensor, sym
     return plus.mean(-1), minus.mean(-1)
 
 
-# -- grid parameters (comma-separated lists) ------------------------------------------------------------------------
-def parse_ints(text: str) -> list[int] | None:
-    try:
-        vals = [int(t) for t in text.replace(" ", "").split(",") if t]
-    except ValueError:
-        return None
-    return vals if vals and len(set(vals)) == len(vals) else None
-
-
-def parse_names(text: str, allowed) -> list[str] | None:
-    vals = [t for t in text.replace(" ", "").split(",") if t]
-    return vals if vals and all(v in allowed for v in vals) and len(set(vals)) == len(vals) else None
-
-
 def mean(v) -> float:
     return sum(v) / len(v)

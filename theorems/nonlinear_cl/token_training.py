@@ -236,6 +236,19 @@ def forward(W: torch.Tensor, Vs: list[torch.Tensor], tokens: torch.Tensor, mags:
     return z.view(B, -1, 2, N).permute(0, 2, 3, 1)
 
 
+def training_cost(Ms: list[int], streams: int, proto: Protocol):
+    """The :class:`~theorems.core.params.Cost` of training networks with these M on ``streams`` token streams:
+    U = K·ΣM hidden units over 2N rows (the activations autograd keeps), the per-network N×N similarities and
+    a chunk of token ids; arithmetic ≈ 6 flop per multiply-add (forward and backward) of the top layers and
+    similarities, per step."""
+    from ..core.params import Cost
+
+    U, B, N = K * sum(Ms), len(Ms), proto.batch
+    elements = 8 * U * 2 * N + 4 * B * N * N + CHUNK * streams * 2 * N * K + U * D
+    work = proto.steps * (6 * U * 2 * N * (proto.d_out + 4) + 6 * B * N * N * proto.d_out)
+    return Cost(elements=float(elements), work=float(work))
+
+
 @contextlib.contextmanager
 def single_thread():
     """One intra-op thread for the duration: the tensors of these loops are small, and on a shared 2-core machine
