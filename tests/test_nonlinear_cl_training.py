@@ -171,3 +171,14 @@ def test_table_1_claims_on_a_hand_made_table():
     assert claims["sigma_detached_better"].observed == pytest.approx((0.2 + 0.4 - 0.1 + 0.5) / 4)
     assert claims["sigma_detached_ahead_share"].observed == pytest.approx(3 / 4)
     assert claims["mu_detach_effect"].observed == pytest.approx(0.4)  # |0.4 − 0.8| at P = 3, σ² backpropagated
+
+
+def test_printed_and_released_constants():
+    """LeakyReLU's negative slope is the Fig. 4 caption's 0.05; BatchNorm's ε is the authors' (and torch's) 1e-5."""
+    x = torch.tensor([[-2.0, 3.0]])
+    assert torch.allclose(activate(x, ["leaky"], None), torch.tensor([[-0.1, 3.0]]))
+    f = torch.tensor([[[1e-3, -1e-3]] * 2])  # one unit, two views, batch variance 1e-6
+    out = batch_norm(f, Protocol())
+    assert out[0, 0, 0].item() == pytest.approx(1e-3 / (1e-6 + 1e-5) ** 0.5, rel=1e-5)
+    ref = torch.nn.functional.batch_norm(f[0].T, None, None, training=True, eps=1e-5).T  # torch's BN, per view
+    assert torch.allclose(out[0], ref, rtol=1e-5)

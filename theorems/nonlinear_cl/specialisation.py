@@ -29,7 +29,7 @@ Status: open (unchanged; issue 16 re-ran it on the batched trainer, 1.1 s instea
 0.838 vs linear 0.623). χ̄₋: not reproduced in this reading: ReLU 0.298 vs linear 0.287 (ReLU *higher*). It is no
 counterexample: the reading is the suite's, not the authors'. Under the authors' protocol (``nonlinear_cl.figure_4``:
 BatchNorm, ℓ2-normalised dot-product InfoNCE at τ = 0.1, same-view negatives) at 5000 steps with the README's lr 0.02
-the χ̄₋ half does reproduce (P = 3, β = 5: ReLU 0.000 vs linear 0.239), so the failure here is one of this reading.
+the χ̄₋ half does reproduce (P = 3, β = 5: ReLU 0.000 vs linear 0.241), so the failure here is one of this reading.
 """
 
 from __future__ import annotations
