@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from ..core.result import CORRECTED
 from ._common import valid_for
 
-__all__ = ["ufm_params", "deep_net_params"]
+__all__ = ["ufm_params", "deep_net_params", "near_optimal_params"]
 
 
 @st.composite
@@ -47,3 +47,16 @@ def deep_net_params(draw, loss: str | None = None) -> dict:
     else:
         params.update(d0=draw(st.integers(1, 6)), d=draw(st.integers(4, 8)))
     return valid_for("neural_collapse.theorem_4_3", "as_printed")(params)
+
+
+@st.composite
+def near_optimal_params(draw) -> dict:
+    """Parameters of ``neural_collapse.lemma_4_1``: K ∈ [2, 5], n ∈ [1, 3], d ∈ [max(3, K(+1)), K+4],
+    λ = 10^u, u ∈ [−2.5, 0]; fewer draws than the default to keep an example cheap."""
+    loss = draw(st.sampled_from(("mse", "ce")))
+    K = draw(st.integers(2, 5))
+    d = draw(st.integers(max(3, K + 1 if loss == "mse" else K), K + 4))
+    params = dict(K=K, n=draw(st.integers(1, 3)), d=d, loss=loss,
+                  lam=float(f"{10.0 ** draw(st.floats(-2.5, 0.0, allow_nan=False)):.4g}"),
+                  seed=draw(st.integers(0, 2**16)), draws=8, seeds=3, train_iter=20)
+    return valid_for("neural_collapse.lemma_4_1", "as_printed")(params)
