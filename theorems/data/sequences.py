@@ -31,5 +31,11 @@ def balanced(labels: torch.Tensor, K: int) -> bool:
 
 
 def distinct_contexts(tokens: torch.Tensor) -> int:
-    """How many distinct contexts (prefixes) the samples have: the size of the GUFM's equivalence classes."""
+    """How many distinct contexts (prefixes) the samples have: the number of the GUFM's equivalence classes."""
     return len({tuple(row[: c + 1]) for row in tokens.tolist() for c in range(tokens.shape[1])})
+
+
+def context_count(V: int, C: int) -> int:
+    """Distinct contexts of ``prefix_sum_sequences(K, V, C)`` without building it: every prefix of length
+    1..C occurs, Σ_{c=1}^{C} V^c of them."""
+    return sum(V ** c for c in range(1, C + 1))

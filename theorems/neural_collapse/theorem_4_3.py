@@ -5,7 +5,7 @@ What the paper prints
 Theorem 4.3: "Let the architecture be L-RN1 or L-Tx1 [...] inner dimension of the L-Tx1 at least 2V+2 and
 of L-RN1 at least 4 [...] objective (7) with λ independent of the number of layers [...] its corresponding
 GUFM (8) with the same loss and the equivalence relation defined by pairs of samples in X that coincide. If
-L*_GUFM > 0, then limsup_{L→∞} distmax(M̃_L \ M_0^GUFM, M_0^GUFM) = 0."  Its proof (sketch after the
+L*_GUFM > 0, then limsup_{L→∞} distmax(M̃_L \\ M_0^GUFM, M_0^GUFM) = 0."  Its proof (sketch after the
 theorem, Appendix A) starts from the identity
 
     L_{L,1}(θ) = L_GUFM(W_L, X_L) + (λ/2) Σ_{l=1}^{L−1} ‖W_l‖_F²,      X_L = h_θ(X) GUFM-feasible,

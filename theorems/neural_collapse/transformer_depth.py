@@ -57,7 +57,7 @@ import math
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Logic, Outcome, ProofErratum, Param, Result, Status, Violation
-from ..data.sequences import balanced, distinct_contexts, prefix_sum_sequences
+from ..data.sequences import context_count, prefix_sum_sequences
 from . import sandwich as S
 from .construction import build_transformer
 from .depth_trend import _built_row
@@ -98,7 +98,7 @@ def hypotheses(p: dict, form: str, archs: tuple[str, ...], theorem_arch: str) ->
         out.append(Violation("λ > 0, 0 < γ₀ ≤ 0.1", "weight decay and the encoding's scale (the proof needs γ ≤ 0.1)",
                              ("lam", "gamma0"), bypassable=False))
     depths, train = S.parse_ints(p["depths"]), S.parse_ints(p["train_depths"])
-    groups = (distinct_contexts(prefix_sum_sequences(K, V, C)[0]) + K) if not out else 1
+    groups = context_count(V, C) + K if not out else 1
     if not depths or len(depths) < 3 or depths != sorted(set(depths)) or depths[0] < 2 * groups + 1:
         out.append(Violation(f"depths: ≥ 3 increasing integers ≥ 2(contexts + K)+1 = {2 * groups + 1}",
                              "each depth needs L_1 = L_2 ≥ 2 blocks per context and per class", ("depths",),
@@ -231,7 +231,7 @@ TREND_CONTROLS_43 = (dict(arch="tx2", allow_violation=True),)  # two-layer MLP b
 TREND_CONTROLS_46 = (dict(inner_lambda="constant", allow_violation=True),)
 CONTROLS = (
     dict(rate_shift=-0.1, train_depths="", allow_violation=True),
-    dict(bound_scale=1e13, train_depths="", allow_violation=True),  # above every constructed objective
+    dict(bound_scale=100.0, depths="33,65,129", train_depths="1", allow_violation=True),  # L* wrong by ×100
 )
 ERRATA_43 = (ProofErratum(
     step="Appendix A, proof of Theorem 4.3 for L-Tx1: the margin after block 1 and the choice γ(L) = Θ(L^{1/4})",
