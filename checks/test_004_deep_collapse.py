@@ -242,3 +242,27 @@ def test_ce_at_d_below_K_is_outside_definition_3_4():
         theorems.check(DIM, loss="ce", K=5, d=4)
 
 
+
+
+# -- the report's depth figure ------------------------------------------------------------------------------
+@pytest.mark.parametrize("rid, params", [(T43D, {}), (T43T, {}), (T43D, dict(arch="pre_rn1", train_depths="2,3,5",
+                                                                              train_iter=20))])
+def test_sandwich_figure_renders(rid, params, run):
+    import matplotlib.pyplot as plt
+
+    from reports.depth_plots import sandwich_figure
+    from reports.plots import figure_svg
+
+    ev = run(rid, **params)
+    fig = sandwich_figure(ev)
+    try:
+        left, right = fig.axes
+        assert left.get_xscale() == left.get_yscale() == "log"
+        labels = [t.get_text() for t in left.get_legend().get_texts()]
+        assert labels[0].startswith("lower") and any(t.startswith("trained") for t in labels)
+        if "arch" not in params:
+            assert any(t.startswith("construction") for t in labels)
+            assert any(t.get_text().startswith("predicted rate") for t in right.get_legend().get_texts())
+        assert figure_svg(fig, salt="t").startswith("<svg")
+    finally:
+        plt.close(fig)

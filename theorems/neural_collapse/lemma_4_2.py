@@ -89,7 +89,7 @@ from ..core.evidence import Claim
 from ..core.result import (AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, ProofErratum, Result, Status,
                            Violation)
 from ..data.frames import balanced_labels
-from ..metrics.neural_collapse import nc_metrics
+from ..metrics.neural_collapse import both_families
 from ..optim.manifolds import ln
 from .rank_certificate import certificate_text, collapse_floor, rank_inequality_slack
 from .ufm import (
@@ -202,7 +202,7 @@ def perturbed_structure(sol: UFMSolution, eps: float, ctx) -> tuple[dict, torch.
         return sol.metrics, sol.row_norms
     W = sol.W * (1 + eps * ctx.randn(*sol.W.shape))
     X = ln(sol.X + eps * ctx.randn(*sol.X.shape))
-    return nc_metrics(W, X, sol.labels), W.norm(dim=-1)
+    return both_families(W, X, sol.labels), W.norm(dim=-1)
 
 
 def optimiser_claims(sol: UFMSolution, optimum: UFMOptimum, row_norm: float, form: str, p: dict,
@@ -316,7 +316,7 @@ def _converse(p: dict, optimum: UFMOptimum, row_norm: float, ctx) -> tuple[list[
     curv = np.array([phi(c) for c in curv_c])
     second_diff = curv[2:] - 2 * curv[1:-1] + curv[:-2]
     bad = _minimise_over_scale(lambda c: phi(c, X_bad))
-    metrics_collapsed = {k: float(v) for k, v in nc_metrics(W, X, labels).items()}
+    metrics_collapsed = {k: float(v) for k, v in both_families(W, X, labels).items()}
     value_at_c = phi(c_star)
     claims = [
         Claim.at_most("converse_attains_at_unique_c", abs(value_at_c - optimum.value),

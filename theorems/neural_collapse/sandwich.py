@@ -92,6 +92,7 @@ def rate_claims(depths, excess, reference, what: str, shift: float = 0.0) -> tup
                       f"max over consecutive depths of (local slope of U(L) − L*) − (local slope of {what})"),
     ]
     details = {"excess_fit": fit.to_dict(), "reference_fit": ref.to_dict(), "reference": what,
+               "reference_depths": [float(x) for x in depths], "reference_values": [float(r) for r in reference],
                "local_slopes_excess": local_slopes(depths, excess).tolist(),
                "local_slopes_reference": local_slopes(depths, reference).tolist()}
     return claims, details

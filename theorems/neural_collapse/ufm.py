@@ -21,7 +21,7 @@ import torch
 from scipy.optimize import brentq
 
 from ..data.frames import balanced_labels, embed_in_ones_complement, one_hot, random_orthogonal, simplex_etf
-from ..metrics.neural_collapse import nc_metrics
+from ..metrics.neural_collapse import both_families
 from ..optim.lbfgs import GTOL, LbfgsResult, autograd_objective, batched_lbfgs
 from ..optim.manifolds import ln, orthonormal_basis_of_ones_complement, tangent
 from ..optim.newton import ArrowModel, NewtonResult, batched_arrow_newton
@@ -275,7 +275,7 @@ class UFMSolution:
     iterations: torch.Tensor  # (R,)
     status: list[str]
     gtol: float
-    metrics: dict[str, torch.Tensor]  # nc1, nc2a, nc2b, nc3: (R,)
+    metrics: dict[str, torch.Tensor]  # nc1, nc2a, nc2b, nc3 and the field's (metrics.neural_collapse): (R,)
     row_norms: torch.Tensor  # (R, K)
     raw: LbfgsResult | NewtonResult | None = None  # the optimiser's own result
 
@@ -329,6 +329,6 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
     return UFMSolution(
         W=W, X=X, labels=labels, values=values, grad_norm=grad_norm,
         converged=torch.tensor([s == GTOL for s in res.status], device=ctx.device) & (grad_norm <= gtol * 1.01),
-        iterations=res.iterations, status=res.status, gtol=gtol, metrics=nc_metrics(W, X, labels),
+        iterations=res.iterations, status=res.status, gtol=gtol, metrics=both_families(W, X, labels),
         row_norms=W.norm(dim=-1), raw=res,
     )
