@@ -30,8 +30,9 @@ networks (depth 3) have NC2B ≈ 0.56.
 
 Status: verified-corrected → **refuted**. The MSE counterexample (K = d = 4) replays with its certificate.
 The natural correction (add d ≥ K+1 for MSE) is necessary but not established as sufficient: the corrected
-corollary is Theorem 4.3's limit plus Lemma 4.2 (corrected), and Theorem 4.3's limit is open in this suite
-(``theorem_4_3_depth``), so no corrected form is registered; Lemma 4.2's corrected form verifies the limit
+corollary is Theorem 4.3's limit plus Lemma 4.2 (corrected), and Theorem 4.3's limit is a trend in this suite
+(``theorem_4_3_depth``: a certified sandwich whose width falls at the proof's rate, not a verified limit), so no
+corrected form is registered; Lemma 4.2's corrected form verifies the limit
 object at d ≥ K+1.
 
 What one check does
