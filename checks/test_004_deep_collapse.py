@@ -20,7 +20,7 @@ import math
 import pytest
 
 import theorems
-from theorems import HypothesisViolation
+from theorems import HypothesisViolation, ParameterError
 from theorems.core.verdict import run_spec
 from theorems.neural_collapse import depth_trend as DT
 from theorems.neural_collapse import dimension_conditions as DC
@@ -53,14 +53,15 @@ def test_registered_with_the_status_the_evidence_supports(rid, status):
     (T43, dict(last_bias=True), "no last-layer bias"),
     (T43, dict(ln_gain=2.0), "LayerNorm without affine parameters"),
     (T43, dict(attaining=True), "attaining network"),
-    (T43D, dict(depths="37,19,73"), "depths"),
-    (T43D, dict(depths="9,19,37"), "depths"),
+    (T43D, dict(depths=(9, 19, 37)), "depths ≥ 2(N+K)+1"),
     (T43D, dict(arch="rn2"), "one linear layer per block"),
-    (T43D, dict(arch="pre_rn1", train_depths=""), "train_depths non-empty for pre-LN"),
+    (T43D, dict(arch="pre_rn1", train_depths=()), "train_depths non-empty for pre-LN"),
     (T43D, dict(loss="mse", d=3), "d ≥ K+1 (MSE)"),
+    (T43D, dict(d=3, depths=(19, 37, 73)), "d ≥ 4 (Theorems 4.3/4.6)"),
     (T43D, dict(rate_shift=-0.1), "the predicted rate"),
     (T46, dict(inner_lambda="constant"), "o(1/log L)"),
     (T46, dict(arch="rn1"), "arch"),
+    (T43T, dict(depths=(9, 33, 65)), "depths ≥ 2(contexts + K)+1"),
     (T43T, dict(d=5), "d ≥ 2V+2"),
     (T43T, dict(K=3), "K divides V"),
     (T43T, dict(arch="tx2"), "one linear layer per MLP block"),
@@ -75,7 +76,7 @@ def test_registered_with_the_status_the_evidence_supports(rid, status):
     (A12, dict(d=7, target="flat"), "d even"),
 ])
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
+    with pytest.raises((HypothesisViolation, ParameterError)) as err:
         theorems.check(rid, **params)
     assert hypothesis in str(err.value)
 
@@ -199,7 +200,7 @@ def test_transformer_printed_gamma_is_a_proof_erratum(run):
 @pytest.mark.parametrize("rid", [T43D, T46])
 def test_pre_ln_variant_lower_bound_and_trained_sweep(rid, run):
     arch = "pre_rn1" if rid == T43D else "pre_rn2"
-    ev = run(rid, arch=arch, train_depths="2,3,5", train_iter=20)
+    ev = run(rid, arch=arch, train_depths=(2, 3, 5), train_iter=20)
     assert ev.holds and [c.name for c in ev.claims if c.kind == "bound"] == ["sandwich_lower"], ev.explain()
     assert all(r["construction"] is None for r in ev.details["sandwich"])
 
@@ -245,7 +246,7 @@ def test_ce_at_d_below_K_is_outside_definition_3_4():
 
 
 # -- the report's depth figure ------------------------------------------------------------------------------
-@pytest.mark.parametrize("rid, params", [(T43D, {}), (T43T, {}), (T43D, dict(arch="pre_rn1", train_depths="2,3,5",
+@pytest.mark.parametrize("rid, params", [(T43D, {}), (T43T, {}), (T43D, dict(arch="pre_rn1", train_depths=(2, 3, 5),
                                                                               train_iter=20))])
 def test_sandwich_figure_renders(rid, params, run):
     import matplotlib.pyplot as plt

@@ -59,56 +59,40 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..data.classification import gaussian_mixture
 from . import sandwich as S
 from .construction import build_resnet, split_depth
 from .models import PRE_LN, ModelSpec, init_params
 from .near_optimal import nc_bounds, validity_limit
+from .paper import PAPER
 from .ufm import LOSSES, closed_form
 
 ID_43 = "neural_collapse.theorem_4_3_depth"
 ID_46 = "neural_collapse.theorem_4_6"
-PAPER_TITLE = ("Súkeník, Lampert, Mondelli: Neural Collapse is Globally Optimal in Deep Regularized ResNets "
-               "and Transformers")
 INNER_LAMBDAS = ("vanishing", "constant")
 
 
 # ------------------------------------------------------------------------------------------------------
 # Hypotheses
 # ------------------------------------------------------------------------------------------------------
-def _common_hypotheses(p: dict, archs: tuple[str, ...], theorem_arch: str) -> list[Violation]:
+def _common_hypotheses(p: dict, theorem_arch: str) -> list[Violation]:
+    """The theorem's hypotheses and the controls' deliberate violations; the structural domain is declared."""
     out: list[Violation] = []
     K, n, d, loss = p["K"], p["n"], p["d"], p["loss"]
-    if p["arch"] not in archs:
-        out.append(Violation(f"architecture one of {', '.join(archs)}", f"{p['arch']!r} is not covered", ("arch",),
-                             bypassable=False))
-    elif p["arch"] not in (theorem_arch, "pre_" + theorem_arch):
-        out.append(Violation(f"one linear layer per block (L-{theorem_arch.upper()})" if theorem_arch == "rn1"
-                             else f"L-{theorem_arch.upper()}", f"arch={p['arch']!r} is Appendix C's two-layer contrast",
-                             ("arch",)))
-    if K < 2 or n < 1 or p["d0"] < 1 or p["seeds"] < 1 or p["train_iter"] < 0:
-        out.append(Violation("K ≥ 2, n ≥ 1, d0 ≥ 1, seeds ≥ 1, train_iter ≥ 0", "structural sizes",
-                             ("K", "n", "d0", "seeds", "train_iter"), bypassable=False))
-    if d < (K + 1 if loss == "mse" else K) or d < 3:
-        out.append(Violation("d ≥ K+1 (MSE) / d ≥ K (CE), d ≥ 3", "the construction targets Lemma 4.2's collapsed "
+    if p["arch"] not in (theorem_arch, "pre_" + theorem_arch):
+        out.append(Violation("one linear layer per block (L-RN1)", f"arch={p['arch']!r} is Appendix C's two-layer "
+                             "contrast", ("arch",)))
+    if d < (K + 1 if loss == "mse" else K):
+        out.append(Violation("d ≥ K+1 (MSE) / d ≥ K (CE)", "the construction targets Lemma 4.2's collapsed "
                              "optimum, which needs room in 1^⊥", ("d", "K"), bypassable=False))
     elif d < 4:
         out.append(Violation("d ≥ 4 (Theorems 4.3/4.6)", "the proof's curves need d ≥ 4", ("d",)))
-    lam = p["lam"]
-    if not math.isfinite(lam) or lam <= 0:
-        out.append(Violation("λ > 0 finite (weight decay)", "L*_GUFM > 0 and a collapsed optimum need λ > 0",
-                             ("lam",), bypassable=False))
-    depths, train = S.parse_ints(p["depths"]), S.parse_ints(p["train_depths"])
     groups = K * n + K
-    if not depths or len(depths) < 3 or depths != sorted(set(depths)) or depths[0] < 2 * groups + 1:
-        out.append(Violation(f"depths: ≥ 3 increasing integers ≥ 2(N+K)+1 = {2 * groups + 1}",
-                             "each depth needs L_1 = L_2 ≥ 2 blocks per moved point and per class",
-                             ("depths",), bypassable=False))
-    if train is None or (train and (train != sorted(set(train)) or train[0] < 2)):
-        out.append(Violation("train_depths: increasing integers ≥ 2 (or empty)", "depths of the trained sweep",
-                             ("train_depths",), bypassable=False))
-    elif not train and p["arch"] in PRE_LN:
+    if p["depths"][0] < 2 * groups + 1:
+        out.append(Violation(f"depths ≥ 2(N+K)+1 = {2 * groups + 1}", "each depth needs L_1 = L_2 ≥ 2 blocks per "
+                             "moved point and per class", ("depths",), bypassable=False))
+    if not p["train_depths"] and p["arch"] in PRE_LN:
         out.append(Violation("train_depths non-empty for pre-LN", "pre-LN variants have no construction: only the "
                              "trained sweep", ("train_depths", "arch"), bypassable=False))
     if p["rate_shift"] != 0.0:
@@ -121,18 +105,25 @@ def _common_hypotheses(p: dict, archs: tuple[str, ...], theorem_arch: str) -> li
 
 
 def hypotheses_43(p: dict, form: str) -> list[Violation]:
-    return _common_hypotheses(p, ("rn1", "pre_rn1", "rn2"), "rn1")
+    return _common_hypotheses(p, "rn1")
 
 
 def hypotheses_46(p: dict, form: str) -> list[Violation]:
-    out = _common_hypotheses(p, ("rn2", "pre_rn2"), "rn2")
-    if not math.isfinite(p["lam_inner"]) or p["lam_inner"] <= 0:
-        out.append(Violation("λ₀ > 0 finite", "the inner weight decay λ(L) = λ₀/L (or λ₀)", ("lam_inner",),
-                             bypassable=False))
+    out = _common_hypotheses(p, "rn2")
     if p["inner_lambda"] == "constant":
         out.append(Violation("λ(L) = o(1/log L) on the inner weights (Theorem 4.6)", "inner_lambda='constant' is "
                              "Appendix C's regime, where no collapse is predicted", ("inner_lambda",)))
     return out
+
+
+def cost(p: dict) -> Cost:
+    """Forward passes of the constructions (Σ depths blocks of d×d on N samples, the movers' N·q weight matrices)
+    and the trained sweep (``train_iter`` L-BFGS steps of ``seeds`` networks at each train depth)."""
+    d, N = p["d"], p["K"] * p["n"]
+    built = sum(p["depths"]) * d * d * (N + 4)
+    trained = sum(p["train_depths"]) * p["seeds"] * d * d * N * 6 * (3 * p["train_iter"] + 2)
+    return Cost(elements=max(p["depths"] + (1,)) * d * d * 4 + p["seeds"] * max(p["train_depths"] + (1,)) * d * d * 30,
+                work=2 * built + trained)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -164,11 +155,11 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     sched = schedule(p)
     lower = closed_form(loss, K, d, p["lam"]).value
     X0, labels = gaussian_mixture(ctx, K, n, p["d0"])
-    train = S.parse_ints(p["train_depths"])
+    train = p["train_depths"]
     spec = ModelSpec(p["arch"], train[0] if train else 2, d, K, d0=p["d0"])
     theta0 = init_params(spec, ctx, p["seeds"])
     built = {} if p["arch"] in PRE_LN else {
-        L: build_resnet(spec.with_depth(L), theta0[:1], X0, labels, loss, *sched(L)) for L in S.parse_ints(p["depths"])}
+        L: build_resnet(spec.with_depth(L), theta0[:1], X0, labels, loss, *sched(L)) for L in p["depths"]}
     trained, trained_info = S.trained_sweep(p, ctx, spec, X0, labels, theta0, sched, lower)
     rows = S.merge_rows(lower, built, trained)
     claims, details = S.sandwich_claims(rows, lower, p["bound_scale"])
@@ -179,9 +170,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         details.update(extra)
         fit = extra["excess_fit"]
     details.update(_details(p, rows, built, trained_info, lower, labels))
-    observed = fit["exponent"] if fit else min(v for v in trained.values()) / lower
-    bound = details.get("reference_fit", {}).get("exponent", 1.0)
-    return Outcome(observed=observed, bound=bound, tightness=None, claims=claims, details=details, converged=None)
+    return Outcome(claims=claims, details=details, converged=None,
+                   headline="excess_rate" if fit else "sandwich_lower")
 
 
 def _rate(p: dict, built: dict, lower: float) -> tuple[list[Claim], dict]:
@@ -216,7 +206,7 @@ def _details(p, rows, built, trained_info, lower, labels) -> dict:
         "trained": {str(L): v for L, v in trained_info.items()},
     }
     if built:
-        out["construction"] = {str(L): _built_row(b, lower, labels, loss, K, n, d, lam) for L, b in built.items()}
+        out["construction"] = {str(L): S.built_row(b, lower, labels) for L, b in built.items()}
         out["nc_bound_by_depth"] = {str(L): nc_bounds(loss, K, n, d, lam, b.objective - lower)
                                     for L, b in built.items()}
         fit = S.fit_power_law(list(built), [b.objective - lower for b in built.values()])
@@ -226,36 +216,29 @@ def _details(p, rows, built, trained_info, lower, labels) -> dict:
     return out
 
 
-def _built_row(b, lower, labels, loss, K, n, d, lam) -> dict:
-    return {"objective": b.objective, "excess": b.objective - lower, "fit_excess": b.fit_excess,
-            "inner_reg": b.inner_reg, "costs": b.costs, "L1": b.L1, "L2": b.L2, "margin": b.margin,
-            "data_margin": b.data_margin, "ring_cm": b.ring, "landing_error": b.landing_error,
-            "alpha_max": b.extra["alpha_max"],
-            **S.nc_of(b.WL, b.features, labels)}
-
-
 # ------------------------------------------------------------------------------------------------------
 # Registration
 # ------------------------------------------------------------------------------------------------------
 def _params(arch_default: str, archs: tuple[str, ...], lam_doc: str) -> tuple[Param, ...]:
     return (
-        Param("arch", str, arch_default, f"architecture: {' | '.join(archs)}", " | ".join(archs), choices=archs),
-        Param("K", int, 3, "number of classes", "K ≥ 2"),
-        Param("n", int, 2, "samples per class", "n ≥ 1"),
-        Param("d0", int, 8, "input dimension", "≥ 1"),
-        Param("d", int, 8, "inner width", "d ≥ 4, d ≥ K (CE) / K+1 (MSE)"),
-        Param("lam", float, 0.05, lam_doc, "λ > 0"),
-        Param("loss", str, "ce", "'ce' (mean cross-entropy) or 'mse' ((1/2N)‖·‖²)", "ce | mse", choices=LOSSES),
-        Param("seed", int, 0, "seed of the data, the first layer and the trained networks' initialisation", "any"),
-        Param("depths", str, "19,37,73,145,289,577", "depths of the construction (forward passes only)",
-              "≥ 3 increasing, each ≥ 2(N+K)+1"),
-        Param("train_depths", str, "2,3", "depths of the trained sweep (warm-started L-BFGS; '' for none)",
-              "increasing ≥ 2"),
-        Param("seeds", int, 2, "trained networks per depth, batched", "≥ 1"),
-        Param("train_iter", int, 60, "L-BFGS iterations per trained depth", "≥ 0"),
+        Param("arch", str, arch_default, f"architecture: {' | '.join(archs)}", choices=archs),
+        Param("K", int, 3, "number of classes", low=2, high=8, sample=(2, 4)),
+        Param("n", int, 2, "samples per class", low=1, high=8, sample=(1, 3)),
+        Param("d0", int, 8, "input dimension", low=1, high=64, sample=(4, 12)),
+        Param("d", int, 8, "inner width", "d ≥ 4, d ≥ K (CE) / K+1 (MSE)", low=3, high=64, sample=(5, 12)),
+        Param("lam", float, 0.05, lam_doc, "λ > 0", low=1e-6, high=10.0, sample=(0.005, 0.5), log=True),
+        Param("loss", str, "ce", "'ce' (mean cross-entropy) or 'mse' ((1/2N)‖·‖²)", choices=LOSSES, sample=LOSSES),
+        seed_param("seed of the data, the first layer and the trained networks' initialisation"),
+        Param("depths", list[int], (19, 37, 73, 145, 289, 577), "depths of the construction (forward passes only)",
+              "each ≥ 2(N+K)+1", low=2, high=8192, length=(3, 16), increasing=True),
+        Param("train_depths", list[int], (2, 3), "depths of the trained sweep (warm-started L-BFGS; empty for none)",
+              low=2, high=1024, length=(0, 16), increasing=True),
+        Param("seeds", int, 2, "trained networks per depth, batched", low=1, high=64),
+        Param("train_iter", int, 60, "L-BFGS iterations per trained depth", low=0, high=100_000),
         Param("rate_shift", float, 0.0, "added to the predicted exponent; < 0 asserts a deliberately faster rate "
-              "(negative control)", "0.0"),
-        Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0"),
+              "(negative control)", "0.0", low=-10.0, high=10.0),
+        Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0",
+              low=1e-6, high=1e15),
     )
 
 
@@ -263,8 +246,8 @@ def report_43(suite):
     yield AS_PRINTED, dict(), False
     if suite.name == "thorough":
         yield AS_PRINTED, dict(loss="mse", d=8), False
-        yield AS_PRINTED, dict(train_depths="2,3,5,10,19,37,73", train_iter=600, seeds=3), False
-        yield AS_PRINTED, dict(arch="pre_rn1", train_depths="2,3,5,10,19,37", train_iter=600, seeds=3), False
+        yield AS_PRINTED, dict(train_depths=(2, 3, 5, 10, 19, 37, 73), train_iter=600, seeds=3), False
+        yield AS_PRINTED, dict(arch="pre_rn1", train_depths=(2, 3, 5, 10, 19, 37), train_iter=600, seeds=3), False
     for spec in TREND_CONTROLS_43 + CONTROLS:
         yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
 
@@ -272,8 +255,8 @@ def report_43(suite):
 def report_46(suite):
     yield AS_PRINTED, dict(), False
     if suite.name == "thorough":
-        yield AS_PRINTED, dict(train_depths="2,3,5,10,19,37,73", train_iter=600, seeds=3), False
-        yield AS_PRINTED, dict(arch="pre_rn2", train_depths="2,3,5,10,19,37", train_iter=600, seeds=3), False
+        yield AS_PRINTED, dict(train_depths=(2, 3, 5, 10, 19, 37, 73), train_iter=600, seeds=3), False
+        yield AS_PRINTED, dict(arch="pre_rn2", train_depths=(2, 3, 5, 10, 19, 37), train_iter=600, seeds=3), False
     for spec in TREND_CONTROLS_46 + CONTROLS:
         yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
 
@@ -281,8 +264,8 @@ def report_46(suite):
 TREND_CONTROLS_43 = (dict(arch="rn2", allow_violation=True),)  # Appendix C: two linear layers, constant λ
 TREND_CONTROLS_46 = (dict(inner_lambda="constant", allow_violation=True),)
 CONTROLS = (
-    dict(rate_shift=-0.1, train_depths="", allow_violation=True),  # a rate 0.1 faster than predicted: pins RATE_ATOL
-    dict(bound_scale=100.0, depths="19,37,73", train_depths="", allow_violation=True),  # L* wrong by ×100
+    dict(rate_shift=-0.1, train_depths=(), allow_violation=True),  # a rate 0.1 faster than predicted: pins RATE_ATOL
+    dict(bound_scale=100.0, depths=(19, 37, 73), train_depths=(), allow_violation=True),  # L* wrong by ×100
 )
 
 
@@ -290,7 +273,7 @@ LOGIC_43 = Logic(for_all="data satisfying Assumption 4.4, d ≥ 4, λ > 0 fixed,
                          "every global optimum θ of (7): the last-layer pair is within ε of M_0^GUFM")
 
 RESULT_43 = register(Result(
-    id=ID_43, paper="004", paper_title=PAPER_TITLE,
+    id=ID_43, paper=PAPER, section="Section 4.2, Theorem 4.3, Corollary 4.5 and the remark on rates; Appendix A",
     title="Theorem 4.3 / Corollary 4.5 (L-RN1, L → ∞): the optimum sandwiched between L*_GUFM and the proof's "
           "network, whose excess falls at the proof's rate O(log² L/L)",
     statement=("For L-RN1 (d ≥ 4) with objective (7), λ > 0 fixed, under Assumption 4.4, the last-layer pairs of the "
@@ -298,12 +281,12 @@ RESULT_43 = register(Result(
                "Õ(L^{-1/2}) (remark after Corollary 4.5)."),
     status=Status.TREND,
     params=_params("rn1", ("rn1", "pre_rn1", "rn2"), "weight decay λ of objective (7)"),
-    evaluate=evaluate, hypotheses=hypotheses_43, forms=(AS_PRINTED,), report_instances=report_43,
+    evaluate=evaluate, hypotheses=hypotheses_43, cost=cost, forms=(AS_PRINTED,), report_instances=report_43,
     module=__name__, logic=LOGIC_43, controls=CONTROLS, trend_controls=TREND_CONTROLS_43,
 ))
 
 RESULT_46 = register(Result(
-    id=ID_46, paper="004", paper_title=PAPER_TITLE,
+    id=ID_46, paper=PAPER, section="Section 4.3, Theorem 4.6, Corollary 4.7; Appendices A and C",
     title="Theorem 4.6 / Corollary 4.7 (L-RN2, vanishing inner λ, L → ∞): the sandwich, excess O(log L/L); "
           "Appendix C's constant λ fails it",
     statement=("For L-RN2 (d ≥ 4) with objective (11), λ_L fixed on W_L and λ(L) = o(1/log L) on the other weights, "
@@ -311,11 +294,12 @@ RESULT_46 = register(Result(
                "tightens with L (Corollary 4.7). Appendix C: with a constant inner λ, NC is in general not approached."),
     status=Status.TREND,
     params=_params("rn2", ("rn2", "pre_rn2"), "λ_L: weight decay on W_L (fixed), the GUFM's λ") + (
-        Param("lam_inner", float, 0.05, "λ₀: the inner weight decay is λ₀/L (vanishing) or λ₀ (constant)", "> 0"),
+        Param("lam_inner", float, 0.05, "λ₀: the inner weight decay is λ₀/L (vanishing) or λ₀ (constant)",
+              low=1e-6, high=10.0, sample=(0.005, 0.5), log=True),
         Param("inner_lambda", str, "vanishing", "'vanishing' (λ(L) = λ₀/L, Theorem 4.6) or 'constant' (Appendix C, "
               "a negative control)", "vanishing", choices=INNER_LAMBDAS),
     ),
-    evaluate=evaluate, hypotheses=hypotheses_46, forms=(AS_PRINTED,), report_instances=report_46,
+    evaluate=evaluate, hypotheses=hypotheses_46, cost=cost, forms=(AS_PRINTED,), report_instances=report_46,
     module=__name__,
     logic=Logic(for_all="data satisfying Assumption 4.4, d ≥ 4, λ_L > 0 fixed, λ(L) = o(1/log L), ε > 0; then for "
                         "all L ≥ some L₀ and every global optimum θ of (11): the last-layer pair is within ε of "

@@ -45,13 +45,6 @@ LANDING_PER_BLOCK = 1e-13
 TRAIN_GTOL = 1e-9
 
 
-def parse_ints(text: str) -> list[int] | None:
-    try:
-        return [int(t) for t in text.replace(" ", "").split(",") if t]
-    except ValueError:
-        return None
-
-
 @dataclass
 class Row:
     depth: int
@@ -127,7 +120,7 @@ def trained_sweep(p: dict, ctx, spec, inputs, labels, theta0, sched, lower: floa
     per depth the best seed's status, GUFM excess (objective − inner regularisation − L*) and NC metrics."""
     from .depth_sweep import depth_sweep
 
-    depths = parse_ints(p["train_depths"])
+    depths = list(p["train_depths"])
     if not depths:
         return {}, {}
     points = depth_sweep(spec.with_depth(depths[0]), ctx, inputs, labels, p["loss"], depths, p["seeds"], sched,
@@ -140,6 +133,15 @@ def trained_sweep(p: dict, ctx, spec, inputs, labels, theta0, sched, lower: floa
                       "gufm_excess": float(pt.run.objective[b] - pt.run.inner_reg[b]) - lower,
                       "inner_reg": float(pt.run.inner_reg[b]), **nc_of(pt.run.WL[b], pt.run.X[b], labels)}
     return values, info
+
+
+def built_row(b, lower, labels) -> dict:
+    """What details show of one constructed network: objective, excess, costs, margins, both NC families."""
+    return {"objective": b.objective, "excess": b.objective - lower, "fit_excess": b.fit_excess,
+            "inner_reg": b.inner_reg, "costs": b.costs, "L1": b.L1, "L2": b.L2, "margin": b.margin,
+            "data_margin": b.data_margin, "ring_cm": b.ring, "landing_error": b.landing_error,
+            "alpha_max": b.extra["alpha_max"],
+            **nc_of(b.WL, b.features, labels)}
 
 
 def nc_of(W: torch.Tensor, X: torch.Tensor, labels: torch.Tensor) -> dict:

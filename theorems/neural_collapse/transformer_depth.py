@@ -52,23 +52,19 @@ Pre-LN variants (Appendix B, ``arch='pre_tx1'`` / ``'pre_tx2'``): the lower boun
 
 from __future__ import annotations
 
-import math
-
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Logic, Outcome, ProofErratum, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation, seed_param
 from ..data.sequences import context_count, prefix_sum_sequences
 from . import sandwich as S
 from .construction import build_transformer
-from .depth_trend import _built_row
 from .models import PRE_LN, ModelSpec, init_params
 from .near_optimal import nc_bounds, validity_limit
+from .paper import PAPER
 from .ufm import LOSSES, closed_form
 
 ID_43T = "neural_collapse.theorem_4_3_transformer"
 ID_46T = "neural_collapse.theorem_4_6_transformer"
-PAPER_TITLE = ("Súkeník, Lampert, Mondelli: Neural Collapse is Globally Optimal in Deep Regularized ResNets "
-               "and Transformers")
 GAMMA_PRINTED = 0.25  # γ(L) = Θ(L^{-1/4}) (Appendix A, with erratum A11's sign)
 GAMMA_TX1 = 1 / 6  # the exponent that balances the Θ(γ²) margin against the encoding's cost (module docstring)
 # A vanishing excess falls with a visibly negative exponent over a factor 8 of depth; a flat one has ~0.
@@ -76,17 +72,16 @@ VANISH_EXPONENT = -0.1
 MAX_SAMPLES = 4096  # V^C·C: the data are all sequences, keep them small
 
 
-def hypotheses(p: dict, form: str, archs: tuple[str, ...], theorem_arch: str) -> list[Violation]:
+def hypotheses(p: dict, form: str, theorem_arch: str) -> list[Violation]:
+    """The theorems' hypotheses and the controls' deliberate violations; the structural domain is declared."""
     out: list[Violation] = []
     K, V, C, d = p["K"], p["V"], p["C"], p["d"]
-    if p["arch"] not in archs:
-        out.append(Violation(f"architecture one of {', '.join(archs)}", "not covered", ("arch",), bypassable=False))
-    elif p["arch"] not in (theorem_arch, "pre_" + theorem_arch):
+    if p["arch"] not in (theorem_arch, "pre_" + theorem_arch):
         out.append(Violation(f"L-{theorem_arch.capitalize()} (one linear layer per MLP block)", f"arch={p['arch']!r} "
                              "is Appendix C's two-layer contrast", ("arch",)))
-    if K < 2 or V < 1 or C < 1 or V ** C * C > MAX_SAMPLES or p["seeds"] < 1 or p["train_iter"] < 0:
-        out.append(Violation(f"K ≥ 2, V, C ≥ 1, V^C·C ≤ {MAX_SAMPLES}, seeds ≥ 1", "structural sizes (the data are all "
-                             "V^C sequences)", ("K", "V", "C", "seeds"), bypassable=False))
+    if V ** C * C > MAX_SAMPLES:
+        out.append(Violation(f"V^C·C ≤ {MAX_SAMPLES}", "the data are all V^C sequences, every position a sample",
+                             ("V", "C"), bypassable=False))
     elif V % K:
         out.append(Violation("K divides V (balanced classes)", "Lemma 4.2's closed form is for balanced classes; the "
                              "prefix-sum labels of all sequences are balanced when K | V", ("K", "V"), bypassable=False))
@@ -94,18 +89,13 @@ def hypotheses(p: dict, form: str, archs: tuple[str, ...], theorem_arch: str) ->
         out.append(Violation("d ≥ 2V+2 (Theorems 4.3/4.6 for transformers) and d ≥ K (CE) / K+1 (MSE)",
                              "the binary-history encoding needs coordinates 1..2V+2 and the target room in 1^⊥",
                              ("d", "V"), bypassable=False))
-    if not math.isfinite(p["lam"]) or p["lam"] <= 0 or not 0 < p["gamma0"] <= 0.1:
-        out.append(Violation("λ > 0, 0 < γ₀ ≤ 0.1", "weight decay and the encoding's scale (the proof needs γ ≤ 0.1)",
-                             ("lam", "gamma0"), bypassable=False))
-    depths, train = S.parse_ints(p["depths"]), S.parse_ints(p["train_depths"])
-    groups = context_count(V, C) + K if not out else 1
-    if not depths or len(depths) < 3 or depths != sorted(set(depths)) or depths[0] < 2 * groups + 1:
-        out.append(Violation(f"depths: ≥ 3 increasing integers ≥ 2(contexts + K)+1 = {2 * groups + 1}",
-                             "each depth needs L_1 = L_2 ≥ 2 blocks per context and per class", ("depths",),
-                             bypassable=False))
-    if train is None or (train and (train != sorted(set(train)) or train[0] < 1)) or (not train and p["arch"] in PRE_LN):
-        out.append(Violation("train_depths: increasing integers ≥ 1 (non-empty for pre-LN)", "the trained sweep",
-                             ("train_depths",), bypassable=False))
+    groups = context_count(V, C) + K
+    if p["depths"][0] < 2 * groups + 1:
+        out.append(Violation(f"depths ≥ 2(contexts + K)+1 = {2 * groups + 1}", "each depth needs L_1 = L_2 ≥ 2 blocks "
+                             "per context and per class", ("depths",), bypassable=False))
+    if not p["train_depths"] and p["arch"] in PRE_LN:
+        out.append(Violation("train_depths non-empty for pre-LN", "pre-LN variants have no construction: only the "
+                             "trained sweep", ("train_depths", "arch"), bypassable=False))
     if p["rate_shift"] != 0.0:
         out.append(Violation("the predicted rate", "rate_shift ≠ 0 asserts a deliberately wrong rate (a control)",
                              ("rate_shift",)))
@@ -116,17 +106,26 @@ def hypotheses(p: dict, form: str, archs: tuple[str, ...], theorem_arch: str) ->
 
 
 def hypotheses_43(p: dict, form: str) -> list[Violation]:
-    return hypotheses(p, form, ("tx1", "pre_tx1", "tx2"), "tx1")
+    return hypotheses(p, form, "tx1")
 
 
 def hypotheses_46(p: dict, form: str) -> list[Violation]:
-    out = hypotheses(p, form, ("tx2", "pre_tx2"), "tx2")
-    if not math.isfinite(p["lam_inner"]) or p["lam_inner"] <= 0:
-        out.append(Violation("λ₀ > 0 finite", "the inner weight decay", ("lam_inner",), bypassable=False))
+    out = hypotheses(p, form, "tx2")
     if p["inner_lambda"] == "constant":
         out.append(Violation("λ(L) = o(1/log L) on the inner weights (Theorem 4.6)", "inner_lambda='constant' is "
                              "Appendix C's regime", ("inner_lambda",)))
     return out
+
+
+def cost(p: dict) -> Cost:
+    """Forward passes of the constructions (twice for Tx1: the printed γ too) and the trained sweep; a block on
+    S = V^C·C samples costs ~S·d² (MLP) + S·C·d (attention)."""
+    d, S = p["d"], p["V"] ** p["C"] * p["C"]
+    per_block = S * d * (d + p["C"]) + d * d * 8
+    built = 2 * sum(p["depths"]) * per_block
+    trained = sum(p["train_depths"]) * p["seeds"] * per_block * 6 * (3 * p["train_iter"] + 2)
+    return Cost(elements=max(p["depths"]) * d * d * 6 + S * d * 8 + p["seeds"] * max(p["train_depths"] + (1,)) * (
+        d * d * 30 + S * d * 4), work=built + trained)
 
 
 def schedule(p: dict):
@@ -145,7 +144,7 @@ def _construct(p, tokens, labels, sched, nu) -> dict:
     spec = ModelSpec(p["arch"], 2, p["d"], p["K"], V=p["V"], C=p["C"], readout="all")
     gamma = _gamma(p, nu)
     return {L: build_transformer(spec.with_depth(L), tokens, labels, p["loss"], *sched(L), gamma(L))
-            for L in S.parse_ints(p["depths"])}
+            for L in p["depths"]}
 
 
 def _reference(p: dict, built: dict) -> tuple[list[float], str]:
@@ -159,7 +158,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     sched = schedule(p)
     lower = closed_form(loss, K, d, p["lam"]).value
     tokens, labels = prefix_sum_sequences(K, p["V"], p["C"], device=ctx.device)
-    train = S.parse_ints(p["train_depths"])
+    train = p["train_depths"]
     spec = ModelSpec(p["arch"], train[0] if train else 1, d, K, V=p["V"], C=p["C"], readout="all")
     theta0 = init_params(spec, ctx, p["seeds"])
     nu = GAMMA_PRINTED if "inner_lambda" in p else GAMMA_TX1
@@ -178,9 +177,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         if "inner_lambda" not in p and p["arch"] == "tx1":
             claims.append(_printed_gamma_claim(p, tokens, labels, sched, lower))
     details.update(_details(p, rows, built, trained_info, lower, labels, nu))
-    observed = details["excess_fit"]["exponent"] if built else min(trained.values()) / lower
-    bound = details.get("reference_fit", {}).get("exponent", 1.0)
-    return Outcome(observed=observed, bound=bound, tightness=None, claims=claims, details=details, converged=None)
+    return Outcome(claims=claims, details=details, converged=None,
+                   headline="excess_rate" if built else "sandwich_lower")
 
 
 def _printed_gamma_claim(p, tokens, labels, sched, lower) -> Claim:
@@ -199,7 +197,7 @@ def _details(p, rows, built, trained_info, lower, labels, nu) -> dict:
            "lemma_4_1_validity_eps": validity_limit(loss, K, n, d, lam),
            "trained": {str(L): v for L, v in trained_info.items()}}
     if built:
-        out["construction"] = {str(L): {**_built_row(b, lower, labels, loss, K, n, d, lam), "gamma": b.extra["gamma"],
+        out["construction"] = {str(L): {**S.built_row(b, lower, labels), "gamma": b.extra["gamma"],
                                         "contexts": b.extra["contexts"]} for L, b in built.items()}
         out["nc_bound_by_depth"] = {str(L): nc_bounds(loss, K, n, d, lam, b.objective - lower)
                                     for L, b in built.items()}
@@ -208,30 +206,35 @@ def _details(p, rows, built, trained_info, lower, labels, nu) -> dict:
 
 def _params(arch_default: str, archs: tuple[str, ...], lam_doc: str) -> tuple[Param, ...]:
     return (
-        Param("arch", str, arch_default, f"architecture: {' | '.join(archs)}", " | ".join(archs), choices=archs),
-        Param("K", int, 2, "number of classes (labels: prefix sum mod K)", "K ≥ 2, K | V"),
-        Param("V", int, 2, "vocabulary size", "V ≥ 1"),
-        Param("C", int, 3, "context length (every position is a sample)", "V^C·C ≤ 4096"),
-        Param("d", int, 8, "inner width", "d ≥ 2V+2, d ≥ K (CE) / K+1 (MSE)"),
-        Param("lam", float, 0.05, lam_doc, "λ > 0"),
-        Param("loss", str, "ce", "'ce' or 'mse'", "ce | mse", choices=LOSSES),
-        Param("seed", int, 0, "seed of the trained networks' initialisation", "any"),
-        Param("gamma0", float, 0.1, "γ(L) = γ₀L^{-ν} of the encoding (ν = 1/6 for Tx1, 1/4 for Tx2)", "0 < γ₀ ≤ 0.1"),
-        Param("depths", str, "33,65,129,257", "depths of the construction (forward passes only)",
-              "≥ 3 increasing, ≥ 2(contexts+K)+1"),
-        Param("train_depths", str, "1,2", "depths of the trained sweep ('' for none)", "increasing ≥ 1"),
-        Param("seeds", int, 2, "trained networks per depth, batched", "≥ 1"),
-        Param("train_iter", int, 40, "L-BFGS iterations per trained depth", "≥ 0"),
-        Param("rate_shift", float, 0.0, "added to the predicted exponent; < 0 is a deliberately faster rate", "0.0"),
-        Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0"),
+        Param("arch", str, arch_default, f"architecture: {' | '.join(archs)}", choices=archs),
+        Param("K", int, 2, "number of classes (labels: prefix sum mod K)", "K | V", low=2, high=8, sample=(2, 3)),
+        Param("V", int, 2, "vocabulary size", low=1, high=8, sample=(2, 3)),
+        Param("C", int, 3, "context length (every position is a sample)", "V^C·C ≤ 4096", low=1, high=8,
+              sample=(2, 3)),
+        Param("d", int, 8, "inner width", "d ≥ 2V+2, d ≥ K (CE) / K+1 (MSE)", low=3, high=64, sample=(6, 12)),
+        Param("lam", float, 0.05, lam_doc, "λ > 0", low=1e-6, high=10.0, sample=(0.005, 0.5), log=True),
+        Param("loss", str, "ce", "'ce' or 'mse'", choices=LOSSES, sample=LOSSES),
+        seed_param("seed of the trained networks' initialisation"),
+        Param("gamma0", float, 0.1, "γ(L) = γ₀L^{-ν} of the encoding (ν = 1/6 for Tx1, 1/4 for Tx2); the proof "
+              "needs γ ≤ 0.1", low=1e-4, high=0.1),
+        Param("depths", list[int], (33, 65, 129, 257), "depths of the construction (forward passes only)",
+              "each ≥ 2(contexts+K)+1", low=2, high=4096, length=(3, 16), increasing=True),
+        Param("train_depths", list[int], (1, 2), "depths of the trained sweep (empty for none)", low=1, high=512,
+              length=(0, 16), increasing=True),
+        Param("seeds", int, 2, "trained networks per depth, batched", low=1, high=64),
+        Param("train_iter", int, 40, "L-BFGS iterations per trained depth", low=0, high=100_000),
+        Param("rate_shift", float, 0.0, "added to the predicted exponent; < 0 is a deliberately faster rate", "0.0",
+              low=-10.0, high=10.0),
+        Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0",
+              low=1e-6, high=1e15),
     )
 
 
 TREND_CONTROLS_43 = (dict(arch="tx2", allow_violation=True),)  # two-layer MLP blocks under (7): Appendix C
 TREND_CONTROLS_46 = (dict(inner_lambda="constant", allow_violation=True),)
 CONTROLS = (
-    dict(rate_shift=-0.1, train_depths="", allow_violation=True),
-    dict(bound_scale=100.0, depths="33,65,129", train_depths="1", allow_violation=True),  # L* wrong by ×100
+    dict(rate_shift=-0.1, train_depths=(), allow_violation=True),
+    dict(bound_scale=100.0, depths=(33, 65, 129), train_depths=(1,), allow_violation=True),  # L* wrong by ×100
 )
 ERRATA_43 = (ProofErratum(
     step="Appendix A, proof of Theorem 4.3 for L-Tx1: the margin after block 1 and the choice γ(L) = Θ(L^{1/4})",
@@ -247,8 +250,8 @@ ERRATA_43 = (ProofErratum(
 def report_43(suite):
     yield AS_PRINTED, dict(), False
     if suite.name == "thorough":
-        yield AS_PRINTED, dict(train_depths="1,2,3,5,9,17,33", train_iter=400, seeds=3), False
-        yield AS_PRINTED, dict(arch="pre_tx1", train_depths="1,2,3,5,9,17", train_iter=400, seeds=3), False
+        yield AS_PRINTED, dict(train_depths=(1, 2, 3, 5, 9, 17, 33), train_iter=400, seeds=3), False
+        yield AS_PRINTED, dict(arch="pre_tx1", train_depths=(1, 2, 3, 5, 9, 17), train_iter=400, seeds=3), False
     for spec in TREND_CONTROLS_43 + CONTROLS:
         yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
 
@@ -256,14 +259,15 @@ def report_43(suite):
 def report_46(suite):
     yield AS_PRINTED, dict(), False
     if suite.name == "thorough":
-        yield AS_PRINTED, dict(train_depths="1,2,3,5,9,17,33", train_iter=400, seeds=3), False
-        yield AS_PRINTED, dict(arch="pre_tx2", train_depths="1,2,3,5,9,17", train_iter=400, seeds=3), False
+        yield AS_PRINTED, dict(train_depths=(1, 2, 3, 5, 9, 17, 33), train_iter=400, seeds=3), False
+        yield AS_PRINTED, dict(arch="pre_tx2", train_depths=(1, 2, 3, 5, 9, 17), train_iter=400, seeds=3), False
     for spec in TREND_CONTROLS_46 + CONTROLS:
         yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
 
 
 RESULT_43T = register(Result(
-    id=ID_43T, paper="004", paper_title=PAPER_TITLE,
+    id=ID_43T, paper=PAPER, section="Section 4.2, Theorem 4.3 and Corollary 4.5 for L-Tx1; Appendix A (proof for "
+                                    "L-Tx1)",
     title="Theorem 4.3 / Corollary 4.5 for L-Tx1 (causal, every position a sample): the sandwich, excess Θ(L^{-1/3}) "
           "with γ ∝ L^{-1/6}; the printed γ ∝ L^{-1/4} does not vanish (proof erratum)",
     statement=("For L-Tx1 (d ≥ 2V+2) with objective (7), λ > 0 fixed, labels determined by the context (Assumption "
@@ -271,14 +275,15 @@ RESULT_43T = register(Result(
                "as L → ∞, hence approximate NC tightening with L (Corollary 4.5)."),
     status=Status.TREND,
     params=_params("tx1", ("tx1", "pre_tx1", "tx2"), "weight decay λ of objective (7)"),
-    evaluate=evaluate, hypotheses=hypotheses_43, forms=(AS_PRINTED,), report_instances=report_43, module=__name__,
+    evaluate=evaluate, hypotheses=hypotheses_43, cost=cost, forms=(AS_PRINTED,), report_instances=report_43,
+    module=__name__,
     logic=Logic(for_all="token data with labels determined by the context, d ≥ 2V+2, λ > 0 fixed, ε > 0; then for all "
                         "L ≥ some L₀ and every global optimum of (7): the last-layer pair is within ε of M_0^GUFM"),
     controls=CONTROLS, trend_controls=TREND_CONTROLS_43, proof_errata=ERRATA_43,
 ))
 
 RESULT_46T = register(Result(
-    id=ID_46T, paper="004", paper_title=PAPER_TITLE,
+    id=ID_46T, paper=PAPER, section="Section 4.3, Theorem 4.6 and Corollary 4.7 for L-Tx2; Appendices A and C",
     title="Theorem 4.6 / Corollary 4.7 for L-Tx2 (vanishing inner λ): the sandwich, excess Θ(L^{-1/2}); Appendix "
           "C's constant λ fails it",
     statement=("For L-Tx2 (d ≥ 2V+2) with objective (11), λ_L fixed on W_L and λ(L) = o(1/log L) on the other weights, "
@@ -286,11 +291,13 @@ RESULT_46T = register(Result(
                "optima as L → ∞ (Corollary 4.7: approximate NC)."),
     status=Status.TREND,
     params=_params("tx2", ("tx2", "pre_tx2"), "λ_L: weight decay on W_L (fixed), the GUFM's λ") + (
-        Param("lam_inner", float, 0.05, "λ₀: inner weight decay λ₀/L (vanishing) or λ₀ (constant)", "> 0"),
+        Param("lam_inner", float, 0.05, "λ₀: inner weight decay λ₀/L (vanishing) or λ₀ (constant)", low=1e-6,
+              high=10.0, sample=(0.005, 0.5), log=True),
         Param("inner_lambda", str, "vanishing", "'vanishing' (Theorem 4.6) or 'constant' (Appendix C, a control)",
               "vanishing", choices=("vanishing", "constant")),
     ),
-    evaluate=evaluate, hypotheses=hypotheses_46, forms=(AS_PRINTED,), report_instances=report_46, module=__name__,
+    evaluate=evaluate, hypotheses=hypotheses_46, cost=cost, forms=(AS_PRINTED,), report_instances=report_46,
+    module=__name__,
     logic=Logic(for_all="token data with labels determined by the context, d ≥ 2V+2, λ_L > 0 fixed, λ(L) = "
                         "o(1/log L), ε > 0; then for all L ≥ some L₀ and every global optimum of (11): the last-layer "
                         "pair is within ε of M_0^GUFM(λ_L)"),
