@@ -70,7 +70,7 @@ def test_registered_with_the_status_the_evidence_supports(rid, status):
     (L41.ID, dict(const_scale=0.5), "the derived constants"),
     (DIM, dict(loss="mse", K=5, d=4), "d ≥ K (Definition 3.4"),
     (DIM, dict(d=3), "d ≥ 4 (L-RN1)"),
-    (A9, dict(m=0.6), "0 < m < 0.5"),
+    (A9, dict(m=0.6), "m=0.6 is not valid"),
     (A9, dict(step_scale=2.0), "exact construction constants"),
     (A9, dict(others_at="inside"), "margin"),
     (A12, dict(d=7, target="flat"), "d even"),

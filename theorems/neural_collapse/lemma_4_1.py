@@ -46,7 +46,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..data.classification import gaussian_mixture
 from ..data.frames import balanced_labels
 from ..metrics.neural_collapse import both_families, nc_metrics
@@ -55,7 +55,8 @@ from ..optim.manifolds import ln
 from .depth_sweep import train
 from .models import INNER, ModelSpec, pack, unpack
 from .near_optimal import EXPONENTS, NC2_OF, limit_constants, nc_bounds, validity_limit
-from .theorem_4_3 import attaining_network
+from .paper import PAPER
+from .theorem_4_3 import attaining_network, deep_cost
 from .ufm import LOSSES, closed_form, collapsed_pair, random_rotation_of_ones_complement, ufm_objective
 
 ID = "neural_collapse.lemma_4_1"
@@ -69,20 +70,22 @@ METRICS = ("nc1", "nc2", "nc3")
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = []
-    K, n, d, lam, loss = p["K"], p["n"], p["d"], p["lam"], p["loss"]
-    if K < 2 or n < 1 or p["draws"] < 1 or p["seeds"] < 1 or p["train_iter"] < 0:
-        out.append(Violation("K ≥ 2, n ≥ 1, draws, seeds ≥ 1", "structural sizes", ("K", "n", "draws", "seeds"),
-                             bypassable=False))
-    if not math.isfinite(lam) or lam <= 0:
-        out.append(Violation("λ > 0 (weight decay)", "the GUFM has a compact optimal set only with λ > 0", ("lam",),
-                             bypassable=False))
-    if d < max(3, K + 1 if loss == "mse" else K):
-        out.append(Violation("d ≥ K+1 (MSE) / d ≥ K (CE), d ≥ 3", "where Lemma 4.2's collapsed optimum exists, so "
-                             "that L* is its closed form", ("d", "K"), bypassable=False))
+    K, d, loss = p["K"], p["d"], p["loss"]
+    if d < (K + 1 if loss == "mse" else K):
+        out.append(Violation("d ≥ K+1 (MSE) / d ≥ K (CE)", "where Lemma 4.2's collapsed optimum exists, so that L* "
+                             "is its closed form", ("d", "K"), bypassable=False))
     if p["const_scale"] != 1.0 or p["exponent_shift"] != 0.0:
         out.append(Violation("the derived constants and exponents", "const_scale ≠ 1 or exponent_shift ≠ 0 asserts a "
                              "deliberately wrong bound (a negative control)", ("const_scale", "exponent_shift")))
     return out
+
+
+def cost(p: dict) -> Cost:
+    K, n, d = p["K"], p["n"], p["d"]
+    pts = len(SCALES) * p["draws"] * (K * d + d * K * n)
+    net = deep_cost({"arch": "rn1", "L": TRAIN_DEPTH, "K": K, "n": n, "d0": K * n, "d": d, "C": 1, "V": 1,
+                     "seeds": p["seeds"]}, p["train_iter"])
+    return Cost(elements=pts + net.elements, work=pts * d * 10 + net.work)
 
 
 def _bound(p: dict, eps: float) -> dict | None:
@@ -153,12 +156,13 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         claims += [Claim.at_most(f"{k}_bound_on_trained", worst_t[k], 1.0,
                                  f"max over {n_t} trained networks' last-layer pairs with ε ≤ ε₀ of {k}/bound")
                    for k in METRICS]
+    else:  # nothing to judge there: recorded, so that the evidence says so
+        claims.append(Claim.measurement("trained_checked", 0.0, math.nan, "no trained network within ε₀"))
     details = _details(p, eps_p, nc_p, eps_t, nc_t, n_p, n_t, worst_p, worst_t)
     claims += [Claim.measurement(f"sharpness_{k}", details["sharpness"][k], EXPONENTS[k],
                                  f"fitted slope of log {k} vs log ε on the perturbations (the exponent p)")
                for k in METRICS]
-    worst = max(list(worst_p.values()) + list(worst_t.values()))
-    return Outcome(observed=worst, bound=1.0, tightness=worst, claims=claims, details=details, converged=None)
+    return Outcome(claims=claims, details=details, converged=None)
 
 
 def _details(p, eps_p, nc_p, eps_t, nc_t, n_p, n_t, worst_p, worst_t) -> dict:
@@ -213,28 +217,30 @@ def _strategy():
 
 
 RESULT = register(Result(
-    id=ID, paper="004",
-    paper_title="Súkeník, Lampert, Mondelli: Neural Collapse is Globally Optimal in Deep Regularized ResNets "
-                "and Transformers",
+    id=ID, paper=PAPER, section="Section 4.1, Lemma 4.1 (used by Corollaries 4.5 and 4.7)",
     title="Lemma 4.1 (near-optimal ⇒ near the optima), quantitative for the UFM: NC1, NC3 ≤ C·ε and NC2 ≤ C·√ε",
     statement=("limsup_{ε→0} distmax(M_ε^GUFM \\ M_0^GUFM, M_0^GUFM) = 0; checked in the quantitative form the "
                "corollaries use, for the UFM-CE (d ≥ K) and UFM-MSE (d ≥ K+1): every feasible (W, X) with "
                "f − L* ≤ ε ≤ ε₀ has NC1 ≤ C₁(ε)ε, NC2 ≤ C₂(ε)√ε, NC3 ≤ C₃(ε)ε, constants derived in the module."),
     status=Status.VERIFIED,
     params=(
-        Param("K", int, 3, "number of classes", "K ≥ 2"),
-        Param("n", int, 2, "samples per class", "n ≥ 1"),
-        Param("d", int, 6, "feature dimension", "d ≥ K (CE) / K+1 (MSE), d ≥ 3"),
-        Param("lam", float, 0.05, "weight decay λ", "λ > 0"),
-        Param("loss", str, "ce", "'ce' or 'mse'", "ce | mse", choices=LOSSES),
-        Param("seed", int, 0, "seed", "any integer"),
-        Param("draws", int, 24, "random directions per perturbation scale (21 scales), batched", "≥ 1"),
-        Param("seeds", int, 6, "trained networks (perturbations 10⁻³…10⁻¹ of the attaining one), batched", "≥ 1"),
-        Param("train_iter", int, 40, "L-BFGS iterations of the trained networks", "≥ 0"),
-        Param("const_scale", float, 1.0, "multiplies every bound; ≠ 1 is a deliberately wrong constant", "1.0"),
-        Param("exponent_shift", float, 0.0, "added to every exponent; ≠ 0 is a deliberately wrong exponent", "0.0"),
+        Param("K", int, 3, "number of classes", low=2, high=16, sample=(2, 5)),
+        Param("n", int, 2, "samples per class", low=1, high=32, sample=(1, 3)),
+        Param("d", int, 6, "feature dimension", "d ≥ K (CE) / K+1 (MSE)", low=3, high=64, sample=(3, 9)),
+        Param("lam", float, 0.05, "weight decay λ (> 0: the GUFM's optimal set is compact only then)", "λ > 0",
+              low=1e-6, high=100.0, sample=(0.003, 1.0), log=True),
+        Param("loss", str, "ce", "'ce' or 'mse'", choices=LOSSES, sample=LOSSES),
+        seed_param(),
+        Param("draws", int, 24, "random directions per perturbation scale (21 scales), batched", low=1, high=4096),
+        Param("seeds", int, 6, "trained networks (perturbations 10⁻³…10⁻¹ of the attaining one), batched",
+              low=1, high=256),
+        Param("train_iter", int, 40, "L-BFGS iterations of the trained networks", low=0, high=100_000),
+        Param("const_scale", float, 1.0, "multiplies every bound; ≠ 1 is a deliberately wrong constant", "1.0",
+              low=1e-12, high=1e12),
+        Param("exponent_shift", float, 0.0, "added to every exponent; ≠ 0 is a deliberately wrong exponent", "0.0",
+              low=-2.0, high=2.0),
     ),
-    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
+    evaluate=evaluate, hypotheses=hypotheses, cost=cost, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="K ≥ 2, n ≥ 1, d ≥ K (CE) / K+1 (MSE), λ > 0, ε ≤ ε₀, every feasible (W, X) with f − L* ≤ ε"),
     binding=BINDING, controls=CONTROLS, strategy=_strategy,

@@ -425,9 +425,9 @@ PROOF_ERRATA = (
 
 
 def _strategy():
-    from ..strategies import declared_params
+    from ..strategies.neural_collapse import ufm_params
 
-    return declared_params(ID)
+    return ufm_params()
 
 
 RESULT = register(Result(

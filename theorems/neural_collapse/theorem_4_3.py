@@ -289,9 +289,9 @@ CONTROLS = (
 
 
 def _strategy():
-    from ..strategies import declared_params
+    from ..strategies.neural_collapse import deep_net_params
 
-    return declared_params(ID)
+    return deep_net_params()
 
 
 def cost(p: dict) -> Cost:
@@ -335,7 +335,7 @@ RESULT = register(Result(
     params=COMMON_PARAMS + (
         Param("lam", float, 0.05, "weight decay λ of objective (7)", "λ > 0", low=0.0, high=1e3, sample=(1e-3, 1.0),
               log=True),
-        Param("train_iter", int, 100, "L-BFGS iterations of the trained networks", low=0, high=100_000,
+        Param("train_iter", int, 60, "L-BFGS iterations of the trained networks", low=0, high=100_000,
               sample=(0, 20)),
         Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0",
               low=1e-6, high=1e6),
