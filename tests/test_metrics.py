@@ -1,4 +1,4 @@
-"""Neural-collapse metrics (paper 004, Def. 3.4; digest §1.5) on hand-computed cases.
+"""Neural-collapse metrics (paper 004, Def. 3.4, and the field's family) on hand-computed cases.
 
 Every reference value here is computed by hand (in the docstrings/comments) or by an independent
 numpy/scipy computation written out in the test, never copied from a run of the code under test.

@@ -36,16 +36,22 @@ The predicted rate, derived from the construction (``construction`` docstring), 
   λ₀(A + B log q): its excess does not vanish (it grows like log L), and the rate claims fail: the trend control.
   For Theorem 4.3 the contrast is the same two-layer architecture under (7) (``arch='rn2'``).
 
-Status: open → **trend** (both ids), by the trend rule: the default sandwich holds (at K = 3, n = 2, d = 8,
-λ = 0.05, CE, depths 19…577: RN1 excess 6.3 → 2.6, fitted exponent −0.38 ± 0.08 against the reference's −0.29
-(L ≤ 577 still sees the log² factor rise: the reference's local slopes are −0.36 … −0.17); RN2 vanishing excess
-0.19 → 0.022, exponent −0.66 against −0.70) and every trend control fails it (RN2 constant: exponent +0.03,
-local slopes +0.02 … +0.03 above a reference that falls). Numbers: ``python -m theorems check ID``. The sandwich
-is a certificate at every computed depth, but a loose one: the construction's constants (1/m² with the data's
-margin m ≈ 0.26, and the group mover's 1/(cm)²) keep U(L) above L* by a factor 25 (RN1) at L = 577; the Lemma 4.1
-bound applies from ε_L ≤ 2·10⁻³ (CE, this instance), which the fitted rate reaches only far beyond the sweep
-(``details['certificate_depth_extrapolated']``). What would make it 'verified' is beyond a finite check: the
-statement is a limit.
+Status: open → **trend** (both ids), by the trend rule: the default sandwich holds and every trend control
+fails it. Numbers (``python -m theorems check ID``; K = 3, n = 2, d0 = d = 8, λ = λ_L = λ₀ = 0.05, CE, depths
+19, 37, 73, 145, 289, 577, i.e. L₂ = 2 … 64, L*_GUFM = 0.1026):
+* RN1 (Theorem 4.3): U(L) − L* = 6.32, 6.50, 6.02, 4.95, 3.72, 2.62; fitted exponent −0.26 ± 0.05 against the
+  reference's −0.01 over the same depths (log²(L₂)/L₂ still rises until L₂ = e²); local slopes 0.04, −0.11,
+  −0.29, −0.41, −0.51 against the reference's 1.04, 0.17, −0.17, −0.36, −0.48 (largest difference −0.03 ≤ 0.02).
+* RN2 with λ(L) = λ₀/L (Theorem 4.6): 0.148, 0.106, 0.069, 0.043, 0.025, 0.015; fitted −0.68 ± 0.03 against
+  −0.50; local slopes within −0.05 of the reference's.
+* The trend controls, two linear layers with a constant λ (Appendix C; ``arch='rn2'`` under (7) for Theorem 4.3,
+  ``inner_lambda='constant'`` for 4.6: the same objective here): 2.70, 3.84, 5.00, 6.15, 7.30, 8.45, the
+  construction's cost growing like log L; fitted +0.33, local slopes +0.53 … +0.21: both rate claims fail.
+The sandwich certifies the optimum at every computed depth, but loosely: the construction's constants (1/m²
+with the data's margin m = 0.26, the group movers' 1/(cm)²) keep U(577) at 27× L* for RN1 (0.14× L* above it for
+RN2). The Lemma 4.1 bound needs ε_L ≤ 2.1·10⁻³ here; on the asymptotic form c·r(L) through L = 577 the
+construction gets there only at L ≈ 10⁷ (RN1) and L ≈ 10⁴ (RN2) (``details['certificate_depth_extrapolated']``).
+What would make it 'verified' is beyond a finite check: the statement is a limit.
 
 Pre-LN variants (Appendix B, ``arch='pre_rn1'`` / ``'pre_rn2'``): the lower bound and the trained sweep only;
 Appendix B sketches, but does not specify, their construction.
@@ -140,14 +146,30 @@ def schedule(p: dict):
     return lambda L: (lam, lam0)  # Appendix C
 
 
-def reference(p: dict, built: dict) -> tuple[list[float], str]:
-    """The proof's rate r(L) at the constructed depths (module docstring)."""
-    if p["arch"] == "rn1" and "inner_lambda" not in p:
-        return [math.log(b.L2) ** 2 / b.L2 for b in built.values()], "log²(L₂)/L₂ (Theorem 4.3's construction)"
+def rate(p: dict, q: int, L: int) -> float:
+    """The proof's rate r at depth L with L_1 = L_2 = q (module docstring)."""
     if "inner_lambda" in p:
-        return [math.log(b.L2) / L for L, b in built.items()], "log(L₂)/L (Theorem 4.6, λ(L) = λ₀/L)"
-    # Theorem 4.3's trend control (two-layer blocks under (7)): judged against Theorem 4.3's rate.
-    return [math.log(b.L2) ** 2 / b.L2 for b in built.values()], "log²(L₂)/L₂ (Theorem 4.3's rate)"
+        return math.log(q) / L  # Theorem 4.6, λ(L) = λ₀/L
+    return math.log(q) ** 2 / q  # Theorem 4.3 (also its two-layer trend control, judged against it)
+
+
+def reference(p: dict, built: dict) -> tuple[list[float], str]:
+    """r(L) at the constructed depths, and its name."""
+    what = ("log(L₂)/L (Theorem 4.6, λ(L) = λ₀/L)" if "inner_lambda" in p else
+            "log²(L₂)/L₂ (Theorem 4.3's construction)" if p["arch"] == "rn1" else "log²(L₂)/L₂ (Theorem 4.3's rate)")
+    return [rate(p, b.L2, L) for L, b in built.items()], what
+
+
+def certificate_depth(p: dict, built: dict, lower: float, eps0: float) -> float:
+    """The depth from which the proof's network would bring the excess below ε₀ (Lemma 4.1's validity), on the
+    asymptotic form c·r(L) through the deepest constructed point (an extrapolation, recorded, not asserted)."""
+    L, b = max(built.items())
+    groups = (L - 1) // b.L2 if b.L2 else 1
+    c = (b.objective - lower) / rate(p, b.L2, L)
+    q = b.L2
+    while q < 1e15 and c * rate(p, q, groups * q + 1) > eps0:
+        q *= 2
+    return float(groups * q + 1) if q < 1e15 else math.inf
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
@@ -209,10 +231,7 @@ def _details(p, rows, built, trained_info, lower, labels) -> dict:
         out["construction"] = {str(L): S.built_row(b, lower, labels) for L, b in built.items()}
         out["nc_bound_by_depth"] = {str(L): nc_bounds(loss, K, n, d, lam, b.objective - lower)
                                     for L, b in built.items()}
-        fit = S.fit_power_law(list(built), [b.objective - lower for b in built.values()])
-        # The depth at which the fitted excess would reach the validity limit of Lemma 4.1's bound (extrapolated).
-        out["certificate_depth_extrapolated"] = ((eps0 / fit.prefactor) ** (1 / fit.exponent)
-                                                 if fit.exponent < 0 and eps0 > 0 else math.inf)
+        out["certificate_depth_extrapolated"] = certificate_depth(p, built, lower, eps0) if eps0 > 0 else math.inf
     return out
 
 
