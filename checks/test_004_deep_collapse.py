@@ -197,10 +197,11 @@ def test_transformer_printed_gamma_is_a_proof_erratum(run):
     assert ev.details["excess_fit"]["exponent"] == pytest.approx(-1 / 3, abs=0.02)
 
 
-@pytest.mark.parametrize("rid", [T43D, T46])
-def test_pre_ln_variant_lower_bound_and_trained_sweep(rid, run):
-    arch = "pre_rn1" if rid == T43D else "pre_rn2"
-    ev = run(rid, arch=arch, train_depths=(2, 3, 5), train_iter=20)
+@pytest.mark.parametrize("rid, arch, depths", [(T43D, "pre_rn1", (2, 3, 5)), (T46, "pre_rn2", (2, 3, 5)),
+                                                (T43T, "pre_tx1", (1, 2, 3))])
+def test_pre_ln_variant_lower_bound_and_trained_sweep(rid, arch, depths, run):
+    """Appendix B's pre-LN variants: the exact lower bound on a warm-started trained sweep (no construction)."""
+    ev = run(rid, arch=arch, train_depths=depths, train_iter=20)
     assert ev.holds and [c.name for c in ev.claims if c.kind == "bound"] == ["sandwich_lower"], ev.explain()
     assert all(r["construction"] is None for r in ev.details["sandwich"])
 
@@ -243,6 +244,20 @@ def test_ce_at_d_below_K_is_outside_definition_3_4():
         theorems.check(DIM, loss="ce", K=5, d=4)
 
 
+
+
+# -- what the report runs ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("rid", [i for i in theorems.ids() if i.startswith("neural_collapse.")])
+def test_report_instances_are_marked_as_controls_exactly_when_they_violate(rid):
+    """Every instance the report runs is inside the hypotheses unless it is marked a control, and a marked
+    control does violate one (validation only: nothing is computed)."""
+    from theorems.core.registry import validate
+    from theorems.core.suite import get_suite
+
+    result = theorems.get(rid)
+    for form, params, control in result.report_instances(get_suite("ci")):
+        _, violations = validate(result, params, form)
+        assert bool(violations) == control, (rid, form, params, violations)
 
 
 # -- the report's depth figure ------------------------------------------------------------------------------

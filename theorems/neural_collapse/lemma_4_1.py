@@ -92,7 +92,7 @@ def _bound(p: dict, eps: float) -> dict | None:
     b = nc_bounds(p["loss"], p["K"], p["n"], p["d"], p["lam"], eps)
     if b is None:
         return None
-    return {k: p["const_scale"] * v * max(eps, 1e-300) ** p["exponent_shift"] for k, v in b.items()}
+    return {k: p["const_scale"] * v * eps ** p["exponent_shift"] for k, v in b.items()}  # ε > 0: the floor
 
 
 def _ratios(p: dict, eps: torch.Tensor, metrics: dict) -> tuple[dict, int]:
