@@ -127,6 +127,11 @@ def test_counterexample_numbers_against_independent_computation(run):
     assert ev.observed / (K * lam / (2 * (d + K * lam))) == pytest.approx(5.819, rel=1e-3)
     # Certificate: the rank inequality holds at every start and floors max(NC2B, NC3) at δ_K.
     assert ev.claim("rank_inequality").kind == "identity" and ev.claim("rank_inequality").passed
+    import torch  # the claim is the minimum over the starts: at most the best start's own slack
+
+    best = rank_inequality_slack(torch.tensor(ev.details["best_nc2b"], dtype=torch.float64),
+                                 torch.tensor(ev.details["best_nc3"], dtype=torch.float64), K)
+    assert ev.claim("rank_inequality").observed <= float(best) + 1e-12
     assert max(nc2b.observed, ev.claim("optimum_collapsed_nc3").observed) >= collapse_floor(K)
     assert "rank" in ev.details["no_witness_certificate"]
     with pytest.raises(HypothesisViolation, match=r"d ≥ K\+1"):

@@ -108,7 +108,7 @@ def _ratios(p: dict, eps: torch.Tensor, metrics: dict) -> tuple[dict, int]:
         checked += 1
         for k in METRICS:
             v = float(metrics[nc2 if k == "nc2" else k][i])
-            worst[k] = max(worst[k], v / b[k] if b[k] > 0 else (math.inf if v > 0 else 0.0))
+            worst[k] = max(worst[k], v / b[k])  # b > 0: ε ≥ the rounding floor
     return worst, checked
 
 
