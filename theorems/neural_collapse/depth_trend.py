@@ -253,7 +253,8 @@ def _params(arch_default: str, archs: tuple[str, ...], lam_doc: str) -> tuple[Pa
         Param("train_depths", list[int], (2, 3), "depths of the trained sweep (warm-started L-BFGS; empty for none)",
               low=2, high=1024, length=(0, 16), increasing=True),
         Param("seeds", int, 2, "trained networks per depth, batched", low=1, high=64),
-        Param("train_iter", int, 60, "L-BFGS iterations per trained depth", low=0, high=100_000),
+        Param("train_iter", int, 30, "L-BFGS iterations per trained depth (reported, not asserted)", low=0,
+              high=100_000),
         Param("rate_shift", float, 0.0, "added to the predicted exponent; < 0 asserts a deliberately faster rate "
               "(negative control)", "0.0", low=-10.0, high=10.0),
         Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0",
@@ -280,8 +281,10 @@ def report_46(suite):
         yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
 
 
-TREND_CONTROLS_43 = (dict(arch="rn2", allow_violation=True),)  # Appendix C: two linear layers, constant λ
-TREND_CONTROLS_46 = (dict(inner_lambda="constant", allow_violation=True),)
+# The regime where the paper predicts no collapse (Appendix C: two linear layers per block with a constant λ); its
+# construction is what the rate claims judge, so the (reported) trained sweep is left out there.
+TREND_CONTROLS_43 = (dict(arch="rn2", train_depths=(), allow_violation=True),)
+TREND_CONTROLS_46 = (dict(inner_lambda="constant", train_depths=(), allow_violation=True),)
 CONTROLS = (
     dict(rate_shift=-0.1, train_depths=(), allow_violation=True),  # a rate 0.1 faster than predicted: pins RATE_ATOL
     dict(bound_scale=100.0, depths=(19, 37, 73), train_depths=(), allow_violation=True),  # L* wrong by ×100

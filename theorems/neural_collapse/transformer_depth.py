@@ -47,8 +47,8 @@ d = 8, λ = 0.05, CE, depths 33, 65, 129, 257 (L₂ = 2 … 16): the Tx1 excess 
 λ(L) = 0.05/L) 2.2·10⁵ … 8.1·10⁴ fits −0.494 against −1/2; the trend controls (two-layer MLP blocks with a constant
 λ: ``arch='tx2'`` under (7), ``inner_lambda='constant'``) grow with +0.34 and +0.51 and fail both rate claims.
 The certificate is loose beyond use: the data's margin after the encoding is 1.2·10⁻⁶ (the movers' α reaches
-4·10⁶), which puts U(L) at ~10¹² (Tx1) and ~10⁵ (Tx2) for L* = 0.042; the trained networks (reported) sit at
-0.40 and 0.16 at depths 1 and 2.
+4·10⁶), which puts U(L) at ~10¹² (Tx1) and ~10⁵ (Tx2) for L* = 0.042; the trained networks (reported; 25 L-BFGS
+iterations) sit at 0.42 and 0.21 at depths 1 and 2 (Tx1).
 
 Pre-LN variants (Appendix B, ``arch='pre_tx1'`` / ``'pre_tx2'``): the lower bound and the trained sweep only.
 """
@@ -225,7 +225,8 @@ def _params(arch_default: str, archs: tuple[str, ...], lam_doc: str) -> tuple[Pa
         Param("train_depths", list[int], (1, 2), "depths of the trained sweep (empty for none)", low=1, high=512,
               length=(0, 16), increasing=True),
         Param("seeds", int, 2, "trained networks per depth, batched", low=1, high=64),
-        Param("train_iter", int, 40, "L-BFGS iterations per trained depth", low=0, high=100_000),
+        Param("train_iter", int, 25, "L-BFGS iterations per trained depth (reported, not asserted)", low=0,
+              high=100_000),
         Param("rate_shift", float, 0.0, "added to the predicted exponent; < 0 is a deliberately faster rate", "0.0",
               low=-10.0, high=10.0),
         Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0",
@@ -233,8 +234,9 @@ def _params(arch_default: str, archs: tuple[str, ...], lam_doc: str) -> tuple[Pa
     )
 
 
-TREND_CONTROLS_43 = (dict(arch="tx2", allow_violation=True),)  # two-layer MLP blocks under (7): Appendix C
-TREND_CONTROLS_46 = (dict(inner_lambda="constant", allow_violation=True),)
+# Appendix C's regime (two-layer MLP blocks with a constant λ): the construction is what the rate claims judge.
+TREND_CONTROLS_43 = (dict(arch="tx2", train_depths=(), allow_violation=True),)
+TREND_CONTROLS_46 = (dict(inner_lambda="constant", train_depths=(), allow_violation=True),)
 CONTROLS = (
     dict(rate_shift=-0.1, train_depths=(), allow_violation=True),
     dict(bound_scale=100.0, depths=(33, 65, 129), train_depths=(1,), allow_violation=True),  # L* wrong by ×100
