@@ -59,11 +59,12 @@ from ..core.registry import register
 from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .depth_sweep import train
 from .lemma_4_2 import GTOL as UFM_GTOL
-from .lemma_4_2 import NC2_TOL, REACH_RTOL, best_start
+from .lemma_4_2 import NC2_TOL, REACH_RTOL
+from .ufm import best_start
 from .models import init_params
 from .paper import PAPER
 from .rank_certificate import certificate_text, collapse_floor, rank_inequality_slack
-from .theorem_4_3 import deep_cost, deep_hypotheses, make_data
+from .deep import deep_cost, deep_hypotheses, make_data
 from .ufm import LOSSES, closed_form, solve_ufm
 
 ID = "neural_collapse.dimension_conditions"

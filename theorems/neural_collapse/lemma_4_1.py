@@ -25,7 +25,7 @@ What one check does
   NC_i ≤ bound_i(ε) (``nc1/nc2/nc3_bound_on_perturbations`` [bound]); the worst ratio NC/bound is the bound's
   tightness (CE: NC1 0.35, NC2 0.055, NC3 0.17; MSE: 0.009, 0.012, 0.043).
 * ``trained``: L-RN1 networks of depth 3 trained by L-BFGS on objective (7) (``train_iter``), started from the
-  network that attains L*_GUFM (``theorem_4_3.attaining_network``) with its first layer, blocks and last layer
+  network that attains L*_GUFM (``deep.attaining_network``) with its first layer, blocks and last layer
   perturbed (relative 10⁻³…10⁻¹; the first layer stays frozen, so the classes do not re-collapse exactly):
   their last-layer pairs (W_L, X_L) are feasible GUFM points; those with GUFM excess ≤ ε₀ must obey the bound
   (``nc*_bound_on_trained`` [bound]), ``details['trained_checked']`` counts them (CE: 6 of 6, worst NC1 ratio
@@ -58,7 +58,7 @@ from .depth_sweep import train
 from .models import INNER, ModelSpec, pack, unpack
 from .near_optimal import EXPONENTS, NC2_OF, limit_constants, nc_bounds, validity_limit
 from .paper import PAPER
-from .theorem_4_3 import attaining_network, deep_cost
+from .deep import attaining_network, deep_cost
 from .ufm import LOSSES, closed_form, collapsed_pair, random_rotation_of_ones_complement, ufm_objective
 
 ID = "neural_collapse.lemma_4_1"

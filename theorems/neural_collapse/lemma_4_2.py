@@ -99,6 +99,7 @@ from .ufm import (
     LOSSES,
     UFMOptimum,
     UFMSolution,
+    best_start,
     closed_form,
     collapsed_pair,
     mse_signed_simplex_value,
@@ -180,12 +181,6 @@ def cost(p: dict) -> Cost:
 def reached(values: torch.Tensor, optimum: UFMOptimum) -> torch.Tensor:
     """Which starts reached the closed-form value (relative tolerance, absolute floor for L* = 0)."""
     return values <= optimum.value * (1 + REACH_RTOL) + REACH_ATOL
-
-
-def best_start(sol: UFMSolution) -> int:
-    """The lowest value among certified starts (among all starts when none is certified)."""
-    masked = torch.where(sol.converged, sol.values, torch.full_like(sol.values, math.inf))
-    return int(torch.argmin(masked if bool(sol.converged.any()) else sol.values))
 
 
 def perturbed_structure(sol: UFMSolution, eps: float, ctx) -> tuple[dict, torch.Tensor]:

@@ -281,6 +281,12 @@ class UFMSolution:
     raw: LbfgsResult | NewtonResult | None = None  # the optimiser's own result
 
 
+def best_start(sol: UFMSolution) -> int:
+    """The lowest value among certified starts (among all starts when none is certified)."""
+    masked = torch.where(sol.converged, sol.values, torch.full_like(sol.values, math.inf))
+    return int(torch.argmin(masked if bool(sol.converged.any()) else sol.values))
+
+
 def _unpack(theta: torch.Tensor, K: int, d: int, N: int) -> tuple[torch.Tensor, torch.Tensor]:
     R = theta.shape[0]
     return theta[:, : K * d].reshape(R, K, d), theta[:, K * d:].reshape(R, d, N)
