@@ -67,6 +67,22 @@ def merge_rows(lower: float, built: dict, trained: dict) -> list[Row]:
     return rows
 
 
+def certified(rows: list[Row], lower: float, loss: str, K: int, n: int, d: int, lam: float) -> list[dict]:
+    """Per depth, the best certified upper bound on L*_L and what it says about every global optimum there.
+
+    L*_L is non-increasing in L (a zero block is an exact identity and costs nothing; under (11) the inner λ(L)
+    only shrinks), so every network of depth L' ≤ L, constructed or trained, bounds L*_L from above. A global
+    optimum at depth L then has GUFM excess ≤ U*(L) − L*_GUFM (its inner regularisation is ≥ 0), hence NC metrics
+    within Lemma 4.1's quantitative bound wherever that excess is small enough (``nc_bound``; None otherwise)."""
+    out, best = [], math.inf
+    for r in rows:
+        best = min([best] + [v for v in (r.construction, r.trained) if v is not None])
+        eps = best - lower
+        out.append({"depth": r.depth, "upper": best, "excess": eps,
+                    "nc_bound_of_global_optima": nc_bounds(loss, K, n, d, lam, max(eps, 0.0))})
+    return out
+
+
 def local_slopes(x, y) -> np.ndarray:
     lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
     return np.diff(ly) / np.diff(lx)

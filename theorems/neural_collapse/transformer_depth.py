@@ -198,6 +198,7 @@ def _details(p, rows, built, trained_info, lower, labels, nu) -> dict:
     n = labels.numel() // K
     out = {"sandwich": [r.as_dict() for r in rows], "gufm_optimum": lower, "gamma_exponent": nu,
            "lemma_4_1_validity_eps": validity_limit(loss, K, n, d, lam),
+           "certified_by_depth": S.certified(rows, lower, loss, K, n, d, lam),
            "trained": {str(L): v for L, v in trained_info.items()}}
     if built:
         out["construction"] = {str(L): {**S.built_row(b, lower, labels), "gamma": b.extra["gamma"],
