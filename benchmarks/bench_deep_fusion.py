@@ -20,7 +20,7 @@ import torch
 
 from theorems.core.context import Context
 from theorems.data.subspaces import subspace_instances
-from theorems.deep_fusion.theorem_2 import fusion_block
+from theorems.deep_fusion.fusion import fusion_block
 from theorems.metrics.cluster_integrity import construct_w
 
 B, M, K, R, SIZES = 128, 12, 3, 2, (4, 5, 6)

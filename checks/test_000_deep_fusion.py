@@ -17,9 +17,9 @@ import torch
 
 import theorems
 from theorems.core.context import Context
-from theorems.deep_fusion import algorithm_1, definition_1, noise_lemma, theorem_1, theorem_2, theorem_2_depth
+from theorems.deep_fusion import algorithm_1, definition_1, fusion, noise_lemma, theorem_1, theorem_2, theorem_2_depth
 from theorems.deep_fusion._witness import allocation_lower_bound, block_diagonal_lp, unit_column_upper_bound
-from theorems.deep_fusion.theorem_2 import base_B6, log_gamma_B, log_gamma_O
+from theorems.deep_fusion.fusion import base_B6, log_gamma_B, log_gamma_O
 
 T1, D1, NL, T2, A1, TD = (m.ID for m in (theorem_1, definition_1, noise_lemma, theorem_2, algorithm_1,
                                          theorem_2_depth))
@@ -224,7 +224,7 @@ def test_theorem_2_block_log_ratio_matches_hand_sharpness():
     Y = P @ Xn_
     Y /= np.linalg.norm(Y, axis=1, keepdims=True)
     want = gap(Y @ Mn @ Y.T) - gap(A)
-    got = float(theorem_2.block_log_ratio(X, M, lab, "exp"))
+    got = float(fusion.block_log_ratio(X, M, lab, "exp"))
     assert got == pytest.approx(want, rel=REF_RTOL)
 
 

@@ -35,7 +35,7 @@ from ..core.registry import register
 from ..core.result import AS_PRINTED, Logic, Outcome, Param, Result, Status, Violation
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from ._common import PAPER, PAPER_TITLE, independence_violation, structural_violations, subspace_params
-from .theorem_2 import _gap, instance, witness_candidates
+from .fusion import exp_log_sharpness, instance, witness_candidates
 
 ID = "deep_fusion.theorem_2_depth"
 IDENTITY_ATOL = 1e-12  # two normalisations of the same vector, componentwise, in float64
@@ -72,7 +72,7 @@ def _stack(X: torch.Tensor, M: torch.Tensor, labels, depth: int, residual: bool,
     logs, identity = [], 0.0
     for _ in range(depth):
         A = X @ M @ X.transpose(-1, -2)
-        logs.append(_gap(A, same))
+        logs.append(exp_log_sharpness(A, same))
         agg = torch.softmax(A, -1) @ X
         alt = torch.exp(A - A.amax(-1, keepdim=True)) @ X  # App. B's exp(A)X̃ (a row-constant factor aside)
         if normalise:  # the identity is about the aggregation itself (no residual, as App. B)

@@ -13,7 +13,8 @@ from ..core.result import AS_PRINTED, CORRECTED
 from ._common import valid_for
 
 __all__ = ["union_of_subspaces_params", "theorem_1_params", "definition_1_params", "noise_lemma_params",
-           "theorem_2_params", "theorem_2_depth_params", "algorithm_1_params"]
+           "theorem_2_params", "theorem_2_depth_params", "algorithm_1_params", "tables_params",
+           "trained_attention_params", "fusion_trend_params"]
 
 
 @st.composite
@@ -112,3 +113,33 @@ def algorithm_1_params(draw, form: str = CORRECTED) -> dict:
     p.update(alpha=draw(st.floats(0.01, 1.0)), instances=2, restarts=8)
     p["r"] = min(p["r"], p["nu"])  # the samples must span their subspace (ν ≥ r)
     return valid_for("deep_fusion.algorithm_1", form)(p)
+
+
+@st.composite
+def tables_params(draw) -> dict:
+    """One sentence group of §Experiment, the tables as printed (the tables are finite: every row is checked)."""
+    from ..deep_fusion.tables import CLAIM_GROUPS
+
+    return valid_for("deep_fusion.tables", AS_PRINTED)(dict(claim=draw(st.sampled_from(CLAIM_GROUPS))))
+
+
+@st.composite
+def trained_attention_params(draw) -> dict:
+    """Small trained heads: K ∈ [2, 4], ν ∈ [4, 8], depth ∈ [2, 4], ε ∈ [0.01, 0.1], 16 seeds, 200 steps."""
+    K = draw(st.integers(2, 4))
+    r = draw(st.integers(1, 2))
+    heads = draw(st.sampled_from((1, 2)))
+    m = draw(st.integers(K * r, 16).filter(lambda v: v % heads == 0))
+    p = dict(K=K, r=r, m=m, heads=heads, nu=draw(st.integers(4, 8)), depth=draw(st.integers(2, 4)),
+             eps=draw(st.floats(0.01, 0.1)), seed=draw(st.integers(0, 2**16)))
+    return valid_for("deep_fusion.trained_attention", AS_PRINTED)(p)
+
+
+@st.composite
+def fusion_trend_params(draw) -> dict:
+    """Base points of the three sweeps: r ∈ [1, 3], m ∈ [2r, 24], ν ∈ [2, 8], ε ∈ [0.001, 0.01], θ ∈ [45°, 90°]
+    (separable at every swept point), 16 instances a point."""
+    r = draw(st.integers(1, 3))
+    p = dict(r=r, m=draw(st.integers(2 * r, 24)), nu=draw(st.integers(2, 8)), eps=draw(st.floats(1e-3, 1e-2)),
+             angle_deg=draw(st.floats(45.0, 90.0)), instances=16, seed=draw(st.integers(0, 2**16)))
+    return valid_for("deep_fusion.fusion_trend", AS_PRINTED)(p)

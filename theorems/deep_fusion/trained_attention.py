@@ -1,0 +1,248 @@
+"""Deep Fusion in trained heads (paper 000, §"Deep Fusion: Grouping Inputs by Attention without Supervision",
+Table 1 and Figure 1), at small scale on unions of subspaces.
+
+What the paper claims
+---------------------
+"as the layers became deeper, the attention maps increasingly resembled a block-diagonal adjacency matrix of the
+input, even without labeled training data" (Table 1: the first head's attention at layers 1, 3, 6, 8, 10 of a
+10-layer, 4-head Transformer projector trained with SimCLR on MNIST; images only, no numbers), and the
+Introduction: "the attention mechanism's increased ability to accurately identify relational dependencies among
+samples of the same class in deeper layers". Definition 2's sharpness is introduced "to validate the enhancement
+of cluster structure within the attention matrix at each layer", and Theorem 2 says each block can increase it.
+
+Quantifiers: an empirical trend over depth for trained heads, not a quantified statement. Read as: for heads
+trained with the contrastive loss on clustered data, the share of attention that crosses clusters falls with
+the block index. The asserted claim is that trend; Definition 2's sharpness per block is measured beside it.
+
+The experiment (small scale, every choice named in :mod:`.head`)
+---------------------------------------------------------------
+S seeds train together as one tensor problem: each seed draws its own union of K subspaces of dimension r in
+R^m (the backbone output), and a head of ``depth`` pre-LN Transformer blocks (``heads`` heads, width m) is trained
+for ``steps`` Adam steps on fresh batches of N = K·ν samples seen through two views (eq. 6 noise at level ε as
+the augmentation), NT-Xent at τ = 0.2 (the paper's temperature). At inference each seed's head reads fresh
+clean sequences of N samples (one view, as Table 1) and, for the first head of every block ℓ:
+* q_ℓ: the share of each sample's attention *to the other samples* that goes to other clusters, over the same
+  share for uniform attention, (N − ν)/(N − 1) (1 = no grouping, 0 = block-diagonal). Attention to itself is
+  left out: it is within-cluster by definition, so a head that only grows self-focused would otherwise look
+  more block-diagonal against any labelling (seen: random labels then "improve" with depth);
+* log 𝒮_ℓ of Definition 2 on the softmax attention (App. B's reading of "attention"; i = j allowed).
+The trend statistic is the per-seed least-squares slope of q_ℓ over ℓ; the claim asserts the mean slope plus
+Z = 2 standard errors (across seeds) is below 0: the share falls with depth, at two standard errors.
+
+Controls (``trend_controls``: regimes in which the paper's mechanism cannot act, so the check must fail there)
+* ``steps=0``: untrained heads. Their attention follows the raw input similarity, highest at block 1 and
+  smoothing out with depth (q_ℓ flat or rising);
+* ``labels='shuffled'``: the same trained heads measured against labels drawn at random per sequence
+  (independent of the data): q_ℓ stays at chance at every block.
+
+Status: trend
+-------------
+Default (S = 16, depth 3, K = 3, ν = 6, m = 12, r = 2, ε = 0.05, 200 steps): q falls from ≈ 0.97 at block 1 to
+≈ 0.62 at block 3 of chance (slope −0.12 ± 0.03 per block, z ≈ −4); both controls fail the claim (untrained:
+slope ≥ 0 within noise; shuffled labels: flat at chance). So the trained heads show the paper's trend in the
+cross-cluster attention share. They do **not** show it in Definition 2's sharpness: log 𝒮_ℓ stays far below 0
+(𝒮 < 1: some same-cluster pair gets less attention than some cross pair at every block) and does not rise
+with depth (measurement ``log_sharpness_slope``) — the per-block sharpness increase of Theorem 2's narrative is
+not what training produces here. Sensitivity (recorded by the thorough report): with both views in one sequence
+(``sequence='joint'``) or fewer steps the trend weakens; the MNIST scale of Table 1 is out of reach on CPU.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, Logic, Outcome, Param, Result, Status, Violation
+from ..data.subspaces import cluster_sizes, labels_from_sizes
+from ..metrics.scaling import SCALING_KEY, scaling_series
+from ..metrics.sharpness import chance_cross_mass, cross_cluster_mass, sharpness
+from ._common import PAPER, PAPER_TITLE
+from .head import HeadShape, Training, attention_logits, train_head
+
+ID = "deep_fusion.trained_attention"
+SEQUENCES = ("views", "joint")
+LABELS = ("true", "shuffled")
+Z = 2.0  # standard errors across seeds the fitted slope must clear (one-sided, ≈ 97.7 %)
+TEST_BATCHES = 8  # fresh test sequences per seed at inference
+_CACHE: dict[tuple, tuple[Training, torch.Tensor]] = {}  # the last trainings (see ``trained``)
+_CACHE_SIZE = 2
+
+
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    out: list[Violation] = []
+    for name, lo in (("K", 2), ("r", 1), ("nu", 2), ("depth", 2), ("heads", 1), ("seeds", 2), ("steps", 0)):
+        if p[name] < lo:
+            out.append(Violation(f"{name} ≥ {lo}", "a trend over depth across seeds needs it", (name,), False))
+    for name in ("eps", "lr", "tau"):
+        if not math.isfinite(p[name]) or p[name] < 0 or (name != "eps" and p[name] == 0):
+            out.append(Violation(f"{name} finite and positive", "a noise level / learning rate", (name,), False))
+    if math.isfinite(p["eps"]) and p["eps"] > 1:
+        out.append(Violation("ε ∈ [0, 1] (eq. 6)", "x_iᵀx̃_i ≥ 1 − ε needs ε ≤ 1", ("eps",), False))
+    if p["heads"] >= 1 and p["m"] % p["heads"]:
+        out.append(Violation("heads divides m", "the model width m splits into equal heads", ("m", "heads"), False))
+    if out:
+        return out
+    if p["K"] * p["r"] > p["m"]:
+        out.append(Violation("independent subspaces (K·r ≤ m)", "the union-of-subspaces model of §One-Layer Fusion",
+                             ("K", "r", "m")))
+    if p["steps"] == 0:
+        out.append(Violation("a trained head (steps ≥ 1)", "steps = 0 measures the untrained head (a control)",
+                             ("steps",)))
+    if p["labels"] != "true":
+        out.append(Violation("the data's own clusters as labels", "labels='shuffled' measures against random "
+                             "labels (a control)", ("labels",)))
+    return out
+
+
+def trained(ctx, p: dict, shape: HeadShape, sizes) -> Training:
+    """The trained heads. The training depends only on these parameters and the seed, so the last few are kept
+    per process (the shuffled-label control reuses the default's); the generator state after training is kept
+    too, so a cached and a fresh evaluation draw the same test data."""
+    key = (str(ctx.device), ctx.dtype, ctx.seed, shape, tuple(sizes), p["r"], p["eps"], p["steps"], p["lr"],
+           p["tau"], p["sequence"])
+    if key in _CACHE:
+        training, state = _CACHE[key]
+        ctx.generator.set_state(state)
+        return training
+    training = train_head(ctx, shape, sizes, p["r"], p["eps"], p["steps"], p["lr"], p["tau"], p["sequence"])
+    _CACHE[key] = (training, ctx.generator.get_state())
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    return training
+
+
+def sequence_labels(ctx, p: dict, sizes, S: int) -> torch.Tensor:
+    """(S, TEST_BATCHES, N) labels of the test sequences: the clusters, or a random permutation per sequence."""
+    labels = labels_from_sizes(sizes, device=ctx.device)
+    if p["labels"] == "true":
+        return labels.expand(S, TEST_BATCHES, -1)
+    keys = ctx.rand(S, TEST_BATCHES, labels.numel())
+    return labels[keys.argsort(-1)]
+
+
+def per_block(logits: list[torch.Tensor], labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(S, L) q_ℓ (first head, share of chance), (S, L) the same for the mean over heads, (S, L) log 𝒮_ℓ."""
+    chance = chance_cross_mass(labels, logits[0].dtype)  # (S, V, N)
+    q, q_all, log_s = [], [], []
+    for A in logits:  # (S, V, H, N, N)
+        first = cross_cluster_mass(A[:, :, 0], labels) / chance
+        q.append(first.mean((-1, -2)))
+        q_all.append((cross_cluster_mass(A, labels.unsqueeze(2)) / chance.unsqueeze(2)).mean((-1, -2, -3)))
+        log_s.append(sharpness(A[:, :, 0], labels, "softmax").log_value.mean(-1))
+    return torch.stack(q, -1), torch.stack(q_all, -1), torch.stack(log_s, -1)
+
+
+def slope(y: torch.Tensor) -> torch.Tensor:
+    """Per row, the least-squares slope of y over its last axis (the block index 1..L)."""
+    x = torch.arange(y.shape[-1], dtype=y.dtype, device=y.device)
+    x = x - x.mean()
+    return (y * x).sum(-1) / (x * x).sum()
+
+
+def mean_se(v: torch.Tensor) -> tuple[float, float]:
+    return float(v.mean()), float(v.std() / math.sqrt(v.numel()))
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    sizes = cluster_sizes(p["K"], p["nu"])
+    shape = HeadShape(p["seeds"], p["depth"], p["m"], p["heads"])
+    training = trained(ctx, p, shape, sizes)
+    logits = attention_logits(ctx, training, shape, sizes, TEST_BATCHES)
+    labels = sequence_labels(ctx, p, sizes, shape.S)
+    q, q_all, log_s = per_block(logits, labels)
+    b, se = mean_se(slope(q))
+    b_s, se_s = mean_se(slope(log_s)) if bool(torch.isfinite(log_s).all()) else (math.nan, math.nan)
+    depth = list(range(1, shape.L + 1))
+    claims = [
+        Claim.at_most("cross_cluster_attention_falls_with_depth", b + Z * se, 0.0,
+                      f"mean over {shape.S} seeds of the slope of q_ℓ (first head's cross-cluster share of chance) "
+                      f"per block, + {Z:g} standard errors"),
+        Claim.measurement("cross_share_first_block", float(q[:, 0].mean()), 1.0, "q_1 (1: uniform attention)"),
+        Claim.measurement("cross_share_last_block", float(q[:, -1].mean()), 1.0, f"q_{shape.L}"),
+        Claim.measurement("seeds_last_below_first", float((q[:, -1] < q[:, 0]).double().mean()), math.nan,
+                          "fraction of seeds whose last block crosses clusters less than the first"),
+        Claim.measurement("log_sharpness_slope", b_s, 0.0, "mean slope of log 𝒮_ℓ (Definition 2, first head's "
+                          "softmax attention) per block; the paper's narrative predicts > 0"),
+        Claim.measurement("log_sharpness_last_block", float(log_s[:, -1].mean()), 0.0,
+                          "log 𝒮 at the last block (> 0 only if every same-cluster pair beats every cross pair)"),
+    ]
+    details = {
+        "slope_mean": b, "slope_se": se, "z": b / se if se > 0 else math.nan,
+        "cross_share_by_block": q.mean(0).tolist(), "cross_share_all_heads_by_block": q_all.mean(0).tolist(),
+        "log_sharpness_by_block": log_s.mean(0).tolist(), "log_sharpness_slope_se": se_s,
+        "cross_share_per_seed": q.tolist(), "loss_first": float(training.loss_first.mean()),
+        "loss_last": float(training.loss_last.mean()), "loss_chance": math.log(2 * sum(sizes) - 1),
+        "n_sequence": sum(sizes) * (2 if p["sequence"] == "joint" else 1), "N_test": sum(sizes),
+        SCALING_KEY: [scaling_series("block ℓ", depth, "cross-cluster attention share / chance (first head)",
+                                     q.mean(0).tolist(), predicted=(None, 0.0), log=False,
+                                     predicted_note="Table 1: increasingly block-diagonal with depth"),
+                      scaling_series("block ℓ", depth, "log sharpness (Definition 2, softmax)", log_s.mean(0).tolist(),
+                                     predicted=(0.0, None), log=False,
+                                     predicted_note="Theorem 2's narrative: sharpness grows with every block")],
+    }
+    return Outcome(observed=b + Z * se, bound=0.0, tightness=None, claims=claims, details=details)
+
+
+TREND_CONTROLS = (dict(steps=0, allow_violation=True), dict(labels="shuffled", allow_violation=True))
+
+
+def report_instances(suite):
+    yield AS_PRINTED, dict(), False
+    for spec in TREND_CONTROLS:
+        yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
+    if suite.name == "thorough":  # larger heads, both sequence readings, more noise
+        big = dict(K=4, nu=8, m=16, depth=6, steps=600, seeds=16)
+        yield AS_PRINTED, big, False
+        yield AS_PRINTED, dict(big, sequence="joint"), False
+        yield AS_PRINTED, dict(sequence="joint"), False
+        yield AS_PRINTED, dict(eps=0.2), False
+        yield AS_PRINTED, dict(steps=600), False
+        for seed in (1, 2, 3):
+            yield AS_PRINTED, dict(seed=seed), False
+
+
+def _strategy():
+    from ..strategies.deep_fusion import trained_attention_params
+
+    return trained_attention_params()
+
+
+RESULT = register(Result(
+    id=ID,
+    paper=PAPER,
+    paper_title=PAPER_TITLE,
+    title="Table 1 / Figure 1 at small scale: trained attention crosses clusters less with depth (measured)",
+    statement=("A Transformer projection head trained with a contrastive loss, without labels, produces attention "
+               "maps that increasingly resemble a block-diagonal (class) adjacency matrix in deeper layers "
+               "(Table 1, first head, layers 1–10 on MNIST; images only)."),
+    status=Status.TREND,
+    logic=Logic(for_all="heads trained with NT-Xent on clustered data (an empirical trend over the block index)"),
+    trend_controls=TREND_CONTROLS,
+    strategy=_strategy,
+    params=(
+        Param("K", int, 3, "clusters (classes) per sequence", "K ≥ 2"),
+        Param("nu", int, 6, "samples per cluster in a sequence (N = K·ν)", "ν ≥ 2"),
+        Param("m", int, 12, "ambient dimension = model width", "K·r ≤ m, divisible by heads"),
+        Param("r", int, 2, "subspace dimension", "r ≥ 1"),
+        Param("eps", float, 0.05, "augmentation: each view is eq.-(6) noise at level ε", "[0, 1]"),
+        Param("depth", int, 3, "Transformer blocks (the paper: 10 for Table 1, 5 in Table 2)", "≥ 2"),
+        Param("heads", int, 2, "attention heads per block (the first is measured, as Table 1)", "≥ 1"),
+        Param("seeds", int, 16, "independent heads (and data draws) trained together", "≥ 2"),
+        Param("steps", int, 200, "Adam steps (0: the untrained head, a control)", "≥ 1"),
+        Param("lr", float, 0.01, "Adam learning rate (cosine-annealed to 0)", "> 0"),
+        Param("tau", float, 0.2, "NT-Xent temperature (the paper's 0.2)", "> 0"),
+        Param("sequence", str, "views", "views: each view's batch is a sequence; joint: both views in one",
+              choices=SEQUENCES),
+        Param("labels", str, "true", "true: the clusters; shuffled: random labels per sequence (a control)",
+              choices=LABELS),
+        Param("seed", int, 0, "seed", "any integer"),
+    ),
+    evaluate=evaluate,
+    hypotheses=hypotheses,
+    forms=(AS_PRINTED,),
+    report_instances=report_instances,
+    module=__name__,
+))
