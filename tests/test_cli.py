@@ -58,7 +58,8 @@ def test_show_gives_statement_correction_and_parameters(fake_results, capsys):
     assert code == 0
     result = theorems.get(FAKE_ID)
     for text in (STATEMENT, result.correction, result.correction_reason, "verified-corrected",
-                 "as_printed, corrected (default: corrected)", "0 ≤ x ≤ 1", "one of mse, ce"):
+                 "as_printed, corrected (default: corrected)", "0 ≤ x ≤ 1", "one of 'mse', 'ce'",
+                 "an integer in [1, 100]", "drawn from [0, 1]"):
         assert text in out, text
     param_line = next(line for line in out.splitlines() if line.strip().startswith("x "))
     assert "float" in param_line and "0.25" in param_line
@@ -201,3 +202,16 @@ def test_python_dash_m_theorems_list():
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert len(done.stdout.strip().splitlines()) == len(theorems.ids())
+
+
+def test_a_bug_of_the_suite_is_not_a_verdict(fake_results, capsys):
+    """An evaluation that raises is an internal error (exit 3, the traceback and one error line), never
+    exit 1, which would read as "the bound does not hold"."""
+    code, out, err = run(capsys, "check", FAKE_ID, "explode=true")
+    assert code == 3 and out == ""
+    assert "Traceback" in err and err.strip().splitlines()[-1].startswith("error: internal error of the suite")
+
+
+def test_domain_errors_are_one_line_before_anything_runs(fake_results, capsys):
+    for word in ("n=0", "n=1000", "x=nan", "seed=-1", f"seed={2**64}", "loss=hinge"):
+        assert_one_line_error(*run(capsys, "check", FAKE_ID, word))

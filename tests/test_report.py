@@ -147,8 +147,8 @@ def test_figures_have_disjoint_svg_ids(fake_results):
 
 
 def test_figure_notes_values_it_cannot_place(fake_results):
-    outside = theorems.check(FAKE_ID, x=2.0, allow_violation=True)  # tightness 2 / CONSTANT = 4 > 1
-    assert outside.tightness == pytest.approx(2.0 / CONSTANT["corrected"])
+    outside = theorems.check(FAKE_ID, x=2.0, allow_violation=True)  # x² = 4 > c·x = 2: slack (2 − 4)/4
+    assert outside.tightness == pytest.approx(1 - (2.0 * CONSTANT["corrected"] - 4.0) / 4.0)
     missing = theorems.check(FAKE_ID)
     missing.tightness = None
     svg = tightness_svg([("negative control", [outside]), ("corrected", [missing])], salt="t")
