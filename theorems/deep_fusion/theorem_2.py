@@ -59,19 +59,22 @@ with ``aggregation='unnormalised'``, App. B's literal exp(A)X̃; A′ = X̃′MX
 from __future__ import annotations
 
 import math
+import random
 
-import numpy as np
 import torch
 
 from ..core.evidence import Claim
+from ..core.params import sample_params
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Logic, Outcome, Param, ProofErratum, Result, Status, Violation
+from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation, seed_param
 from ..data.subspaces import effective_eps
 from ..metrics.cluster_integrity import margin_of_w
 from ..metrics.sharpness import KINDS
-from ._common import PAPER, PAPER_TITLE, independence_violation, structural_violations, subspace_params
-from .fusion import (AGGREGATIONS, appendix_b_steps, base_B6, block_log_ratio, delta_Delta, instance, log_gamma_B,
-                     log_gamma_nu, log_gamma_O, witness_candidates)
+from ..data.subspaces import NOISE_MODES
+from ._common import independence_violation, instances_param, n_samples, structural_violations, subspace_params
+from .fusion import (AGGREGATIONS, FIXED, appendix_b_steps, base_B6, block_log_ratio, delta_Delta, instance,
+                     log_gamma_B, log_gamma_nu, log_gamma_O, witness_candidates)
+from .paper import PAPER
 
 ID = "deep_fusion.theorem_2"
 SEPARABLE = "separable clusters δ < Δ"  # the corrected ratio claims rest on instances where it holds
@@ -92,11 +95,6 @@ VACUITY_NATS = 20.0
 # ------------------------------------------------------------------------------------------------------
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = structural_violations(p)
-    for name in ("constant_scale", "gamma_factor"):
-        if not math.isfinite(p[name]) or p[name] <= 0:
-            out.append(Violation(f"{name} > 0 and finite", "a positive scale factor", (name,), False))
-    if p["restarts"] < 1:
-        out.append(Violation("restarts ≥ 1", "the witness search needs a candidate", ("restarts",), False))
     if out:
         return out
     if p["instance"] == "random":
@@ -131,17 +129,19 @@ def entry_claims(XW, A1, labels, nu, d, D) -> tuple[list[Claim], dict]:
     slack_corr = (A1 - lb7_corr).masked_fill(~same, inf).amin(dim=(-1, -2))
     pos_min = (lambda t: float(t[pos].min()) if bool(pos.any()) else -math.inf)
     claims = [
-        Claim.at_most("B1_offblock_at_most_delta", float(off.max()), ENTRY_ATOL,
-                      "App. B (B1): max_{c_i≠c_l} |x̃_iᵀw_l| − δ", kind="proof_step"),
-        Claim.at_least("B1_inblock_at_least_Delta", float(inb.min()), -ENTRY_ATOL,
-                       "App. B (B1): min_{c_i=c_l} x̃_iᵀw_l − Δ", kind="proof_step"),
-        Claim.at_least("eq7_printed_lower_bound", pos_min(slack_printed), -ENTRY_ATOL,
-                       "App. B eq. (7): min_{c_i=c_j} A_ij − ν_iΔ², instances with Δ ≥ 0", kind="proof_step"),
-        Claim.at_least("eq7_corrected_lower_bound", pos_min(slack_corr), -ENTRY_ATOL,
+        Claim.at_most("B1_offblock_at_most_delta", float(off.max()), 0.0,
+                      "App. B (B1): max_{c_i≠c_l} |x̃_iᵀw_l| − δ", kind="proof_step", atol=ENTRY_ATOL),
+        Claim.at_least("B1_inblock_at_least_Delta", float(inb.min()), 0.0,
+                       "App. B (B1): min_{c_i=c_l} x̃_iᵀw_l − Δ", kind="proof_step", atol=ENTRY_ATOL),
+        Claim.at_least("eq7_printed_lower_bound", pos_min(slack_printed), 0.0,
+                       "App. B eq. (7): min_{c_i=c_j} A_ij − ν_iΔ², instances with Δ ≥ 0", kind="proof_step",
+                       atol=ENTRY_ATOL),
+        Claim.at_least("eq7_corrected_lower_bound", pos_min(slack_corr), 0.0,
                        "eq. (7) with the cross terms: min A_ij − (ν_iΔ² − [i≠j](n−ν_i)δ²), Δ ≥ 0",
-                       kind="proof_step"),
-        Claim.at_most("eq8_cross_upper_bound", float(eq8.max()), ENTRY_ATOL,
-                      "App. B eq. (8): max_{c_i≠c_j} |A_ij| − ((ν_i+ν_j)δ + (n−ν_i−ν_j)δ²)", kind="proof_step"),
+                       kind="proof_step", atol=ENTRY_ATOL),
+        Claim.at_most("eq8_cross_upper_bound", float(eq8.max()), 0.0,
+                      "App. B eq. (8): max_{c_i≠c_j} |A_ij| − ((ν_i+ν_j)δ + (n−ν_i−ν_j)δ²)", kind="proof_step",
+                      atol=ENTRY_ATOL),
     ]
     details = {"Delta_nonneg_instances": int(pos.sum()), "A12_first": float(A1[0, 0, 1]),
                "eq7_printed_bound_first": float(lb7_printed[0, 0, 1]),
@@ -181,8 +181,8 @@ def next_layer_claims(Xt, W, labels, d, D, sizes) -> tuple[list[Claim], dict]:
         worst = float(v[ok].min())
         details[f"{name}_failing_instances"] = int((v[ok] < 0).sum())
         tol = STEP_RTOL if unit == "relative" else LOG_ATOL
-        claims.append(Claim.at_least(name, worst, -tol, f"{printed}: min over instances of the {unit} slack, on "
-                                     "x̃′_i = Σ_j e^{A_ij}x̃_j with the proof's W", kind="proof_step"))
+        claims.append(Claim.at_least(name, worst, 0.0, f"{printed}: min over instances of the {unit} slack, on "
+                                     "x̃′_i = Σ_j e^{A_ij}x̃_j with the proof's W", kind="proof_step", atol=tol))
     return claims, details
 
 
@@ -238,28 +238,28 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     if p["normalisation"] == "none":  # the free scale: γ_B is exceeded by a factor e^VACUITY_NATS or more
         details["vacuous"] = bool(margin.min() >= VACUITY_NATS)
     claims = [
-        Claim.at_least("witness_reaches_gamma_B", float(margin.min()), -LOG_ATOL,
-                       "min over instances of max over the witness search of log(𝒮(A′)/𝒮(A)) − log γ_B"),
+        Claim.at_least("witness_reaches_gamma_B", float(margin.min()), 0.0,
+                       "min over instances of max over the witness search of log(𝒮(A′)/𝒮(A)) − log γ_B",
+                       atol=LOG_ATOL),
         *claims,
-        Claim.at_least("appendix_B_W_reaches_gamma_B", float((logR_proof - logB).min()), -LOG_ATOL,
-                       "App. B (B5–B9): the proof's W gives log(𝒮(A′)/𝒮(A)) ≥ log γ_B", kind="proof_step"),
+        Claim.at_least("appendix_B_W_reaches_gamma_B", float((logR_proof - logB).min()), 0.0,
+                       "App. B (B5–B9): the proof's W gives log(𝒮(A′)/𝒮(A)) ≥ log γ_B", kind="proof_step",
+                       atol=LOG_ATOL),
         Claim.measurement("proof_W_fraction_decreasing", details["proof_W_fraction_decreasing"], math.nan,
                           "instances where one block of the proof's W decreases the sharpness"),
         Claim.measurement("log_gamma_B_max_separable", float(logB[sep].max()) if bool(sep.any()) else math.nan,
                           0.0, "γ_B < 1 on separable instances: the factor certifies no increase"),
     ]
-    return Outcome(observed=float(margin.min() / ln10), bound=0.0, tightness=None, claims=claims, details=details)
+    return Outcome(claims=claims, details=details, headline="witness_reaches_gamma_B")
 
 
 def report_instances(suite):
-    rng = np.random.default_rng(4)
+    rng = random.Random(4)
     yield AS_PRINTED, dict(), False
     for _ in range(suite.report_examples):
-        K = int(rng.integers(2, 5))
-        r = int(rng.integers(1, 4))
-        yield AS_PRINTED, dict(K=K, r=r, m=int(rng.integers(K * r + 1, 41)), nu=int(rng.integers(2, 17)),
-                               eps=round(float(10 ** rng.uniform(-3, -0.7)), 5), seed=int(rng.integers(0, 1000)),
-                               noise=str(rng.choice(["random", "exact", "toward"]))), False
+        params = sample_params(RESULT, AS_PRINTED, rng)
+        if params is not None:
+            yield AS_PRINTED, params, False
     seen = [{}]
     for e in ERRATA:
         if dict(e.params) not in seen:
@@ -274,6 +274,14 @@ def report_instances(suite):
 
 
 B4_INSTANCE = dict(r=1, m=4, nu=12, eps=0.002, noise="toward", instances=4)
+def cost(p: dict) -> Cost:
+    """The witness search holds instances × restarts bilinear forms (m×m) and their n×n logits at once."""
+    n = n_samples(p) if p["instance"] == "random" else sum(FIXED[p["instance"]]["sizes"])
+    m = p["m"] if p["instance"] == "random" else FIXED[p["instance"]]["m"]
+    elements = float(p["instances"]) * p["restarts"] * (m * m + 2 * n * n + n * m)
+    return Cost(elements=elements, work=elements * (m + n) * 3 * 4)
+
+
 ERRATA = (
     ProofErratum(step="Appendix B, eq. (7)", printed="[A]_ij ≥ ν_iΔ² for c_i = c_j",
                  why="drops the cross terms Σ_{l∉c_i}(x̃_iᵀw_l)(x̃_jᵀw_l) ≥ −(n−ν_i)δ²: x̃₁,₂ = u₁ rotated by ±φ "
@@ -334,7 +342,7 @@ VACUITY = ("the free scale of W (the statement fixes none): the witness search e
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
-    paper_title=PAPER_TITLE,
+    section="§Deep Fusion, Theorem 2, and its proof in Appendix B",
     title="Theorem 2: each block increases sharpness by at least O((1/n)e^{n(δ²−Δ²)+δ}) (App. B's γ_B)",
     statement=(
         "For noisy samples near a union of subspaces (eq. 6) there exist W^Q, W^K such that each Transformer "
@@ -349,22 +357,25 @@ RESULT = register(Result(
     controls=CONTROLS,
     strategy=lambda: _strategy(),
     params=(
-        *subspace_params(m=20, K=2, r=2, nu=4, imbalance=0, signs="cone", m_valid="K·r ≤ m"),
-        Param("eps", float, 0.01, "noise level ε of eq. (6)", "[0, 1]"),
+        *subspace_params(m=20, K=2, r=2, nu=4, imbalance=0, signs="cone", m_valid="K·r ≤ m",
+                         sample=dict(m=(3, 40), K=(2, 4), r=(1, 3), nu=(2, 12), imbalance=(0, 2), signs=("cone",))),
+        Param("eps", float, 0.01, "noise level ε of eq. (6)", low=0.0, high=1.0, sample=(1e-3, 0.3), log=True),
         Param("noise", str, "random", "random (θ ~ U[0, φ]) | exact (θ = φ) | toward (θ = φ toward ± another "
-              "cluster's w)", choices=("random", "exact", "toward")),
+              "cluster's w)", choices=NOISE_MODES, sample=NOISE_MODES),
         Param("sharpness", str, "exp", "matrix the sharpness is taken on: exp | logit | softmax", choices=KINDS),
         Param("aggregation", str, "normalised", "the block's next input: normalised (rows of softmax(A)X̃ scaled to "
               "unit norm, eq. 6) | unnormalised (App. B's literal exp(A)X̃)", choices=AGGREGATIONS),
         Param("normalisation", str, "none", "none (W free, the literal reading) | unit_columns (W^Q, W^K ∈ "
               "R^(m×n) with unit columns)", choices=("none", "unit_columns")),
-        Param("restarts", int, 32, "random witnesses of each kind per instance", "≥ 1"),
-        Param("constant_scale", float, 1.0, "δ → c·δ, Δ → Δ/c in the entry bounds (≠ 1: wrong constant)", "= 1"),
-        Param("gamma_factor", float, 1.0, "multiplies γ_B (≠ 1: wrong constant)", "= 1"),
+        Param("restarts", int, 32, "random witnesses of each kind per instance", low=1, high=1024),
+        Param("constant_scale", float, 1.0, "δ → c·δ, Δ → Δ/c in the entry bounds (≠ 1: wrong constant)", "= 1",
+              low=1e-6, high=1e6),
+        Param("gamma_factor", float, 1.0, "multiplies γ_B (≠ 1: wrong constant)", "= 1", low=1e-300, high=1e300),
         Param("instance", str, "random", "random, or fixed: " + ", ".join(INSTANCES[1:]), choices=INSTANCES),
-        Param("instances", int, 32, "instances simulated together", "≥ 1"),
-        Param("seed", int, 0, "seed", "any integer"),
+        instances_param(32, "instances simulated together"),
+        seed_param(),
     ),
+    cost=cost,
     evaluate=evaluate,
     hypotheses=hypotheses,
     forms=(AS_PRINTED,),
