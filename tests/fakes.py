@@ -24,6 +24,7 @@ TREND_RANGE = (-1.2, -0.8)
 TREND_SIZES = (4, 8, 16, 32)
 CONSTANT = {AS_PRINTED: 0.5, CORRECTED: 1.0}
 STATEMENT = "For 0 ≤ x ≤ 1, x² ≤ x/2 <script>alert(1)</script>"  # markup checks the report's escaping
+FAKE_CX = {"x": 0.8}  # the registered counterexample to the printed constant 1/2
 TOL = 1e-12  # x² and c·x are each one rounding from exact
 PAPER = Paper(number="999", title="A Paper That Does Not Exist", authors="Nobody", venue="Nowhere", year=2099)
 
@@ -88,6 +89,7 @@ def make_fake(result_id: str, report_instances=None) -> Result:
         forms=(AS_PRINTED, CORRECTED),
         report_instances=report_instances,
         module=__name__,
+        counterexamples=(FAKE_CX,),
     )
 
 

@@ -148,15 +148,17 @@ def test_report_runs_every_instance_and_summarises(only_fake_results, tmp_path, 
     assert code == 0
     assert (tmp_path / "r" / "index.html").is_file()
     progress = [line for line in err.splitlines() if line.startswith("[")]
-    assert len(progress) == 9  # six fake instances, one default run of the plain result, two of the trend
-    assert [line.split()[0] for line in progress] == [f"[{i}/9]" for i in range(1, 10)]
+    # six fake instances; the plain result's default run and its registered counterexample; two of the trend
+    assert len(progress) == 10
+    assert [line.split()[0] for line in progress] == [f"[{i}/10]" for i in range(1, 11)]
     assert "left)" in progress[0] and "left" not in progress[-1]  # the time-left estimate
     verdicts = [line.split(" -> ")[1].rsplit(" (", 1)[0] for line in progress]
-    assert sorted(verdicts) == sorted(["holds"] * 4 + ["fails"] * 3 + ["fails (not converged)"]
+    assert sorted(verdicts) == sorted(["holds"] * 4 + ["fails"] * 4 + ["fails (not converged)"]
                                       + ["ERROR RuntimeError: boom"])
     assert any(f"{FAKE_ID} corrected x=2.0 [negative control] -> fails" in line for line in progress)
-    assert out.strip().endswith("8 instance(s), 4 hold, 4 fail (including 2 negative control(s)), "
-                                "1 not converged, 1 error(s)")
+    assert out.strip().endswith("9 instance(s): 4 hold; negative controls failed as they should 2/2; "
+                                "2 counterexample run(s) of printed statements found wrong; 1 need a look; "
+                                "1 not converged; 1 error(s)")
 
 
 def test_report_survives_a_broken_instance_generator(only_fake_results, monkeypatch, tmp_path, capsys):
@@ -179,7 +181,7 @@ def test_report_from_a_recorded_run(only_fake_results, tmp_path, monkeypatch, ca
     monkeypatch.chdir(tmp_path)  # --from-run without a path reads the default file under the cwd
     write_run(DEFAULT_RUN_FILE, evidences, {"commit": "abc123"})
     code, out, err = run(capsys, "report", "--out", "r", "--from-run", "--suite", "quick")
-    assert code == 0 and "2 instance(s), 1 hold, 1 fail" in out
+    assert code == 0 and "2 instance(s): 1 hold;" in out and "1 counterexample run(s)" in out
     assert "--suite is ignored" in err and not any(line.startswith("[") for line in err.splitlines())
     page = (tmp_path / "r" / "index.html").read_text()
     assert "abc123" in page and str(DEFAULT_RUN_FILE) in page

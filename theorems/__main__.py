@@ -229,10 +229,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         path = reports.build_report(out, evidences, meta, errors, only=only)
     except OSError as err:
         raise _unwritable(out, err) from None
-    c = reports.counts(evidences, errors)
-    print(f"wrote {path}: {c['instances']} instance(s), {c['holds']} hold, {c['fails']} fail "
-          f"(including {c['controls']} negative control(s)), {c['not_converged']} not converged, "
-          f"{c['errors']} error(s)")
+    print(f"wrote {path}: {reports.summary_line(reports.counts(evidences, errors))}")
     return EXIT_INTERRUPTED if interrupted else EXIT_HOLDS
 
 

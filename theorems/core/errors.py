@@ -8,7 +8,7 @@ from typing import Any, Mapping
 class HypothesisViolation(ValueError):
     """Parameters that violate a hypothesis of the result being checked.
 
-    ``hypothesis`` names the hypothesis (as the paper or the digest states it), ``values`` holds the
+    ``hypothesis`` names the hypothesis (as the paper states it), ``values`` holds the
     offending parameter values, and the message says both, so that a user sees at once what to change.
     """
 

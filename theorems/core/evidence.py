@@ -28,7 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 
-# What a claim is to the verdict (see DESIGN.md, 'Verdicts'):
+# What a claim is to the verdict (README, 'Results and their status'):
 #   bound        asserted by the printed (or corrected) statement and able to fail: decides ``holds``;
 #   identity     holds by algebra or by construction: a test of the implementation, never evidence; one
 #                that fails outside a negative control is a bug, and `check` raises IdentityFailure;

@@ -174,7 +174,7 @@ def check(
     device: Any = None,
     **params: Any,
 ) -> Evidence:
-    """Check one result on one instance and return its Evidence (see DESIGN.md, 'The contract').
+    """Check one result on one instance and return its Evidence (README, 'From the REPL').
 
     Parameters outside a hypothesis raise `HypothesisViolation`, unless ``allow_violation=True``: then
     the instance is run anyway (a negative control) and the violated hypotheses are listed in

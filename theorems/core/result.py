@@ -47,7 +47,7 @@ CORRECTED = "corrected"
 
 
 class Status(str, enum.Enum):
-    """The verdict on a printed statement (see DESIGN.md, 'Verdicts')."""
+    """The verdict on a printed statement (README, 'Results and their status')."""
 
     VERIFIED = "verified"
     VERIFIED_CORRECTED = "verified-corrected"
@@ -73,7 +73,7 @@ class Paper:
     def cite(self) -> str:
         """'Authors, Title, Venue Year'."""
         where = " ".join(str(x) for x in (self.venue, self.year) if x)
-        return f"{self.authors}, {self.title}" + (f", {where}" if where else "")
+        return ", ".join(part for part in (self.authors, self.title, where) if part)
 
 
 @dataclass(frozen=True)

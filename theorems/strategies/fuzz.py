@@ -53,19 +53,27 @@ def bad_values(p: Param) -> list[Any]:
 
 def bad_calls(result: Any) -> st.SearchStrategy[tuple[dict[str, Any], str]]:
     """(keyword arguments of `theorems.check`, what is wrong) pairs, each with exactly one defect."""
-    options = [
-        st.just(({"no_such_parameter": 1}, "an unknown parameter")),
-        st.sampled_from(["", "printed", "AS_PRINTED", 3, "corrected " if "corrected" in result.forms else "x"])
-          .map(lambda f: ({"form": f}, f"form={f!r}")),
-        st.sampled_from(["false", "true", 1, 0, None, "yes"]).map(lambda a: ({"allow_violation": a},
-                                                                          f"allow_violation={a!r}")),
-        st.sampled_from([3, 1.5, ["cpu"]]).map(lambda d: ({"device": d}, f"device={d!r}")),
-    ]
-    for p in result.params:
-        values = bad_values(p)
-        if values:
-            options.append(st.sampled_from(values).map(lambda v, name=p.name: ({name: v}, f"{name}={v!r}")))
-    return st.one_of(options)
+    return st.sampled_from(bad_call_choices(result))
+
+
+BAD_FORMS = ["", "printed", "AS_PRINTED", 3, "corrected "]
+BAD_SWITCHES = ["false", "true", 1, 0, None, "yes"]
+BAD_DEVICES = [3, 1.5, ["cpu"]]
+
+
+def bad_call_choices(result: Any) -> list[tuple[dict[str, Any], str]]:
+    """Every bad call :func:`bad_calls` can draw, as a plain list (``tools/fuzz.py`` draws from it)."""
+    out = [({"no_such_parameter": 1}, "an unknown parameter")]
+    out += [({"form": f}, f"form={f!r}") for f in BAD_FORMS]
+    out += [({"allow_violation": a}, f"allow_violation={a!r}") for a in BAD_SWITCHES]
+    out += [({"device": d}, f"device={d!r}") for d in BAD_DEVICES]
+    out += [({p.name: v}, f"{p.name}={v!r}") for p in result.params for v in bad_values(p)]
+    return out
+
+
+def edge_values(p: Param) -> list[Any]:
+    """In-domain values at the edges of ``p``'s domain and just outside its usual sample range."""
+    return _edges(p)
 
 
 def _edges(p: Param) -> list[Any]:
