@@ -29,7 +29,7 @@ from theorems.metrics.cluster_integrity import (
     project_simplex,
     sign_patterns,
 )
-from theorems.metrics.sharpness import logit_ratio, sharpness
+from theorems.metrics.sharpness import chance_cross_mass, cross_cluster_mass, logit_ratio, sharpness
 
 
 def T(x):
@@ -178,3 +178,24 @@ def test_logit_sharpness_undefined_and_infinite_cases():
         sharpness(block, torch.tensor([0, 0, 0]), "exp")
     with pytest.raises(ValueError, match="kind"):
         sharpness(block, labels, "cosine")
+
+
+# -- attention metrics of trained heads ----------------------------------------------------------------------
+def test_cross_cluster_mass_hand_case():
+    """Row 0 of softmax(logits) = (1/2, 1/4, 1/4) over labels (0, 0, 1): cross mass 1/4, of the others 1/2."""
+    logits = torch.log(T([[0.5, 0.25, 0.25], [1 / 3, 1 / 3, 1 / 3], [0.1, 0.1, 0.8]]))
+    labels = torch.tensor([0, 0, 1])
+    mass = cross_cluster_mass(logits, labels, exclude_self=False)
+    np.testing.assert_allclose(mass.numpy(), [0.25, 1 / 3, 0.2], atol=1e-15)
+    other = cross_cluster_mass(logits, labels)
+    np.testing.assert_allclose(other.numpy(), [0.5, 0.5, 1.0], atol=1e-15)
+    np.testing.assert_allclose(chance_cross_mass(labels, torch.float64).numpy(), [0.5, 0.5, 1.0], atol=1e-15)
+
+
+def test_sharpness_takes_one_labelling_per_matrix():
+    """labels (B, n): each matrix is judged by its own labels, as two separate calls would."""
+    A = T([[[3.0, 2.0, 0.5], [2.0, 4.0, 0.2], [0.5, 0.2, 5.0]]]).expand(2, -1, -1)
+    labels = torch.tensor([[0, 0, 1], [0, 1, 1]])
+    both = sharpness(A, labels, "exp").log_value
+    one = [float(sharpness(A[b], labels[b], "exp").log_value) for b in range(2)]
+    np.testing.assert_allclose(both.numpy(), one, atol=1e-15)
