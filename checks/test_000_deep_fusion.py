@@ -450,12 +450,11 @@ def test_head_forward_matches_torch_transformer_layer():
         for norm, g, b in ((layer.norm1, "g1", "b1"), (layer.norm2, "g2", "b2")):
             norm.weight.copy_(P[g][0])
             norm.bias.copy_(P[b][0])
-            norm.eps = head.LN_EPS
         layer.linear1.weight.copy_(P["F1"][0].T)
         layer.linear1.bias.copy_(P["c1"][0])
         layer.linear2.weight.copy_(P["F2"][0].T)
         layer.linear2.bias.copy_(P["c2"][0])
-        ref = layer(X[0])
+        ref = layer(X[0])  # torch's LayerNorm eps stays at its default, 1e-5: the paper's Transformer
     assert torch.allclose(out[0] @ torch.linalg.pinv(P["Wout"]), ref, atol=1e-10)
     assert logits[0].shape == (1, 1, 2, 5, 5)
 
@@ -493,8 +492,10 @@ def test_trained_attention_cached_training_gives_the_fresh_numbers():
     small = dict(seeds=2, steps=3, depth=2, K=2, nu=3, m=4)
     first = theorems.check(TA, **small).to_dict()
     second = theorems.check(TA, **small).to_dict()  # training from the process cache
+    saved = dict(ta._CACHE)  # keep the default instance's training for the other checks of this process
     ta._CACHE.clear()
     fresh = theorems.check(TA, **small).to_dict()
+    ta._CACHE.update(saved)
     for d in (first, second, fresh):
         d.pop("elapsed_s")
     assert first == second == fresh
@@ -535,3 +536,95 @@ def test_fusion_trend_directions_depend_on_the_normalisation_of_W(run):
     unit, frob = run(FT), run(FT, w_norm="frobenius")
     assert unit.claim("logR_slope_vs_n").observed > 0 and unit.claim("logR_slope_vs_eps").observed > 0
     assert unit.claim("logR_slope_vs_angle").observed > 0 > frob.claim("logR_slope_vs_angle").observed
+
+
+def test_adam_step_matches_torch_adam():
+    """The hand-written batched Adam (and its cosine schedule) against torch.optim.Adam on a quadratic."""
+    from theorems.deep_fusion.head import adam_step, cosine_rate
+
+    ctx = Context.make(seed=6)
+    target = ctx.randn(3, 5)
+    mine = ctx.randn(3, 5)
+    ref = mine.clone().requires_grad_(True)
+    opt = torch.optim.Adam([ref], lr=0.1)
+    mom, vel = torch.zeros_like(mine), torch.zeros_like(mine)
+    for t in range(5):
+        for group in opt.param_groups:
+            group["lr"] = cosine_rate(0.1, t, 5)
+        opt.zero_grad()
+        ((ref - target) ** 2).sum().backward()
+        opt.step()
+        mine = adam_step(mine, 2 * (mine - target), mom, vel, t, cosine_rate(0.1, t, 5))
+    assert torch.allclose(mine, ref.detach(), rtol=1e-12, atol=1e-14)
+    assert cosine_rate(0.1, 0, 5) == 0.1 and cosine_rate(0.1, 5, 5) == pytest.approx(0.0, abs=1e-15)
+
+
+def test_trained_attention_slope_claim_recomputed_with_numpy(run):
+    """The asserted number is mean + 2·SE of the per-seed least-squares slopes of q_ℓ (numpy polyfit here), and
+    the default trains exactly the steps it asks for."""
+    ev = run(TA)
+    q = np.array(ev.details["cross_share_per_seed"])
+    slopes = np.array([np.polyfit(np.arange(1, q.shape[1] + 1), row, 1)[0] for row in q])
+    want = slopes.mean() + 2 * slopes.std(ddof=1) / math.sqrt(len(slopes))
+    assert ev.claim("cross_cluster_attention_falls_with_depth").observed == pytest.approx(want, rel=1e-10)
+    assert ev.details["steps_taken"] == ev.params["steps"]
+    assert ev.details["scaling"][0]["log"] is False
+
+
+def test_trained_attention_refuses_heads_not_dividing_the_width():
+    with pytest.raises(theorems.HypothesisViolation, match="heads divides m"):
+        theorems.check(TA, m=12, heads=5, allow_violation=True)
+
+
+def test_tables_sentences_that_hold_hold_as_printed(run):
+    for group in ("gains", "unsup_gain_range", "larger_heads", "tf_default", "best_batch", "best_tau", "best_wd",
+                  "best_probe"):
+        assert run(TB, claim=group).holds, group
+    ev = run(TB)
+    assert sorted(ev.details["failed_sentences"]) == sorted(c.name for c in ev.claims if not c.passed)
+    assert set(ev.details["failed_sentences"]) == {"sup_gain_max_as_printed", "ffn_default_matches_table_2",
+                                                   "batch_time_optimal_ffn", "batch_time_optimal_tf", "three_head_sizes"}
+    time = run(TB, claim="batch_time")
+    assert time.claim("batch_time_optimal_ffn").observed == pytest.approx(4.22 - 4.05, abs=1e-12)
+    assert time.claim("batch_time_optimal_tf").observed == pytest.approx(2.98 - 2.65, abs=1e-12)
+
+
+def test_fusion_trend_formula_steps_recomputed():
+    """formula_steps' worst steps against the grids written out here with log_gamma_B."""
+    p = theorems.get(FT).defaults
+
+    def lg(n, eps, angle):
+        phi = math.acos(1 - eps)
+        return log_gamma_B(n, math.sin(phi), math.cos(math.radians(90 - angle) + phi))
+
+    by_n = [lg(2 * nu, p["eps"], p["angle_deg"]) for nu in p["nus"]]
+    by_e = [lg(2 * p["nu"], e, p["angle_deg"]) for e in p["eps_values"]]
+    by_a = [lg(2 * p["nu"], p["eps"], a) for a in p["angles"]]
+    steps = fusion_trend.formula_steps(p)
+    assert steps["n"] == pytest.approx(max(np.diff(by_n)), rel=1e-12)
+    assert steps["eps"] == pytest.approx(max(np.diff(by_e)), rel=1e-12)
+    assert steps["angle"] == pytest.approx(max(-np.diff(by_a)), rel=1e-12)
+
+
+def test_fusion_trend_declarations(run):
+    with pytest.raises(theorems.ParameterError, match="nus"):
+        theorems.check(FT, nus=(8, 4, 16))  # a sweep must increase
+    default = theorems.get(FT).cost(theorems.get(FT).defaults)
+    wider = theorems.get(FT).cost({**theorems.get(FT).defaults, "nus": (2, 4, 8, 16, 64)})
+    assert wider.elements > default.elements and wider.work > default.work
+    ev = run(FT)
+    assert all(series["log"] is False for series in ev.details["scaling"])
+    assert ev.details["z_n"] > 2 and ev.details["z_eps"] > 2 and ev.details["z_angle"] > 2
+
+
+@pytest.mark.parametrize("result_id", [T1, D1, NL, T2, A1, TD, TB, TA, FT])
+@pytest.mark.parametrize("suite_name", ["ci", "thorough"])
+def test_report_instances_flag_exactly_the_controls(result_id, suite_name):
+    """Every instance the report runs is marked a negative control iff it steps over a hypothesis."""
+    from theorems.core.registry import validate
+    from theorems.core.suite import get_suite
+
+    result = theorems.get(result_id)
+    for form, params, control in result.report_instances(get_suite(suite_name)):
+        _, violations = validate(result, params, form)
+        assert control == bool(violations), (form, params, control, violations)

@@ -199,3 +199,23 @@ def test_sharpness_takes_one_labelling_per_matrix():
     both = sharpness(A, labels, "exp").log_value
     one = [float(sharpness(A[b], labels[b], "exp").log_value) for b in range(2)]
     np.testing.assert_allclose(both.numpy(), one, atol=1e-15)
+
+
+def test_softmax_sharpness_normalises_rows_not_columns():
+    """A non-symmetric A: the row-softmax's log-sharpness by hand (a column normalisation gives another number)."""
+    A = T([[0.0, 3.0, 1.0], [0.5, 0.0, 2.0], [1.0, 0.2, 0.0]])
+    labels = torch.tensor([0, 0, 1])
+    L = A - torch.logsumexp(A, -1, keepdim=True)
+    same = labels[:, None] == labels[None, :]
+    want = float(L[same].min() - L[~same].max())
+    assert float(sharpness(A, labels, "softmax").log_value) == pytest.approx(want, abs=1e-14)
+    wrong = A - torch.logsumexp(A, 0, keepdim=True)
+    assert abs(float(wrong[same].min() - wrong[~same].max()) - want) > 0.1
+
+
+def test_sharpness_diagonal_switch():
+    """The smallest same-cluster entry sits on the diagonal: including it changes the value."""
+    A = T([[0.1, 2.0, 0.5], [2.0, 3.0, 0.2], [0.5, 0.2, 5.0]])
+    labels = torch.tensor([0, 0, 1])
+    assert float(sharpness(A, labels, "exp").log_value) == pytest.approx(0.1 - 0.5)
+    assert float(sharpness(A, labels, "exp", include_diagonal=False).log_value) == pytest.approx(2.0 - 0.5)

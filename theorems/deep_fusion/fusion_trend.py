@@ -144,6 +144,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         details[f"log_gamma_B_mean_by_{axis}"] = logG.mean(-1).tolist()
         details[f"{axis}_values"] = x.tolist()
         details[f"separable_fraction_{axis}"] = float(sep.double().mean())
+        details[f"z_{axis}"] = zR
         series.append(scaling_series(word, x.tolist(), "mean log R (one block, proof's W)", logR.mean(-1).tolist(),
                                      predicted=(None, 0.0) if predicted[axis] < 0 else (0.0, None), log=False,
                                      predicted_note="the commentary after Theorem 2"))

@@ -120,7 +120,20 @@ class Training:
     bases: torch.Tensor  # (S, K, m, r) each seed's union of subspaces
     loss_first: torch.Tensor  # (S,) mean loss over the first training chunk
     loss_last: torch.Tensor  # (S,) mean loss over the last training chunk
-    steps: int
+    steps: int  # gradient steps taken
+
+
+def adam_step(theta, grad, mom, vel, t: int, rate: float) -> torch.Tensor:
+    """One Adam step (elementwise, so batched seeds stay independent); updates mom, vel in place, t from 0."""
+    b1, b2 = ADAM_BETAS
+    mom.mul_(b1).add_(grad, alpha=1 - b1)
+    vel.mul_(b2).addcmul_(grad, grad, value=1 - b2)
+    return theta - rate * (mom / (1 - b1 ** (t + 1))) / ((vel / (1 - b2 ** (t + 1))).sqrt() + ADAM_EPS)
+
+
+def cosine_rate(lr: float, t: int, steps: int) -> float:
+    """The learning rate at step t of a cosine annealing to 0 over ``steps`` (the paper's schedule)."""
+    return lr * 0.5 * (1 + math.cos(math.pi * t / steps))
 
 
 def views_of(ctx, bases: torch.Tensor, sizes, steps: int, eps: float) -> torch.Tensor:
@@ -140,7 +153,7 @@ def train_head(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr:
     theta = init_params(ctx, shape)
     mom, vel = torch.zeros_like(theta), torch.zeros_like(theta)
     N = int(sum(sizes))
-    losses = []
+    losses, taken = [], 0
     for start in range(0, steps, CHUNK):
         data = views_of(ctx, bases, sizes, min(CHUNK, steps - start), eps)
         chunk = []
@@ -155,18 +168,12 @@ def train_head(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr:
                 Z, _ = forward(theta, shape, X)
             loss = nt_xent(Z[:, 0], Z[:, 1], tau)
             (grad,) = torch.autograd.grad(loss.sum(), theta)
-            theta = theta.detach()
             chunk.append(loss.detach())
-            # Adam, elementwise (so the seeds stay independent), learning rate on a cosine schedule
-            b1, b2 = ADAM_BETAS
-            mom.mul_(b1).add_(grad, alpha=1 - b1)
-            vel.mul_(b2).addcmul_(grad, grad, value=1 - b2)
-            rate = lr * 0.5 * (1 + math.cos(math.pi * t / steps))
-            step = (mom / (1 - b1 ** (t + 1))) / ((vel / (1 - b2 ** (t + 1))).sqrt() + ADAM_EPS)
-            theta = theta - rate * step
+            theta = adam_step(theta.detach(), grad, mom, vel, t, cosine_rate(lr, t, steps))
+            taken += 1
         losses.append(torch.stack(chunk).mean(0))
     nan = torch.full((S,), math.nan, dtype=ctx.dtype, device=ctx.device)
-    return Training(theta.detach(), bases, losses[0] if losses else nan, losses[-1] if losses else nan, steps)
+    return Training(theta.detach(), bases, losses[0] if losses else nan, losses[-1] if losses else nan, taken)
 
 
 def attention_logits(ctx, training: Training, shape: HeadShape, sizes, batches: int) -> list[torch.Tensor]:
