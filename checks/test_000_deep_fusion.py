@@ -607,14 +607,15 @@ def test_fusion_trend_formula_steps_recomputed():
 
 
 def test_fusion_trend_declarations(run):
-    with pytest.raises(theorems.ParameterError, match="nus"):
-        theorems.check(FT, nus=(8, 4, 16))  # a sweep must increase
+    for name, bad in (("nus", (8, 4, 16)), ("eps_values", (0.01, 0.003, 0.03)), ("angles", (60.0, 45.0, 90.0))):
+        with pytest.raises(theorems.ParameterError, match=name):
+            theorems.check(FT, **{name: bad})  # a sweep must increase
     default = theorems.get(FT).cost(theorems.get(FT).defaults)
     wider = theorems.get(FT).cost({**theorems.get(FT).defaults, "nus": (2, 4, 8, 16, 64)})
     assert wider.elements > default.elements and wider.work > default.work
     ev = run(FT)
     assert all(series["log"] is False for series in ev.details["scaling"])
-    assert ev.details["z_n"] > 2 and ev.details["z_eps"] > 2 and ev.details["z_angle"] > 2
+    assert all(2 < ev.details[f"z_{axis}"] < 1e3 for axis in ("n", "eps", "angle"))  # finite z-scores
 
 
 @pytest.mark.parametrize("result_id", [T1, D1, NL, T2, A1, TD, TB, TA, FT])

@@ -219,3 +219,4 @@ def test_sharpness_diagonal_switch():
     labels = torch.tensor([0, 0, 1])
     assert float(sharpness(A, labels, "exp").log_value) == pytest.approx(0.1 - 0.5)
     assert float(sharpness(A, labels, "exp", include_diagonal=False).log_value) == pytest.approx(2.0 - 0.5)
+    assert float(logit_ratio(A, labels)) == pytest.approx(0.1 / 0.5)

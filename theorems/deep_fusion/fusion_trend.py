@@ -38,7 +38,9 @@ and with ε (−0.52 at ε = 0.001 to −0.32 at 0.03) — both opposite to the 
 distance" (proof errata, on the commentary's inference). Why not ``refuted``: the paper defines no measure of the
 effect and fixes no W (Theorem 2 only asserts some W exists), and the directions measured depend on both; why
 not ``trend``: the commentary names no regime where it predicts the opposite, so no trend control can be built.
-A verdict needs the measure and the witness the sentence means.
+A verdict needs the measure and the witness the sentence means. ``Result.strategy`` draws other base points from
+the declarations (r, m, ν, ε ≤ 0.01, θ ≥ 45°, separable at every swept point); nothing is asserted for it to
+search, and the directions are measured on whole batches rather than pushed by an optimiser.
 """
 
 from __future__ import annotations
@@ -131,6 +133,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     }
     claims, details, series, violations = [], {}, [], []
     predicted = {"n": -1, "eps": -1, "angle": +1}
+    said = {"n": "< 0", "eps": "< 0", "angle": "> 0"}  # the commentary's directions, as signs of the slope
     for axis, (x, points) in sweeps.items():
         logR, logG, sep = (torch.cat([pt[i] for pt in points]) for i in range(3))  # (P, B)
         xs = (x.log() if axis != "angle" else x).unsqueeze(-1).expand_as(logR)
@@ -138,7 +141,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         bG, zG = fit_slope(xs, logG)
         word = {"n": "log n", "eps": "log ε", "angle": "θ (degrees)"}[axis]
         claims += [Claim.measurement(f"logR_slope_vs_{axis}", bR, 0.0, f"slope of log R on {word} (z = {zR:.1f}); "
-                                     f"the commentary predicts {'< 0' if predicted[axis] < 0 else '> 0'}"),
+                                     f"the commentary predicts {said[axis]}"),
                    Claim.measurement(f"log_gamma_B_slope_vs_{axis}", bG, 0.0, f"slope of log γ_B on {word} (z = {zG:.1f})")]
         details[f"logR_mean_by_{axis}"] = logR.mean(-1).tolist()
         details[f"log_gamma_B_mean_by_{axis}"] = logG.mean(-1).tolist()
@@ -203,7 +206,7 @@ RESULT = register(Result(
                "so the Deep Fusion effect is more obvious with smaller noise, larger inter-cluster distance and "
                "shorter sequences (§Deep Fusion after Theorem 2; the Introduction)."),
     status=Status.OPEN,
-    logic=Logic(for_all="separable noisy unions of subspaces (δ < Δ), compared along n, ε and the separation"),
+    logic=Logic(for_all="separable noisy unions of subspaces (δ below Δ), compared along n, ε and the separation"),
     open_reason=("The paper defines no measure of 'the Deep Fusion effect' and fixes no W (Theorem 2 only asserts "
                  "one exists). Read as one block's sharpness ratio R of the proof's W (App. B), R rises with n and "
                  "with ε, opposite to the sentence, and with the subspace angle, as stated; with ‖W‖_F = 1 the "

@@ -42,7 +42,8 @@ Four sentences contradict the tables (each a registered counterexample, ``claim=
 What holds: all twelve bracketed gains, the unsupervised range 2.25–3.20, "consistently outperforms", larger
 heads more accurate and slower (all 24 pairs), the best batch size, temperature (0.1 second best for both) and
 weight decay, Table 6's best probe and its 42.51/46.12, which also repeat Table 2's supervised column.
-Negative controls move one printed cell (``perturb='cell:delta'``, one unit of the last printed digit where that
+No search is needed (``Result.strategy`` only draws a sentence group): the tables are finite and every claim is
+evaluated on every row it names. Negative controls move one printed cell (``perturb='cell:delta'``, one unit of the last printed digit where that
 suffices) so that each holding claim fails; the cells are named ``table:row:column`` (see ``CELLS``).
 """
 

@@ -44,7 +44,10 @@ cross-cluster attention share. They do **not** show it in Definition 2's sharpne
 (𝒮 < 1: some same-cluster pair gets less attention than some cross pair at every block; log 𝒮 = −4.6 at block 3)
 and does not rise with depth (measurement ``log_sharpness_slope``: −0.24 ± 0.29 per block, while untrained heads
 give +0.52) — the per-block sharpness increase of Theorem 2's narrative is
-not what training produces here. Sensitivity (recorded by the thorough report): with both views in one sequence
+not what training produces here. Worst-case search: ``Result.strategy`` draws K, ν, m, r, ε, depth and heads from the declarations (the thorough
+report runs more seeds, deeper heads and both sequence readings); there is no ``adversarial_steps``: the claim is
+a trend of trained heads, not a bound over instance data that an optimiser could push towards a boundary.
+Sensitivity (recorded by the thorough report): with both views in one sequence
 (``sequence='joint'``) or fewer steps the trend weakens; the MNIST scale of Table 1 is out of reach on CPU.
 """
 
