@@ -28,6 +28,8 @@ import numpy as np
 import torch
 from scipy.optimize import linprog
 
+from ..optim.threads import single_threaded
+
 # Null space of the cross constraints: singular values below this fraction of the largest are zero (the
 # constraint rows are products of unit vectors, exact to ~1e-16; genuinely independent rows sit far above).
 NULL_RTOL = 1e-10
@@ -78,7 +80,13 @@ def block_diagonal_lp(X: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 def unit_column_upper_bound(X: torch.Tensor, labels: torch.Tensor, b: torch.Tensor, n_cols: int,
                             steps: int = DUAL_STEPS) -> torch.Tensor:
     """(B,) an upper bound on max over unit-column W^Q, W^K ∈ R^{m×n_cols} with zero cross entries of
-    min_{c_i=c_j} A_ij / b_ij (b: (B, n, n) positive bounds), by weak duality (module docstring)."""
+    min_{c_i=c_j} A_ij / b_ij (b: (B, n, n) positive bounds), by weak duality (module docstring). One intra-op
+    thread: a loop of small operations (`theorems.optim.threads`)."""
+    with single_threaded():
+        return _unit_column_upper_bound(X, labels, b, n_cols, steps)
+
+
+def _unit_column_upper_bound(X, labels, b, n_cols: int, steps: int) -> torch.Tensor:
     same = labels[:, None] == labels[None, :]
     B, n, m = X.shape
     outer = torch.einsum("bia,bjc->bijac", X, X)  # x_i x_jᵀ

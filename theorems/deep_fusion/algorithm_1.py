@@ -39,6 +39,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import AS_PRINTED, CORRECTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..optim.threads import one_thread
 from ..metrics.cluster_integrity import MAX_ENUMERATED, RANK_RTOL, cluster_integrity
 from ._common import build, enumeration_elements, instances_param, n_samples, structural_violations, subspace_params
 from .paper import PAPER
@@ -189,7 +190,7 @@ RESULT = register(Result(
         seed_param(),
     ),
     cost=cost,
-    evaluate=evaluate,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED, CORRECTED),
     report_instances=report_instances,

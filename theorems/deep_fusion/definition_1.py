@@ -41,6 +41,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..optim.threads import one_thread
 from ..data.subspaces import SubspaceBatch, labels_from_sizes, orthonormalise
 from ..metrics.cluster_integrity import (
     GAP_TOL,
@@ -209,7 +210,7 @@ RESULT = register(Result(
         instances_param(8),
         seed_param(),
     ),
-    evaluate=evaluate,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED,),
     report_instances=report_instances,

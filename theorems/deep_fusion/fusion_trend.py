@@ -52,6 +52,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation, seed_param
+from ..optim.threads import one_thread
 from ..data.subspaces import add_noise, effective_eps, subspace_instances
 from ..metrics.cluster_integrity import construct_w, margin_of_w
 from ..metrics.scaling import SCALING_KEY, scaling_series
@@ -235,7 +236,7 @@ RESULT = register(Result(
         seed_param(),
     ),
     cost=cost,
-    evaluate=evaluate,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED,),
     report_instances=report_instances,

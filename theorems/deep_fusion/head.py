@@ -27,6 +27,7 @@ import torch
 import torch.nn.functional as F
 
 from ..data.subspaces import add_noise, random_subspaces, sample_union
+from ..optim.threads import single_threaded
 
 ADAM_BETAS = (0.9, 0.999)
 ADAM_EPS = 1e-8
@@ -147,7 +148,14 @@ def views_of(ctx, bases: torch.Tensor, sizes, steps: int, eps: float) -> torch.T
 
 def train_head(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr: float, tau: float,
                sequence: str) -> Training:
-    """Train S heads (one per seed, each on its own union of subspaces) for ``steps`` Adam steps."""
+    """Train S heads (one per seed, each on its own union of subspaces) for ``steps`` Adam steps, with one
+    intra-op thread (the tensors are tiny: threads only add synchronisation, see `theorems.optim.threads`)."""
+    with single_threaded():
+        return _train_head(ctx, shape, sizes, r, eps, steps, lr, tau, sequence)
+
+
+def _train_head(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr: float, tau: float,
+                sequence: str) -> Training:
     S, m = shape.S, shape.d
     bases = random_subspaces(ctx, S, m, len(sizes), r)
     theta = init_params(ctx, shape)

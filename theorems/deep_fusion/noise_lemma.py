@@ -46,6 +46,7 @@ from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
                            seed_param)
+from ..optim.threads import one_thread
 from ..data.subspaces import orthonormalise
 from ._common import M_HIGH, R_HIGH, instances_param, structural_violations
 from .paper import PAPER
@@ -279,7 +280,7 @@ RESULT = register(Result(
         instances_param(256),
         seed_param(),
     ),
-    evaluate=evaluate,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED, CORRECTED),
     report_instances=report_instances,

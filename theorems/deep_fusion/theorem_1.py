@@ -61,6 +61,7 @@ from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status,
                            Violation, seed_param)
+from ..optim.threads import one_thread
 from ..metrics.cluster_integrity import MAX_ENUMERATED, cluster_integrity, construct_w
 from ._witness import allocation_lower_bound, block_diagonal_lp, unit_column_upper_bound
 from ._common import (
@@ -452,7 +453,7 @@ RESULT = register(Result(
         instances_param(8, "random instances (or random rotations) checked together"),
         seed_param(),
     ),
-    evaluate=evaluate,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED, CORRECTED),
     report_instances=report_instances,

@@ -67,6 +67,7 @@ from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation, seed_param
+from ..optim.threads import one_thread
 from ..data.subspaces import effective_eps
 from ..metrics.cluster_integrity import margin_of_w
 from ..metrics.sharpness import KINDS
@@ -376,7 +377,7 @@ RESULT = register(Result(
         seed_param(),
     ),
     cost=cost,
-    evaluate=evaluate,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED,),
     report_instances=report_instances,

@@ -33,6 +33,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..optim.threads import one_thread
 from ..data.subspaces import NOISE_MODES
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from ._common import independence_violation, instances_param, n_samples, structural_violations, subspace_params
@@ -186,7 +187,7 @@ RESULT = register(Result(
         seed_param(),
     ),
     cost=cost,
-    evaluate=evaluate,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED,),
     report_instances=report_instances,

@@ -60,6 +60,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..optim.threads import one_thread
 from ..data.subspaces import cluster_sizes, labels_from_sizes
 from ..metrics.scaling import SCALING_KEY, scaling_series
 from ..metrics.sharpness import chance_cross_mass, cross_cluster_mass, sharpness
@@ -252,7 +253,7 @@ RESULT = register(Result(
         seed_param(),
     ),
     cost=cost,
-    evaluate=evaluate,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED,),
     report_instances=report_instances,
