@@ -149,33 +149,20 @@ def suite():
 
 @pytest.fixture(scope="session")
 def run() -> CachedRunner:
-    """`theorems.check`, each (id, form, allow_violation, params) evaluated once per test process; the
-    conformance checks and the per-paper checks share it, so a shared instance costs one evaluation."""
+    """`theorems.check`, each instance (id, form, allow_violation, every parameter filled) evaluated once per
+    test process; the conformance checks and the per-paper checks share it, so a shared instance costs one
+    evaluation."""
     return _RUNNER
 
 
-def _instance_key(result_id: str, form=None, allow_violation=False, **params) -> tuple:
-    return result_id, form, bool(allow_violation), tuple(sorted((k, repr(v)) for k, v in params.items()))
-
-
-_EVALUATED: set[tuple] = set()  # the instances _RUNNER has computed in this process
-
-
-def _check_noting_what_ran(result_id: str, **kwargs):
-    from theorems.core.registry import check
-
-    _EVALUATED.add(_instance_key(result_id, **kwargs))
-    return check(result_id, **kwargs)
-
-
-_RUNNER = CachedRunner(_check_noting_what_ran)
+_RUNNER = CachedRunner()
 
 
 @pytest.fixture(scope="session")
 def evaluated():
     """``evaluated(id, form=None, allow_violation=False, **params)``: whether the `run` fixture has already
     computed that instance in this process (then ``run`` returns the cached Evidence without computing)."""
-    return lambda result_id, **kwargs: _instance_key(result_id, **kwargs) in _EVALUATED
+    return _RUNNER.has
 
 
 # -- keeping a paper's cached instances in one xdist worker ------------------------------------------------
