@@ -278,21 +278,6 @@ def test_figure_8_controls_have_few_maxima(run, params, n_maxima):
     assert not ev.claim("relu_at_least_8_maxima").passed and ev.observed == n_maxima
 
 
-# -- Filter specialisation (§5.1, scaled down) --------------------------------------------------------------------------
-def test_specialisation_chi_plus_reproduced_chi_minus_not(run):
-    ev = run(SPEC)
-    assert ev.converged and not ev.holds
-    assert ev.claim("relu_beats_linear_chi_plus").passed
-    assert not ev.claim("relu_lower_chi_minus").passed  # why the status is open
-    assert ev.details["loss_end"][0] < ev.details["loss_start"][0]
-
-
-def test_specialisation_control_without_shared_generators_learns_nothing(run):
-    ev = run(SPEC, shuffle_pairs=True, allow_violation=True)
-    assert not ev.claim("relu_beats_linear_chi_plus").passed
-    assert abs(ev.details["chi_plus_relu"][0] - ev.details["chi_plus_linear"][0]) < 0.05
-
-
 # -- hypotheses named in the errors ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("rid, params", [(T5, dict(weak_rf=0.0)), (T1, dict(model="leaky_pair", neg_weight=1.0)),
                                          (T1, dict(model="summation", q=1.5)),
@@ -324,3 +309,123 @@ def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
     with pytest.raises(HypothesisViolation) as err:
         theorems.check(rid, **params)
     assert hypothesis in str(err.value)
+
+
+# ======================================================================================================================
+# p001b: BatchNorm (App. D: Def. 5, Lemma 6, Corollary 3), Table 1, Figures 4/9/10, filter specialisation (suite's
+# reading). Runs ask for form="as_printed", the key the conformance checks use, so each instance is computed once.
+# ======================================================================================================================
+BN = "nonlinear_cl.batchnorm"
+F4 = "nonlinear_cl.figure_4"
+TAB1 = "nonlinear_cl.table_1"
+AP = "as_printed"
+
+
+@pytest.mark.parametrize("rid, status", [(BN, "verified"), (F4, "open"), (TAB1, "open"), (SPEC, "open")])
+def test_p001b_statuses(rid, status):
+    assert str(theorems.get(rid).status) == status
+
+
+# -- BatchNorm -----------------------------------------------------------------------------------------------------------
+def test_batchnorm_lemma_6_is_the_def_5_gradient_only(run):
+    ev = run(BN, form=AP)
+    assert ev.holds, ev.explain()
+    assert ev.details["lemma_6_w_rel_err"] < 1e-13
+    # eq. (166) is the gradient of mean-backprop BN only: vanilla BN (σ² backpropagated) differs by O(1)
+    assert ev.details["vanilla_bn_vs_eq_166"] > 0.1
+
+
+def test_batchnorm_detaching_mu_is_inert_for_the_stated_loss_not_for_the_authors_code(run):
+    ev = run(BN, form=AP)
+    assert ev.claim("mean_detach_inert_energy").observed < 1e-13
+    assert ev.claim("mean_detach_inert_infonce").observed < 1e-13
+    # the released implementation: per-view statistics and ℓ2-normalised outputs each make μ matter
+    assert ev.details["mu_detach_change_authors"] > 0.1
+    assert ev.details["mu_detach_change_l2_only"] > 0.1
+    assert ev.details["mu_detach_change_per_view_only"] > 1e-3
+
+
+@pytest.mark.parametrize("params, broken", [
+    (dict(activation="tanh"), {"lemma_6_w"}),
+    (dict(var_backprop=True), {"lemma_6_w"}),
+    (dict(bn_stats="per_view"), {"mean_detach_inert_energy"}),
+    (dict(l2_normalise=True), {"mean_detach_inert_infonce", "mean_detach_inert_energy"}),
+    (dict(dependent=True), {"corollary_3_dynamics", "s_bn_eigenvector"}),
+])
+def test_batchnorm_each_control_breaks_what_it_targets(run, params, broken):
+    ev = run(BN, form=AP, allow_violation=True, **params)
+    assert broken <= {c.name for c in ev.failed_bounds}, ev.explain()
+
+
+def test_batchnorm_tolerance_pinned_just_outside(run):
+    ev = run(BN, form=AP, allow_violation=True, formula_scale=1 + 1e-9)
+    c = ev.claim("lemma_6_w")
+    assert not c.passed and c.observed == pytest.approx(1e-9, rel=1e-3)  # 10× above RTOL = 1e-10
+    assert not ev.claim("corollary_3_dynamics").passed
+
+
+def test_batchnorm_binding_instances(run):
+    small = run(BN, form=AP, n_small=True)
+    assert small.holds and small.details["min_sigma"] < 0.01 * run(BN, form=AP).details["min_sigma"], small.explain()
+    weak = run(BN, form=AP, weak_rf=0.01)
+    assert weak.holds and weak.details["lambda_gap_bn"] < 0.05 * weak.details["lambda_bn"], weak.explain()
+
+
+def test_batchnorm_rf_uniformity_is_not_general(run):
+    """App. D: with BN, λ^bn − d^bn_k is 'almost constant across RFs'. Recorded: on the default instance BN makes the
+    spread larger (5.5 vs 1.2); where one RF dominates (weak_rf = 0.01) it makes it far smaller (39 vs 1e4)."""
+    ev = run(BN, form=AP)
+    assert ev.claim("rf_spread_bn").observed > ev.claim("rf_spread_plain").observed
+    weak = run(BN, form=AP, weak_rf=0.01)
+    assert weak.claim("rf_spread_bn").observed < 0.01 * weak.claim("rf_spread_plain").observed
+
+
+# -- Filter specialisation, the suite's reading (§5.1) -----------------------------------------------------------------
+def test_specialisation_chi_plus_reproduced_chi_minus_not(run):
+    ev = run(SPEC, form=AP)
+    assert ev.converged and not ev.holds
+    assert ev.claim("relu_beats_linear_chi_plus").passed
+    assert not ev.claim("relu_lower_chi_minus").passed  # why the status is open
+    assert ev.details["loss_end"][0] < ev.details["loss_start"][0]
+
+
+def test_specialisation_control_without_shared_generators_learns_nothing(run):
+    ev = run(SPEC, form=AP, shuffle_pairs=True, allow_violation=True)
+    assert not ev.claim("relu_beats_linear_chi_plus").passed
+    assert abs(ev.details["chi_plus_relu"][0] - ev.details["chi_plus_linear"][0]) < 0.05
+
+
+# -- Figures 4/9/10 (authors' protocol, ci miniature) ---------------------------------------------------------------------
+def test_figure_4_ci_instance_shows_the_contrasts(run):
+    ev = run(F4, form=AP)
+    assert ev.holds and ev.converged, ev.explain()
+    t = ev.details["table"]
+    # P = 1: linear learns the single pattern at β = 1, ReLU does not; P = 3, β = 5: ReLU ahead
+    assert min(t["P=1 beta=1 linear infonce"]["chi_plus"]) > 0.9 > 0.5 > max(t["P=1 beta=1 relu infonce"]["chi_plus"])
+    assert ev.claim("relu_beta_effect_at_init").observed > 0  # the chance part of the β effect, recorded
+
+
+def test_figure_4_controls(run):
+    shuffled = run(F4, form=AP, shuffle_pairs=True, allow_violation=True)
+    assert {"relu_beats_linear", "linear_works_at_P1", "relu_lowest_chi_minus"} <= {c.name for c in
+                                                                                     shuffled.failed_bounds}
+    assert shuffled.details["loss_end_mean"] > 2 * run(F4, form=AP).details["loss_end_mean"]
+    wrong = run(F4, form=AP, margin=0.1, allow_violation=True)
+    assert {"relu_beats_linear", "relu_gains_from_beta"} <= {c.name for c in wrong.failed_bounds}
+
+
+def test_figure_4_needs_both_regimes():
+    with pytest.raises(HypothesisViolation, match="both regimes"):
+        theorems.check(F4, Ps="3")
+    with pytest.raises(HypothesisViolation, match="ReLU and linear"):
+        theorems.check(F4, activations="relu,leaky")
+
+
+# -- Table 1 (ζ = 10, ci miniature) --------------------------------------------------------------------------------------------
+def test_table_1_ci_instance(run):
+    ev = run(TAB1, form=AP)
+    assert ev.holds, ev.explain()
+    row = ev.details["table"]["P=3 beta=2"]
+    for mu in ("mu_no", "mu_bp"):  # σ² detached ahead for each seed and μ setting
+        assert all(a > b for a, b in zip(row[f"{mu}_var_no"], row[f"{mu}_var_bp"]))
+    assert not run(TAB1, form=AP, margin=0.3, allow_violation=True).holds

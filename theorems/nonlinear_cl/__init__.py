@@ -6,8 +6,11 @@ Machinery: ``covariance`` (A(w) closed forms, eq. (3) estimator, roughness D), `
 """
 
 from . import examples  # noqa: F401  (categorical_model, summation_model, linear_vs_relu)
+from . import figure_4  # noqa: F401
 from . import figure_8  # noqa: F401
+from . import batchnorm  # noqa: F401
 from . import specialisation  # noqa: F401
+from . import table_1  # noqa: F401
 from . import theorem_1  # noqa: F401
 from . import theorem_2  # noqa: F401
 from . import theorem_3  # noqa: F401
