@@ -106,3 +106,39 @@ def theorem_6_params(draw) -> dict:
     c_max = draw(st.floats(0.2, 3.0).filter(lambda c: abs(c - 1) >= 0.1))
     params = dict(d=draw(st.integers(2, 8)), c_max=round(c_max, 3), inits=400, seed=draw(st.integers(0, 2**16)))
     return valid_for("nonlinear_cl.theorem_6", AS_PRINTED)(params)
+
+
+@st.composite
+def lemma_1_params(draw) -> dict:
+    """Lemma 1: n ∈ [2, 40], k ∈ [1, 3], spread ∈ [0.1, 3], τ log-uniform on [0.1, 10], optional near-duplicates
+    (down to 1e-6 apart: the Gram matrix at the edge of PSD); the truncation degree keeps n·C(order + k, k) small."""
+    k = draw(st.integers(1, 3))
+    params = dict(n=draw(st.integers(2, 40)), k=k, spread=round(draw(st.floats(0.1, 3.0)), 3),
+                  tau=float(f"{10 ** draw(st.floats(-1.0, 1.0)):.3g}"), order=(60, 50, 30)[k - 1],
+                  near=draw(st.one_of(st.just(0.0), st.floats(-6.0, -1.0).map(lambda e: float(f"{10 ** e:.3g}")))),
+                  seed=draw(st.integers(0, 2**16)))
+    return valid_for("nonlinear_cl.lemma_1", AS_PRINTED)(params)
+
+
+@st.composite
+def alpha_cl_gradient_params(draw) -> dict:
+    """α-CL correspondence: N ∈ [2, 48], small layers, every activation, τ log-uniform on [0.01, 10] (down to one-hot α),
+    augmentation ∈ [0, 2]."""
+    params = dict(N=draw(st.integers(2, 48)), d=draw(st.integers(1, 8)), hidden=draw(st.integers(1, 8)),
+                  d_out=draw(st.integers(1, 6)), activation=draw(st.sampled_from(("relu", "linear", "tanh"))),
+                  tau=float(f"{10 ** draw(st.floats(-2.0, 1.0)):.3g}"), aug=round(draw(st.floats(0.0, 2.0)), 3),
+                  seed=draw(st.integers(0, 2**16)))
+    return valid_for("nonlinear_cl.alpha_cl_gradient", AS_PRINTED)(params)
+
+
+@st.composite
+def lemma_4_params(draw) -> dict:
+    """Lemma 4: small 2-layer networks, homogeneous activations (ReLU most often), every kind of fixed α, with or
+    without the integer lattice that puts pre-activations exactly on the kinks."""
+    params = dict(K=draw(st.integers(1, 4)), M=draw(st.integers(1, 3)), d=draw(st.integers(1, 5)),
+                  N=draw(st.integers(2, 32)), d_out=draw(st.integers(1, 4)),
+                  activation=draw(st.sampled_from(("relu", "relu", "leaky", "linear"))),
+                  leak=round(draw(st.floats(0.0, 0.9)), 3), alpha=draw(st.sampled_from(("random", "ones", "infonce"))),
+                  tau=float(f"{10 ** draw(st.floats(-1.5, 1.0)):.3g}"), aug=round(draw(st.floats(0.0, 1.5)), 3),
+                  kinks=draw(st.booleans()), seed=draw(st.integers(0, 2**16)))
+    return valid_for("nonlinear_cl.lemma_4", AS_PRINTED)(params)
