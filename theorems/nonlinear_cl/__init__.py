@@ -17,3 +17,4 @@ from . import theorem_3  # noqa: F401
 from . import theorem_4  # noqa: F401
 from . import theorem_5  # noqa: F401
 from . import theorem_6  # noqa: F401
+from . import theorem_6_remark  # noqa: F401

@@ -142,3 +142,13 @@ def lemma_4_params(draw) -> dict:
                   tau=float(f"{10 ** draw(st.floats(-1.5, 1.0)):.3g}"), aug=round(draw(st.floats(0.0, 1.5)), 3),
                   kinks=draw(st.booleans()), seed=draw(st.integers(0, 2**16)))
     return valid_for("nonlinear_cl.lemma_4", AS_PRINTED)(params)
+
+
+@st.composite
+def theorem_6_remark_params(draw, form: str = CORRECTED) -> dict:
+    """Remark after Theorem 6 (corrected form): d ∈ [2, 30], eps_max ∈ (0, 5], general-case gaps in [0, 3] with jitter,
+    Monte Carlo sized to stay small."""
+    d = draw(st.integers(2, 30))
+    params = dict(d=d, eps_max=round(draw(st.floats(0.05, 5.0)), 3), gap=round(draw(st.floats(0.0, 3.0)), 3),
+                  jitter=round(draw(st.floats(0.0, 1.0)), 3), mc=20_000, seed=draw(st.integers(0, 2**16)))
+    return valid_for("nonlinear_cl.theorem_6_remark", form)(params)
