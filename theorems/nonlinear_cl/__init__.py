@@ -10,6 +10,9 @@ from . import examples  # noqa: F401  (categorical_model, summation_model, linea
 from . import figure_8  # noqa: F401
 from . import lemma_1  # noqa: F401
 from . import lemma_4  # noqa: F401
+from . import lemma_7  # noqa: F401
+from . import lemma_8  # noqa: F401
+from . import lemma_10  # noqa: F401
 from . import specialisation  # noqa: F401
 from . import theorem_1  # noqa: F401
 from . import theorem_2  # noqa: F401

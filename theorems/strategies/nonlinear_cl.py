@@ -152,3 +152,16 @@ def theorem_6_remark_params(draw, form: str = CORRECTED) -> dict:
     params = dict(d=d, eps_max=round(draw(st.floats(0.05, 5.0)), 3), gap=round(draw(st.floats(0.0, 3.0)), 3),
                   jitter=round(draw(st.floats(0.0, 1.0)), 3), mc=20_000, seed=draw(st.integers(0, 2**16)))
     return valid_for("nonlinear_cl.theorem_6_remark", form)(params)
+
+
+@st.composite
+def pi_step_params(draw, result_id: str, form: str = AS_PRINTED) -> dict:
+    """Lemmas 7, 8, 10 along power iteration: the three models of A(·), d ∈ [2, 5], 1–5 clusters of width
+    σ ∈ [0.3, 1.2] (broad: A varies along the trajectory), batches of N ∈ [16, 256] with augmentation up to 6, small
+    PD shifts (down to 1e-4: λ_min(Â) nearly 0)."""
+    params = dict(model=draw(st.sampled_from(("mixture", "batch", "shifted"))), d=draw(st.integers(2, 5)),
+                  clusters=draw(st.integers(1, 5)), radius=round(draw(st.floats(0.5, 3.0)), 3),
+                  sigma=round(draw(st.floats(0.3, 1.2)), 3), starts=8, pi_iters=40,
+                  N=draw(st.integers(16, 256)), aug=round(draw(st.floats(0.0, 6.0)), 3),
+                  shift=float(f"{10 ** draw(st.floats(-4.0, 0.0)):.3g}"), seed=draw(st.integers(0, 2**16)))
+    return valid_for(result_id, form)(params)
