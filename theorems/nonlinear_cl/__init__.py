@@ -9,6 +9,7 @@ from . import alpha_cl_gradient  # noqa: F401
 from . import examples  # noqa: F401  (categorical_model, summation_model, linear_vs_relu)
 from . import figure_8  # noqa: F401
 from . import lemma_1  # noqa: F401
+from . import lemma_2  # noqa: F401
 from . import lemma_4  # noqa: F401
 from . import lemma_7  # noqa: F401
 from . import lemma_8  # noqa: F401

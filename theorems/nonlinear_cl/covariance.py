@@ -158,8 +158,8 @@ def roughness_D_mixture(gm: GaussianMixture, W: torch.Tensor, a: float = 0.0) ->
 def contrastive_covariance(a1: torch.Tensor, b1: torch.Tensor, a2: torch.Tensor, b2: torch.Tensor,
                            alpha: torch.Tensor | None = None) -> torch.Tensor:
     """C_α[a, b] of eq. (3), batched: a1, b1 are the first views (..., N, p), (..., N, q); a2, b2 the second
-    views (rows i' = i + N); alpha (N, N) or None for α ≡ 1. Returns (..., p, q). α must be a fixed non-negative
-    N×N matrix (kernel structure, Def. 1, needs α ≥ 0).
+    views (rows i' = i + N); alpha (..., N, N) (its leading dimensions broadcast against the views') or None for
+    α ≡ 1. Returns (..., p, q). α must be a fixed non-negative N×N matrix (kernel structure, Def. 1, needs α ≥ 0).
 
     (1/2N²) Σ_ij α_ij [(a_i − a_j)(b_i − b_j)ᵀ − (a_i − a_i')(b_i − b_i')ᵀ], expanded into row/column sums so
     that it costs O(N²) only through αb, not through N² outer products.
@@ -168,7 +168,7 @@ def contrastive_covariance(a1: torch.Tensor, b1: torch.Tensor, a2: torch.Tensor,
     if a2.shape != a1.shape or b2.shape != b1.shape or b1.shape[-2] != N:
         raise HypothesisViolation("two views of the same batch", f"view shapes differ: {tuple(a1.shape)}, "
                                   f"{tuple(a2.shape)}, {tuple(b1.shape)}, {tuple(b2.shape)}", bypassable=False)
-    if alpha is not None and (alpha.shape != (N, N) or bool((alpha < 0).any())):
+    if alpha is not None and (alpha.shape[-2:] != (N, N) or bool((alpha < 0).any())):
         raise HypothesisViolation("α ∈ ℝ^{N×N}, α ≥ 0", f"got shape {tuple(alpha.shape)} (N = {N}), "
                                   f"min {float(alpha.min()):.3g}", bypassable=False)
     aT = a1.transpose(-1, -2)
@@ -178,9 +178,9 @@ def contrastive_covariance(a1: torch.Tensor, b1: torch.Tensor, a2: torch.Tensor,
         inter = 2 * N * (aT @ b1) - 2 * aT @ sb.expand_as(b1)
         intra = N * (da.transpose(-1, -2) @ db)
     else:
-        r, c = alpha.sum(1), alpha.sum(0)
-        inter = (aT @ ((r + c)[:, None] * b1) - aT @ (alpha @ b1) - aT @ (alpha.T @ b1))
-        intra = da.transpose(-1, -2) @ (r[:, None] * db)
+        r, c = alpha.sum(-1), alpha.sum(-2)
+        inter = (aT @ ((r + c)[..., :, None] * b1) - aT @ (alpha @ b1) - aT @ (alpha.transpose(-1, -2) @ b1))
+        intra = da.transpose(-1, -2) @ (r[..., :, None] * db)
     return (inter - intra) / (2 * N**2)
 
 

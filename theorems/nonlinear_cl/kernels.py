@@ -20,9 +20,11 @@ import torch
 
 
 def sq_dists(G: torch.Tensor) -> torch.Tensor:
-    """‖g_i − g_j‖² for the rows of G (..., n, k), exact zeros on the diagonal."""
-    D2 = (G[..., :, None, :] - G[..., None, :, :]).pow(2).sum(-1)
-    return D2
+    """‖g_i − g_j‖² for the rows of G (..., n, k), from the differences themselves (no ‖a‖² + ‖b‖² − 2aᵀb
+    cancellation: near-duplicate points keep their tiny distances), exact zeros on the diagonal."""
+    if G.shape[-1] == 1:
+        return (G - G.transpose(-1, -2)).pow(2)
+    return sum((G[..., :, None, c] - G[..., None, :, c]).pow(2) for c in range(G.shape[-1]))
 
 
 def gaussian_alpha(G: torch.Tensor, tau: float, sign: float = -1.0) -> torch.Tensor:
