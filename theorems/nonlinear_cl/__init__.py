@@ -6,6 +6,7 @@ Machinery: ``covariance`` (A(w) closed forms, eq. (3) estimator, roughness D), `
 """
 
 from . import alpha_cl_gradient  # noqa: F401
+from . import corollary_2  # noqa: F401
 from . import examples  # noqa: F401  (categorical_model, summation_model, linear_vs_relu)
 from . import figure_8  # noqa: F401
 from . import lemma_1  # noqa: F401

@@ -165,3 +165,12 @@ def pi_step_params(draw, result_id: str, form: str = AS_PRINTED) -> dict:
                   N=draw(st.integers(16, 256)), aug=round(draw(st.floats(0.0, 6.0)), 3),
                   shift=float(f"{10 ** draw(st.floats(-4.0, 0.0)):.3g}"), seed=draw(st.integers(0, 2**16)))
     return valid_for(result_id, form)(params)
+
+
+@st.composite
+def corollary_2_params(draw) -> dict:
+    """Corollary 2: 1–5 components, radius ∈ [0.5, 3], σ ∈ [0.2, 0.8], τ log-uniform on [0.5, 20]."""
+    params = dict(clusters=draw(st.integers(1, 5)), radius=round(draw(st.floats(0.5, 3.0)), 3),
+                  sigma=round(draw(st.floats(0.2, 0.8)), 3), tau=float(f"{10 ** draw(st.floats(-0.3, 1.3)):.3g}"),
+                  seed=draw(st.integers(0, 2**16)))
+    return valid_for("nonlinear_cl.corollary_2", AS_PRINTED)(params)
