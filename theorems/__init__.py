@@ -5,7 +5,7 @@
     >>> ev = theorems.check("neural_collapse.lemma_4_2", K=4, n=3, d=6, lam=0.05, loss="mse", seed=0)
     >>> ev.holds, ev.observed, ev.bound, ev.tightness
 
-See README.md for the verdict table and DESIGN.md for the contract.
+See README.md for the verdict table, the contract and where things go.
 
 ``import theorems`` imports neither torch nor a paper package: the public names load on first use (module
 ``__getattr__``), and the results are registered on the first ``ids()`` / ``get()`` / ``check()``. That
