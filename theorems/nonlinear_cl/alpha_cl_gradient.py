@@ -38,11 +38,16 @@ import math
 
 import torch
 
+import random
+
 from ..core.evidence import Claim
+from ..core.params import sample_params
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from .common import declared_strategy, without_allow
 from .covariance import contrastive_covariance
 from .kernels import infonce_alpha, infonce_loss
+from .paper import PAPER
 
 ID = "nonlinear_cl.alpha_cl_gradient"
 # Two autograd passes over sums of N² O(1) terms: rounding ≲ N²·eps·(condition of the softmax) ≈ 1e-13.
@@ -52,17 +57,7 @@ ACTIVATIONS = {"relu": torch.relu, "linear": lambda t: t, "tanh": torch.tanh}
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = []
-    if not (2 <= p["N"] <= 256 and 1 <= p["d"] <= 64 and 1 <= p["hidden"] <= 64 and 1 <= p["d_out"] <= 64):
-        out.append(Violation("2 ≤ N ≤ 256; 1 ≤ d, hidden, d_out ≤ 64", "batch and layer sizes", ("N", "d", "hidden",
-                             "d_out"), bypassable=False))
-    if not (p["tau"] > 0 and math.isfinite(p["tau"])):
-        out.append(Violation("τ > 0", "InfoNCE's temperature", ("tau",), bypassable=False))
-    if not (p["aug"] >= 0 and math.isfinite(p["aug"])):
-        out.append(Violation("aug ≥ 0", "standard deviation of the augmentation noise", ("aug",), bypassable=False))
-    if not (p["eps"] >= 0 and math.isfinite(p["eps"])):
-        out.append(Violation("ε ≥ 0", "the weight of the positive pair in the denominator of eq. (1)", ("eps",),
-                             bypassable=False))
-    elif p["eps"] > 0:
+    if p["eps"] > 0:
         out.append(Violation("ε = 0", "the correspondence is printed for ε = 0; the printed α has no ε term "
                              "(negative control)", ("eps",)))
     if p["alpha_diag"]:
@@ -72,6 +67,12 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         out.append(Violation("c = 2N²", "energy_scale ≠ 1 multiplies the constant (negative control)",
                              ("energy_scale",)))
     return out
+
+
+def cost(p: dict) -> Cost:
+    """N² pairwise distances and α, the two-layer forward/backward passes, three times."""
+    N, d, m, o = p["N"], p["d"], p["hidden"], p["d_out"]
+    return Cost(elements=4 * N * N + N * (d + m + o), work=3 * (N * N * o + N * (d * m + m * o)) * 10)
 
 
 def _alpha(F1, F2, p: dict, include_eps: bool = False) -> torch.Tensor:
@@ -118,17 +119,16 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     err_eps = float((g_nce - c * g_energy_eps).norm()) / scale
     cos = float(g_nce @ g_energy / (g_nce.norm() * g_energy.norm()))
     claims = [
-        Claim.at_most("gradient_matches_energy", err, RTOL,
-                      "‖−∇ℒ_nce − 2N²∇ℰ_sg(α)‖/‖∇ℒ_nce‖ over θ = (W, V) (both by autograd)"),
+        Claim.at_most("gradient_matches_energy", err, 0.0,
+                      "‖−∇ℒ_nce − 2N²∇ℰ_sg(α)‖/‖∇ℒ_nce‖ over θ = (W, V) (both by autograd)", atol=RTOL),
         Claim.measurement("eps_generalisation", err_eps, message="the same with ε·e^{−d_i²/τ} in α's denominator"),
     ]
     offdiag = alpha[~torch.eye(N, dtype=torch.bool, device=alpha.device)].reshape(N, N - 1)
     details = {"cosine": cos, "rel_err": err, "grad_norm": scale, "constant": c,
                "max_alpha_row_mean": float(offdiag.max(1).values.mean()), "alpha_row_sums": float(alpha.sum(1).mean())}
-    return Outcome(err, RTOL, None, claims, details)
+    return Outcome(claims=claims, details=details)
 
 
-DEFAULT = dict(N=16, d=6, hidden=5, d_out=4, tau=0.5, aug=0.3)
 BINDING = dict(tau=0.001)
 CONTROLS = (dict(eps=0.5, allow_violation=True), dict(alpha_diag=True, allow_violation=True),
             dict(energy_scale=1 + 1e-9, allow_violation=True))
@@ -137,48 +137,45 @@ CONTROLS = (dict(eps=0.5, allow_violation=True), dict(alpha_diag=True, allow_vio
 def report_instances(suite):
     yield AS_PRINTED, {}, False
     yield AS_PRINTED, BINDING, False
-    for i in range(suite.report_examples):
-        yield AS_PRINTED, dict(N=4 + 8 * i, activation=("relu", "linear", "tanh")[i % 3],
-                               tau=round(0.1 + 0.4 * i, 2), seed=i), False
+    rng = random.Random(1)
+    for _ in range(suite.report_examples):
+        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
     for c in CONTROLS:
-        yield AS_PRINTED, {k: v for k, v in c.items() if k != "allow_violation"}, True
-
-
-def _strategy():
-    from ..strategies.nonlinear_cl import alpha_cl_gradient_params
-
-    return alpha_cl_gradient_params()
+        yield AS_PRINTED, without_allow(c), True
 
 
 RESULT = register(Result(
     id=ID,
-    paper="001",
-    paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
+    paper=PAPER,
+    section="Section 2, eqs. (1)–(3) (the α-CL correspondence, Theorem 1 of Tian (2022); used in Appendix C.1)",
     title="α-CL correspondence: −∇ℒ_nce = 2N²·∇ℰ_sg(α) with α_ij = exp(−d_ij²/τ)/Σ_{j≠i} exp(−d_ij²/τ)",
     statement="Gradient descent on InfoNCE (eq. 1, ε = 0) is gradient ascent (eq. 2) on ℰ_α = ½ tr C_α[f] with "
               "α_ij = exp(−d_ij²/τ)/Σ_{j≠i} exp(−d_ij²/τ) held fixed (§2, citing Theorem 1 of Tian (2022)).",
     status=Status.VERIFIED,
     params=(
-        Param("N", int, DEFAULT["N"], "batch size (two views each)", "[2, 256]"),
-        Param("d", int, DEFAULT["d"], "input dimension", "[1, 64]"),
-        Param("hidden", int, DEFAULT["hidden"], "hidden width of f = V h(Wx)", "[1, 64]"),
-        Param("d_out", int, DEFAULT["d_out"], "output dimension", "[1, 64]"),
-        Param("activation", str, "relu", "hidden activation h (any: homogeneity is not used)", "relu | linear | tanh",
-              choices=tuple(ACTIVATIONS)),
-        Param("tau", float, DEFAULT["tau"], "temperature τ", "> 0"),
-        Param("aug", float, DEFAULT["aug"], "standard deviation of the additive augmentation of each view", "≥ 0"),
-        Param("seed", int, 0, "seed of data, views and weights", "any integer"),
-        Param("eps", float, 0.0, "ε of eq. (1); > 0 with the printed α is a negative control", "0"),
+        Param("N", int, 16, "batch size (two views each)", low=2, high=256, sample=(2, 48)),
+        Param("d", int, 6, "input dimension", low=1, high=64, sample=(1, 8)),
+        Param("hidden", int, 5, "hidden width of f = V h(Wx)", low=1, high=64, sample=(1, 8)),
+        Param("d_out", int, 4, "output dimension", low=1, high=64, sample=(1, 6)),
+        Param("activation", str, "relu", "hidden activation h (any: homogeneity is not used)", choices=tuple(ACTIVATIONS),
+              sample=tuple(ACTIVATIONS)),
+        Param("tau", float, 0.5, "temperature τ", "τ > 0", low=1e-4, high=1e3, sample=(0.01, 10.0), log=True),
+        Param("aug", float, 0.3, "standard deviation of the additive augmentation of each view", low=0.0, high=10.0,
+              sample=(0.0, 2.0)),
+        seed_param("seed of data, views and weights"),
+        Param("eps", float, 0.0, "ε of eq. (1); > 0 with the printed α is a negative control", "ε = 0", low=0.0,
+              high=1e3),
         Param("alpha_diag", bool, False, "normalise α over every j including i (negative control)", "False"),
-        Param("energy_scale", float, 1.0, "multiplies c = 2N² (negative control)", "1"),
+        Param("energy_scale", float, 1.0, "multiplies c = 2N² (negative control)", "1", low=1e-3, high=1e3),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
+    cost=cost,
     forms=(AS_PRINTED,),
     report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="every network f(·; θ), every batch with two views and every τ > 0 (ε = 0)"),
     binding=(Binding("τ > 0", BINDING, "τ = 0.001: the largest α_ij of a row is 0.976 on average (hard negatives)"),),
     controls=CONTROLS,
-    strategy=_strategy,
+    strategy=lambda: declared_strategy(ID),
 ))

@@ -64,13 +64,19 @@ import math
 
 import torch
 
+import random
+
 from ..core.evidence import Claim
+from ..core.params import sample_params
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, ProofErratum, Result, Status, Violation
+from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
+                           seed_param)
 from ..data.latents import random_gaussian_mixture
 from ..optim.sphere_flow import critical_residual, normalize, power_iteration
 from .covariance import A_mixture, roughness_D_mixture, tangent_basis
-from .quadrature import A_kernel_alpha, density_fn, features, order_for, r_max, z_coefficients_1d
+from .common import declared_strategy, without_allow
+from .paper import PAPER
+from .quadrature import N_S, A_kernel_alpha, density_fn, features, order_for, r_max, z_coefficients_1d
 
 ID = "nonlinear_cl.corollary_2"
 R_RTOL = 1e-9  # z₀ by quadrature vs closed form and the line maximum: both exact to ~1e-13 here
@@ -84,20 +90,18 @@ LINE_POINTS = 2001  # grid on the line w_*ᵀx = 0, then as many points across t
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
-    out = []
-    if not (1 <= p["clusters"] <= 5 and 0 < p["radius"] <= 3 and 0.2 <= p["sigma"] <= 0.8):
-        out.append(Violation("1 ≤ clusters ≤ 5, 0 < radius ≤ 3, 0.2 ≤ σ ≤ 0.8", "the 2-D mixture (the feature "
-                             "truncation of r's check grows with (radius + 8σ)²/τ)", ("clusters", "radius", "sigma"),
-                             bypassable=False))
-    if not (0.5 <= p["tau"] <= 20):
-        out.append(Violation("0.5 ≤ τ ≤ 20", "temperature of α_g (a smaller τ needs more than 500 features)", ("tau",),
-                             bypassable=False))
-    if not abs(p["alpha_offset"]) < math.pi:
-        out.append(Violation("|alpha_offset| < π", "an angle", ("alpha_offset",), bypassable=False))
-    elif p["alpha_offset"] != 0:
-        out.append(Violation("α_g is the 1-D Gaussian α of w_* itself", "alpha_offset ≠ 0 builds α_g on a rotated "
-                             "direction (negative control)", ("alpha_offset",)))
-    return out
+    if p["alpha_offset"] != 0:
+        return [Violation("α_g is the 1-D Gaussian α of w_* itself", "alpha_offset ≠ 0 builds α_g on a rotated "
+                          "direction (negative control)", ("alpha_offset",))]
+    return []
+
+
+def cost(p: dict) -> Cost:
+    """The features of α_g on the line grid (2·LINE_POINTS × L) and the kernel matrices of the s-quadrature
+    (≤ 4·N_S squared, five times); L grows like (radius + 8σ)²/τ."""
+    s = (p["radius"] + 8 * 1.23 * p["sigma"]) ** 2 / p["tau"]  # 1.23 ≥ √1.5: the covariances' top scale
+    L = s + 10 * math.sqrt(s) + 25
+    return Cost(elements=2 * LINE_POINTS * L + 16 * N_S**2, work=4 * LINE_POINTS * L + 5 * 16 * N_S**2 * 4)
 
 
 def rotate(w: torch.Tensor, angle: float) -> torch.Tensor:
@@ -178,14 +182,14 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     noise = NOISE * float(torch.linalg.matrix_norm(Au[0], ord=2))
     ratio = rho_g / rho_u if min(rho_g, rho_u) > noise else math.nan
     claims = [
-        Claim.at_most("r_identity", abs(r_g - z0 * r_u) / (z0 * r_u), R_RTOL,
-                      f"|r(w_*, α_g) − z₀·r(w_*, α_u)|/(z₀r(w_*, α_u)), r_g from Def. 2 with {order + 1} features"),
+        Claim.close("r_identity", r_g, z0 * r_u, f"r(w_*, α_g) = z₀·r(w_*, α_u), r_g from Def. 2 with {order + 1} "
+                    "features, z₀ in closed form, r_u the density's maximum on the plane", rtol=R_RTOL),
         Claim.at_most("z0_at_most_one", z0, 1.0, "z₀ = 𝔼exp(−h²(w_*ᵀx)/2τ)", kind="identity"),
-        Claim.at_most("quadrature_matches_closed_form", float((quad_u - Au).abs().max() / Au.abs().max()), QUAD_RTOL,
-                      "uniform α: the s-quadrature of 𝕍[x̃] vs the closed form", kind="identity"),
-        Claim.at_most("roughness_formula_matches_fd", abs(rho_g - he * float(M_q.norm())) / max(rho_g, FD_FLOOR *
-                      scale_g), FD_RTOL, "|ρ_g by finite differences − 𝔼[h e^{−h²/2τ}]·‖Mq‖|/max(ρ_g, 1e-3‖A_g‖)",
-                      kind="identity"),
+        Claim.at_most("quadrature_matches_closed_form", float((quad_u - Au).abs().max() / Au.abs().max()), 0.0,
+                      "uniform α: the s-quadrature of 𝕍[x̃] vs the closed form", kind="identity", atol=QUAD_RTOL),
+        Claim.close("roughness_formula_matches_fd", rho_g, he * float(M_q.norm()), "ρ_g by finite differences vs "
+                    "𝔼[h e^{−h²/2τ}]·‖Mq‖ (the floor 1e-3‖A_g‖ for a ρ far below ‖A‖)", kind="identity",
+                    rtol=FD_RTOL, atol=FD_RTOL * FD_FLOOR * scale_g),
         Claim.measurement("roughness_ratio_over_z0", ratio / z0, 1.0, "(ρ_g/ρ_u)/z₀ (≤ 1: Chebyshev; NaN where ρ is "
                           "below the finite differences' noise, 1e-9‖A‖)"),
         Claim.measurement("w_star_critical_under_alpha_g", float(critical_residual(Ag, w)[0]),
@@ -197,7 +201,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     details = {"z0": z0, "r_g": r_g, "r_u": r_u, "rho_g": rho_g, "rho_u": rho_u, "rho_ratio": ratio,
                "E[h exp(-h^2/2tau)]": he, "E[h]": h_mean, "features": order + 1, "w_star": w[0].tolist(),
                "qDq_u": float(q[0] @ Du), "qDq_g": float(q[0] @ Dg)}
-    return Outcome(r_g, z0 * r_u, None, claims, details)
+    return Outcome(claims=claims, details=details, headline="r_identity")
 
 
 BINDING = dict(tau=0.5)
@@ -207,36 +211,34 @@ CONTROLS = (dict(alpha_offset=0.3, allow_violation=True),)
 def report_instances(suite):
     yield AS_PRINTED, {}, False
     yield AS_PRINTED, BINDING, False
-    for i in range(suite.report_examples):
-        yield AS_PRINTED, dict(clusters=2 + i % 3, tau=round(0.5 + 1.5 * i, 2), seed=i), False
+    rng = random.Random(1)
+    for _ in range(suite.report_examples):
+        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
     for c in CONTROLS:
-        yield AS_PRINTED, {k: v for k, v in c.items() if k != "allow_violation"}, True
-
-
-def _strategy():
-    from ..strategies.nonlinear_cl import corollary_2_params
-
-    return corollary_2_params()
+        yield AS_PRINTED, without_allow(c), True
 
 
 RESULT = register(Result(
     id=ID,
-    paper="001",
-    paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
+    paper=PAPER,
+    section="Section 3.2, Corollary 2 (with Theorem 2 and the paragraph after it)",
     title="Corollary 2: r(w_*, α_g) = z₀·r(w_*, α_u), z₀ ≤ 1; the roughness drops too, but for ReLU it only stabilises",
     statement="For uniform α_u and 1-D Gaussian α_g (α_ij = exp(−‖h(wᵀx₀[i]) − h(wᵀx₀[j])‖²/2τ)), "
               "r(w_*, α_g) = z₀(α_g)·r(w_*, α_u) with z₀(α_g) = ∫exp(−h²(w_*ᵀx)/2τ)p_D(x)dx ≤ 1 (Corollary 2, §3.2).",
     status=Status.VERIFIED,
     params=(
-        Param("clusters", int, 3, "Gaussian components of the 2-D p_D", "[1, 5]"),
-        Param("radius", float, 2.5, "distance of the component means from 0", "(0, 3]"),
-        Param("sigma", float, 0.6, "component width", "[0.2, 0.8]"),
-        Param("tau", float, 1.0, "temperature τ of α_g", "[0.5, 20]"),
-        Param("seed", int, 0, "seed of the mixture", "any integer"),
-        Param("alpha_offset", float, 0.0, "α_g built on w_* rotated by this angle (negative control)", "0"),
+        Param("clusters", int, 3, "Gaussian components of the 2-D p_D", low=1, high=5, sample=(1, 5)),
+        Param("radius", float, 2.5, "distance of the component means from 0", low=0.01, high=3.0, sample=(0.5, 3.0)),
+        Param("sigma", float, 0.6, "component width", low=0.2, high=0.8, sample=(0.2, 0.8)),
+        Param("tau", float, 1.0, "temperature τ of α_g (a smaller τ needs more features)", "τ > 0", low=0.5, high=20.0,
+              sample=(0.5, 20.0), log=True),
+        seed_param("seed of the mixture"),
+        Param("alpha_offset", float, 0.0, "α_g built on w_* rotated by this angle (negative control)", "0",
+              low=-3.14, high=3.14),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
+    cost=cost,
     forms=(AS_PRINTED,),
     report_instances=report_instances,
     module=__name__,
@@ -253,5 +255,5 @@ RESULT = register(Result(
         params={}, claim="roughness_can_destabilise"),),
     binding=(Binding("τ > 0", BINDING, "τ = 0.5, the smallest allowed: z₀ smallest, most features"),),
     controls=CONTROLS,
-    strategy=_strategy,
+    strategy=lambda: declared_strategy(ID),
 ))

@@ -48,9 +48,14 @@ import math
 
 import torch
 
+import random
+
 from ..core.evidence import Claim
+from ..core.params import sample_params
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from .paper import PAPER
+from .common import declared_strategy
 from .kernels import gaussian_alpha, gaussian_features, n_features, truncation_kept, truncation_tail
 
 ID = "nonlinear_cl.lemma_1"
@@ -58,40 +63,27 @@ ID = "nonlinear_cl.lemma_1"
 PSD_RTOL = 1e-12
 # ϕ_Lᵀϕ_L sums ≤ C(L + k, k) products of O(1) terms: rounding ≲ F·eps ≈ 1e-11 relative at the largest sizes.
 MAP_RTOL = 1e-10
-MAX_FEATURE_ELEMENTS = 4_000_000  # n·C(order + k, k): the feature matrix must fit easily in memory
 SHIFTS = ("min", "none")
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = []
-    if not 2 <= p["n"] <= 64 or not 1 <= p["k"] <= 3 or not 0 <= p["order"] <= 200:
-        out.append(Violation("2 ≤ n ≤ 64, 1 ≤ k ≤ 3, 0 ≤ order ≤ 200", "sample size, dimension of g and truncation "
-                             "degree of the feature map", ("n", "k", "order"), bypassable=False))
-    elif p["n"] * n_features(p["k"], p["order"]) > MAX_FEATURE_ELEMENTS:
-        out.append(Violation("n·C(order + k, k) ≤ 4e6", "the truncated feature matrix would not fit", ("n", "k", "order"),
-                             bypassable=False))
-    if not (p["tau"] > 0 and math.isfinite(p["tau"])):
-        out.append(Violation("τ > 0", "the temperature of Gaussian α", ("tau",), bypassable=False))
-    if not (0 < p["spread"] <= 5 and math.isfinite(p["spread"])):
-        out.append(Violation("0 < spread ≤ 5", "g(x₀[i]) are drawn uniformly in [−spread, spread]^k", ("spread",),
-                             bypassable=False))
-    if not 0 <= p["near"] < 1:
-        out.append(Violation("0 ≤ near < 1", "distance of the near-duplicate copies (0: none)", ("near",),
-                             bypassable=False))
-    if p["sign"] not in (-1, 1):
-        out.append(Violation("sign ∈ {−1, +1}", "the sign of the exponent", ("sign",), bypassable=False))
-    elif p["sign"] == 1:
+    if p["sign"] == 1:
         out.append(Violation("α_ij = exp(−‖g_i − g_j‖²/2τ) (Gaussian α)", "sign = +1 uses exp(+‖·‖²/2τ), which is "
                              "not a kernel (negative control)", ("sign",)))
     if p["shift"] == "none":
         out.append(Violation("g bounded below (y = g − v ≥ 0)", "shift='none' builds the feature map from y = g "
                              "without the lower bound v (negative control)", ("shift",)))
-    if not 0 <= p["psd_shift"] < 1:
-        out.append(Violation("0 ≤ psd_shift < 1", "a relative diagonal shift", ("psd_shift",), bypassable=False))
-    elif p["psd_shift"] > 0:
+    if p["psd_shift"] > 0:
         out.append(Violation("α itself (no shift)", "psd_shift > 0 subtracts psd_shift·λ_max·I from α (negative "
                              "control pinning PSD_RTOL)", ("psd_shift",)))
     return out
+
+
+def cost(p: dict) -> Cost:
+    """The feature matrix n × C(order + k, k) and its Gram product dominate."""
+    F = n_features(p["k"], p["order"])
+    return Cost(elements=p["n"] * F + p["n"] ** 2, work=p["n"] ** 2 * F + F * p["k"] * p["n"])
 
 
 def sample_points(p: dict, ctx) -> torch.Tensor:
@@ -121,21 +113,22 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     scale = float(alpha.abs().max())
     map_err = float((K_L - alpha * truncation_kept(S, L)).abs().max()) / scale
     claims = [
-        Claim.at_least("gram_psd", lam_min / lam_max, -PSD_RTOL, "λ_min(α)/λ_max(α): a kernel's Gram matrix is PSD"),
+        Claim.at_least("gram_psd", lam_min / lam_max, 0.0, "λ_min(α)/λ_max(α): a kernel's Gram matrix is PSD",
+                       atol=PSD_RTOL),
         Claim.at_least("features_nonnegative", float(Phi.min()) / float(Phi.abs().max()), 0.0,
                        f"min ϕ_l/max |ϕ_l| over the {Phi.shape[1]} features of the proof's map (eqs. 20–22)"),
-        Claim.at_most("feature_map_reproduces_alpha", map_err, MAP_RTOL,
-                      f"max_ij |ϕ_Lᵀϕ_L − α_ij·Q(L+1, s_ij)|/max α, L = {L} (eqs. 18–21 up to the exact tail)"),
+        Claim.at_most("feature_map_reproduces_alpha", map_err, 0.0,
+                      f"max_ij |ϕ_Lᵀϕ_L − α_ij·Q(L+1, s_ij)|/max α, L = {L} (eqs. 18–21 up to the exact tail)",
+                      atol=MAP_RTOL),
         Claim.measurement("truncation_tail", float(tail.max()), message="max_ij P(L + 1, yᵢᵀyⱼ/τ): the truncated "
                           "map's relative shortfall"),
     ]
     details = {"lambda_min": float(evals[0]), "lambda_max": lam_max, "features": int(Phi.shape[1]),
                "s_max": float(S.max()), "negative_features": int((Phi < 0).sum()), "map_rel_err": map_err,
                "min_y": float(Y.min())}
-    return Outcome(lam_min / lam_max, -PSD_RTOL, None, claims, details)
+    return Outcome(claims=claims, details=details, headline="gram_psd")
 
 
-DEFAULT = dict(n=24, k=2, spread=1.5, tau=1.0, order=60)
 BINDING = dict(near=1e-4)
 CONTROLS = (dict(sign=1, allow_violation=True), dict(shift="none", allow_violation=True),
             dict(near=1e-4, psd_shift=1e-11, allow_violation=True))
@@ -144,49 +137,45 @@ CONTROLS = (dict(sign=1, allow_violation=True), dict(shift="none", allow_violati
 def report_instances(suite):
     yield AS_PRINTED, {}, False
     yield AS_PRINTED, BINDING, False
-    for i in range(suite.report_examples):
-        yield AS_PRINTED, dict(k=1 + i % 3, n=8 + 8 * i, tau=round(0.5 + 0.5 * i, 2), seed=i,
-                               order=40 if i % 3 == 2 else 60), False
+    rng = random.Random(1)
+    for _ in range(suite.report_examples):
+        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
     for c in CONTROLS:
         yield AS_PRINTED, {k: v for k, v in c.items() if k != "allow_violation"}, True
 
 
-def _strategy():
-    from ..strategies.nonlinear_cl import lemma_1_params
-
-    return lemma_1_params()
-
-
 RESULT = register(Result(
     id=ID,
-    paper="001",
-    paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
+    paper=PAPER,
+    section="Section 2, Lemma 1 (proof in Appendix A.1)",
     title="Lemma 1: Gaussian α = exp(−‖g_i − g_j‖²/2τ) has kernel structure (non-negative feature map)",
     statement="For any g bounded below, α_ij := exp(−‖g(x₀[i]) − g(x₀[j])‖²/2τ) has kernel structure (Def. 1): "
               "α_ij = ϕ(x₀[i])ᵀϕ(x₀[j]) with a non-negative mapping ϕ ≥ 0 (Lemma 1, §2; proof App. A.1).",
     status=Status.VERIFIED,
     params=(
-        Param("n", int, DEFAULT["n"], "sample size (points g(x₀[i]))", "2 ≤ n ≤ 64"),
-        Param("k", int, DEFAULT["k"], "dimension of g", "1 ≤ k ≤ 3"),
-        Param("spread", float, DEFAULT["spread"], "g(x₀[i]) uniform in [−spread, spread]^k", "(0, 5]"),
-        Param("tau", float, DEFAULT["tau"], "temperature τ", "> 0"),
-        Param("order", int, DEFAULT["order"], "total degree at which the proof's feature map is truncated", "[0, 200]"),
-        Param("near", float, 0.0, "if > 0, half the points are copies of the other half at this distance", "[0, 1)"),
-        Param("seed", int, 0, "seed of the points", "any integer"),
-        Param("sign", int, -1, "sign of the exponent; +1 is not a kernel (negative control)", "−1"),
+        Param("n", int, 24, "sample size (points g(x₀[i]))", low=2, high=64, sample=(2, 40)),
+        Param("k", int, 2, "dimension of g", low=1, high=3, sample=(1, 3)),
+        Param("spread", float, 1.5, "g(x₀[i]) uniform in [−spread, spread]^k", low=1e-3, high=5.0, sample=(0.1, 3.0)),
+        Param("tau", float, 1.0, "temperature τ", "τ > 0", low=1e-3, high=1e3, sample=(0.1, 10.0), log=True),
+        Param("order", int, 60, "total degree at which the proof's feature map is truncated", low=0, high=200),
+        Param("near", float, 0.0, "if > 0, half the points are copies of the other half at this distance", low=0.0,
+              high=0.5, sample=(0.0, 1e-2)),
+        seed_param("seed of the points"),
+        Param("sign", int, -1, "sign of the exponent; +1 is not a kernel (negative control)", "−1", choices=(-1, 1)),
         Param("shift", str, "min", "lower bound v used by the proof: the sample minimum, or none (control)", "min",
               choices=SHIFTS),
-        Param("psd_shift", float, 0.0, "subtracts psd_shift·λ_max·I from α (negative control)", "0"),
+        Param("psd_shift", float, 0.0, "subtracts psd_shift·λ_max·I from α (negative control)", "0", low=0.0, high=1.0),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
+    cost=cost,
     forms=(AS_PRINTED,),
     report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="every g bounded below, every τ > 0 and every sample x₀[1..n]",
                 exists="a non-negative feature map ϕ with α_ij = ϕ(x₀[i])ᵀϕ(x₀[j]) (shown by the proof's witness)"),
     binding=(Binding("α is a kernel (Gram matrix PSD)", BINDING, "near-duplicate points: α singular to rounding, "
-                     "λ_min/λ_max ≈ 1e-16"),),
+                     "λ_min/λ_max ≈ 1e-14"),),
     controls=CONTROLS,
-    strategy=_strategy,
+    strategy=lambda: declared_strategy(ID),
 ))

@@ -38,10 +38,15 @@ import math
 
 import torch
 
+import random
+
 from ..core.evidence import Claim
+from ..core.params import sample_params
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from .common import declared_strategy, without_allow
 from .kernels import infonce_alpha
+from .paper import PAPER
 from .two_layer import ACTIVATIONS, HOMOGENEOUS, energy, hidden, lemma_4_gradients, preact, project
 
 ID = "nonlinear_cl.lemma_4"
@@ -52,14 +57,6 @@ ALPHAS = ("random", "ones", "infonce")
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = []
-    if not (1 <= p["K"] <= 4 and 1 <= p["M"] <= 4 and 1 <= p["d"] <= 8 and 2 <= p["N"] <= 128 and 1 <= p["d_out"] <= 8):
-        out.append(Violation("1 ≤ K, M ≤ 4; 1 ≤ d, d_out ≤ 8; 2 ≤ N ≤ 128", "network and batch sizes",
-                             ("K", "M", "d", "N", "d_out"), bypassable=False))
-    if not 0 <= p["leak"] < 1:
-        out.append(Violation("0 ≤ leak < 1", "LeakyReLU's negative slope", ("leak",), bypassable=False))
-    if not (p["tau"] > 0 and math.isfinite(p["tau"])) or not (p["aug"] >= 0 and math.isfinite(p["aug"])):
-        out.append(Violation("τ > 0, aug ≥ 0", "temperature of InfoNCE's α; augmentation noise", ("tau", "aug"),
-                             bypassable=False))
     if p["activation"] not in HOMOGENEOUS:
         out.append(Violation("homogeneous activation h(x) = h'(x)x (Assumption 1)", f"{p['activation']} is not "
                              "homogeneous (negative control)", ("activation",)))
@@ -73,6 +70,13 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         out.append(Violation("exact formula (12)", "formula_scale ≠ 1 multiplies both formulas (negative control)",
                              ("formula_scale",)))
     return out
+
+
+def cost(p: dict) -> Cost:
+    """C_α[x̃] is (KMd)² from N × KMd gated inputs, α is N × N; autograd about doubles the forward pass."""
+    K, M, d, N = p["K"], p["M"], p["d"], p["N"]
+    KMd = K * M * d
+    return Cost(elements=KMd * KMd + 2 * N * KMd + N * N, work=4 * N * KMd * KMd + 8 * N * N * K * M)
 
 
 def instance(p: dict, ctx):
@@ -116,17 +120,17 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 
     zeros = int((torch.cat([preact(W, x1), preact(W, x2)]) == 0).sum())
     claims = [
-        Claim.at_most("V_gradient", rel(gV, fV), RTOL, "‖∂ℰ/∂V − V C_α[f₁]‖/‖∂ℰ/∂V‖ (autograd vs eq. 12)"),
-        Claim.at_most("W_gradient", rel(gW, fW), RTOL, "‖∂ℰ/∂W − [(S⊗11ᵀ)∘C_α[x̃]]w‖/‖∂ℰ/∂W‖ (autograd vs eq. 12)"),
+        Claim.at_most("V_gradient", rel(gV, fV), 0.0, "‖∂ℰ/∂V − V C_α[f₁]‖/‖∂ℰ/∂V‖ (autograd vs eq. 12)", atol=RTOL),
+        Claim.at_most("W_gradient", rel(gW, fW), 0.0, "‖∂ℰ/∂W − [(S⊗11ᵀ)∘C_α[x̃]]w‖/‖∂ℰ/∂W‖ (autograd vs eq. 12)",
+                      atol=RTOL),
         Claim.measurement("W_gradient_projected", rel(project(W, gW), project(W, fW)),
                           message="the same after P⊥_w per filter"),
     ]
     details = {"zero_preactivations": zeros, "preactivations": 2 * p["N"] * p["K"] * p["M"],
                "grad_W_norm": float(gW.norm()), "grad_V_norm": float(gV.norm())}
-    return Outcome(rel(gW, fW), RTOL, None, claims, details)
+    return Outcome(claims=claims, details=details, headline="W_gradient")
 
 
-DEFAULT = dict(K=3, M=2, d=4, N=24, d_out=3)
 BINDING = dict(kinks=True)
 CONTROLS = (dict(activation="quadratic", allow_violation=True), dict(activation="tanh", allow_violation=True),
             dict(alpha="infonce", stop_gradient=False, allow_violation=True),
@@ -136,47 +140,43 @@ CONTROLS = (dict(activation="quadratic", allow_violation=True), dict(activation=
 def report_instances(suite):
     yield AS_PRINTED, {}, False
     yield AS_PRINTED, BINDING, False
-    for i in range(suite.report_examples):
-        yield AS_PRINTED, dict(activation=HOMOGENEOUS[i % 3], alpha=ALPHAS[i % 3], K=1 + i % 4, M=1 + i % 3,
-                               seed=i), False
+    rng = random.Random(1)
+    for _ in range(suite.report_examples):
+        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
     for c in CONTROLS:
-        yield AS_PRINTED, {k: v for k, v in c.items() if k != "allow_violation"}, True
-
-
-def _strategy():
-    from ..strategies.nonlinear_cl import lemma_4_params
-
-    return lemma_4_params()
+        yield AS_PRINTED, without_allow(c), True
 
 
 RESULT = register(Result(
     id=ID,
-    paper="001",
-    paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
+    paper=PAPER,
+    section="Section 4.1, Lemma 4, eq. (12) (proof in Appendix C.1)",
     title="Lemma 4: V̇ = V C_α[f₁], ẇ = P⊥[(S⊗11ᵀ)∘C_α[x̃]]w for a 2-layer ReLU network (autograd)",
     statement="For a 2-layer network with homogeneous activation and fixed α: V̇ = V C_α[f₁] and "
               "ẇ = P⊥_w[(S ⊗ 1_d1_dᵀ) ∘ C_α[x̃]]w, S = VᵀV (Lemma 4, eq. 12, §4; proof App. C.1).",
     status=Status.VERIFIED,
     params=(
-        Param("K", int, DEFAULT["K"], "receptive fields", "[1, 4]"),
-        Param("M", int, DEFAULT["M"], "filters per receptive field", "[1, 4]"),
-        Param("d", int, DEFAULT["d"], "dimension of each receptive field", "[1, 8]"),
-        Param("N", int, DEFAULT["N"], "batch size (two views each)", "[2, 128]"),
-        Param("d_out", int, DEFAULT["d_out"], "output dimension (rows of V)", "[1, 8]"),
+        Param("K", int, 3, "receptive fields", low=1, high=4, sample=(1, 4)),
+        Param("M", int, 2, "filters per receptive field", low=1, high=4, sample=(1, 3)),
+        Param("d", int, 4, "dimension of each receptive field", low=1, high=8, sample=(1, 5)),
+        Param("N", int, 24, "batch size (two views each)", low=2, high=128, sample=(2, 32)),
+        Param("d_out", int, 3, "output dimension (rows of V)", low=1, high=8, sample=(1, 4)),
         Param("activation", str, "relu", "hidden activation; quadratic and tanh violate Assumption 1 (controls)",
-              "relu | leaky | linear", choices=ACTIVATIONS),
-        Param("leak", float, 0.1, "LeakyReLU's negative slope", "[0, 1)"),
+              "relu | leaky | linear", choices=ACTIVATIONS, sample=("relu", "relu", "leaky", "linear")),
+        Param("leak", float, 0.1, "LeakyReLU's negative slope", low=0.0, high=0.99, sample=(0.0, 0.9)),
         Param("alpha", str, "random", "fixed α: random non-negative, all ones, or InfoNCE's α of the batch",
-              "random | ones | infonce", choices=ALPHAS),
+              choices=ALPHAS, sample=ALPHAS),
         Param("stop_gradient", bool, True, "α held fixed; False differentiates through InfoNCE's α (control)", "True"),
-        Param("tau", float, 0.5, "temperature of InfoNCE's α", "> 0"),
-        Param("aug", float, 0.5, "standard deviation of the second view's augmentation", "≥ 0"),
-        Param("kinks", bool, False, "integer data and weights: many pre-activations exactly 0", "any"),
-        Param("seed", int, 0, "seed of data, views, weights and α", "any integer"),
-        Param("formula_scale", float, 1.0, "multiplies the formulas (negative control)", "1"),
+        Param("tau", float, 0.5, "temperature of InfoNCE's α", low=1e-3, high=1e3, sample=(0.03, 10.0), log=True),
+        Param("aug", float, 0.5, "standard deviation of the second view's augmentation", low=0.0, high=10.0,
+              sample=(0.0, 1.5)),
+        Param("kinks", bool, False, "integer data and weights: many pre-activations exactly 0", sample=(False, True)),
+        seed_param("seed of data, views, weights and α"),
+        Param("formula_scale", float, 1.0, "multiplies the formulas (negative control)", "1", low=1e-3, high=1e3),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
+    cost=cost,
     forms=(AS_PRINTED,),
     report_instances=report_instances,
     module=__name__,
@@ -184,5 +184,5 @@ RESULT = register(Result(
     binding=(Binding("h'(0) convention at kinks (Assumption 1, App. B.1)", BINDING, "integer lattice: 27 of the 288 "
                      "pre-activations are exactly 0"),),
     controls=CONTROLS,
-    strategy=_strategy,
+    strategy=lambda: declared_strategy(ID),
 ))

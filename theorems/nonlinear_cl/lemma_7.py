@@ -37,12 +37,17 @@ with ratios up to 0.997: the bound is nearly attained near convergence).
 
 from __future__ import annotations
 
+import random
+
 import torch
 
 from ..core.evidence import Claim
+from ..core.params import sample_params
 from ..core.registry import register
+from .common import declared_strategy
+from .paper import PAPER
 from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Result, Status, Violation
-from .pi_steps import judged, params, run, structural_violations, worst
+from .pi_steps import cost, judged, params, run, worst
 
 ID = "nonlinear_cl.lemma_7"
 # The ratios come from eigen-coordinates accurate to eps·‖A‖/gap relative to √(1 − c) ≥ 1e-5: ≲ 1e-10; 1e-8 leaves room.
@@ -50,7 +55,7 @@ RTOL = 1e-8
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
-    return structural_violations(p)
+    return []
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
@@ -61,10 +66,10 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     lam = st.lam
     parseval = st.tail_energy / (lam[:, 1] ** 2 * st.rest).clamp_min(tiny)
     claims = [
-        Claim.at_most("one_minus_d_bound", worst(ratio, mask), 1 + RTOL,
-                      "max over the judged PI steps of (1 − d_t)/(μ_t(1 − c_t))"),
-        Claim.at_most("parseval_step_184", worst(parseval, mask), 1 + RTOL, "(184): max of Σ_{i>1}λ_i²a_i²/(λ₂²(1 − c_t²))",
-                      kind="proof_step"),
+        Claim.at_most("one_minus_d_bound", worst(ratio, mask), 1.0,
+                      "max over the judged PI steps of (1 − d_t)/(μ_t(1 − c_t))", rtol=RTOL),
+        Claim.at_most("parseval_step_184", worst(parseval, mask), 1.0, "(184): max of Σ_{i>1}λ_i²a_i²/(λ₂²(1 − c_t²))",
+                      kind="proof_step", rtol=RTOL),
         Claim.measurement("judged_steps", int(mask.sum()), message=f"of {mask.numel()} steps"),
         Claim.measurement("max_abs_lambda_min_over_lambda2", worst(lam[:, -1].abs() / lam[:, 1].abs(), mask)),
     ]
@@ -74,7 +79,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     details = {"steps": int(mask.numel()), "judged": int(mask.sum()), "violating": int((ratio[mask] > 1).sum()),
                "pi_iterations": st.iterations, "lambda_min_min": float(lam[:, -1].min()),
                "worst_ratio": worst(ratio, mask)}
-    return Outcome(worst(ratio, mask), 1.0, None, claims, details, None, unmet)
+    return Outcome(claims=claims, details=details, violations=unmet, headline="one_minus_d_bound")
 
 
 COUNTEREXAMPLE = dict(model="batch", N=16, aug=4.0)
@@ -86,20 +91,15 @@ def report_instances(suite):
     yield CORRECTED, BINDING, False
     yield CORRECTED, dict(model="shifted"), False
     yield AS_PRINTED, COUNTEREXAMPLE, False
-    for i in range(suite.report_examples):
-        yield CORRECTED, dict(model=("mixture", "batch", "shifted")[i % 3], d=2 + i % 4, seed=i), False
-
-
-def _strategy():
-    from ..strategies.nonlinear_cl import pi_step_params
-
-    return pi_step_params(ID, CORRECTED)
+    rng = random.Random(1)
+    for _ in range(suite.report_examples):
+        yield CORRECTED, sample_params(RESULT, CORRECTED, rng), False
 
 
 RESULT = register(Result(
     id=ID,
-    paper="001",
-    paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
+    paper=PAPER,
+    section="Appendix G, Lemma 7 (used in the proof of Theorem 3, Appendix B.4)",
     title="Lemma 7: 1 − d_t ≤ μ_t(1 − c_t) along power iteration (needs |λ_i| ≤ |λ₂|, not only λ₁ > 0)",
     statement="If c_t > 0 and λ₁(t) > 0, then 1 − d_t ≤ μ_t(1 − c_t), μ = (1 + c)/(2c²)·(λ₂/λ₁)², d_t = φ₁(t)ᵀw(t+1) "
               "(Lemma 7, App. G).",
@@ -111,6 +111,7 @@ RESULT = register(Result(
     params=params(),
     evaluate=evaluate,
     hypotheses=hypotheses,
+    cost=cost,
     forms=(AS_PRINTED, CORRECTED),
     report_instances=report_instances,
     module=__name__,
@@ -118,5 +119,5 @@ RESULT = register(Result(
     counterexamples=(COUNTEREXAMPLE,),
     binding=(Binding("|λ_i| ≤ |λ₂| for i ≥ 2", BINDING, "indefinite batch: judged steps reach |λ_min|/|λ₂| near 1, "
                      "and the ratio 0.9997", form=CORRECTED),),
-    strategy=_strategy,
+    strategy=lambda: declared_strategy(ID, CORRECTED, starts=8, pi_iters=40),
 ))

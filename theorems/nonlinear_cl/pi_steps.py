@@ -130,20 +130,14 @@ def run(p: dict, ctx) -> Steps:
                  run_.residual)
 
 
-def structural_violations(p: dict):
-    """Sizes and ranges no instance can be built from (shared by the three lemma modules)."""
-    from ..core.result import Violation
+def cost(p: dict):
+    """The recorded trajectory (pi_iters + 1) × starts × d and its matrices A(w(t)) (d² each, eigen-decomposed);
+    the batch models build A from N × d gated inputs per start and step."""
+    from ..core.result import Cost
 
-    out = []
-    if not (2 <= p["d"] <= 6 and 1 <= p["clusters"] <= 6 and 1 <= p["starts"] <= 256 and 1 <= p["pi_iters"] <= 500):
-        out.append(Violation("2 ≤ d ≤ 6, 1 ≤ clusters ≤ 6, 1 ≤ starts ≤ 256, 1 ≤ pi_iters ≤ 500", "instance and PI sizes",
-                             ("d", "clusters", "starts", "pi_iters"), bypassable=False))
-    if not (p["radius"] > 0 and p["sigma"] > 0 and math.isfinite(p["radius"]) and math.isfinite(p["sigma"])):
-        out.append(Violation("radius > 0, σ > 0", "Gaussian mixture", ("radius", "sigma"), bypassable=False))
-    if not (8 <= p["N"] <= 4096 and p["aug"] >= 0 and p["shift"] > 0):
-        out.append(Violation("8 ≤ N ≤ 4096, aug ≥ 0, shift > 0", "finite batch, augmentation, PD shift",
-                             ("N", "aug", "shift"), bypassable=False))
-    return out
+    T, B, d = p["pi_iters"] + 1, p["starts"], p["d"]
+    per_A = d * d if p["model"] == "mixture" else p["N"] * d + d * d
+    return Cost(elements=2 * T * B * (d * d + per_A), work=T * B * (per_A * d + 10 * d**3))
 
 
 # Steps with 1 − c_t below this are converged: their ratios carry rounding of a_i (relative ~eps·‖A‖/(gap·√(1 − c))).
@@ -154,21 +148,24 @@ DA_FLOOR = 1e-5
 
 def params(model: str = "mixture"):
     """The instance parameters shared by Lemmas 7, 8 and 10 (one declaration for the three results)."""
-    from ..core.result import Param
+    from ..core.result import Param, seed_param
 
     return (
         Param("model", str, model, "A(w): Gaussian-mixture closed form (PD), finite batch with augmentation "
-              "(indefinite), or the batch shifted to PD (App. B.4)", "mixture | batch | shifted", choices=MODELS),
-        Param("d", int, 3, "dimension", "[2, 6]"),
-        Param("clusters", int, 3, "Gaussian clusters", "[1, 6]"),
-        Param("radius", float, 2.0, "distance of the cluster means from 0", "> 0"),
-        Param("sigma", float, 0.7, "cluster standard deviation (broad clusters: A varies along the trajectory)", "> 0"),
-        Param("starts", int, 16, "PI starts, uniform on the sphere", "[1, 256]"),
-        Param("pi_iters", int, 60, "PI iterations at most (stops when every start is a fixed point)", "[1, 500]"),
-        Param("N", int, 64, "batch size (models batch, shifted)", "[8, 4096]"),
-        Param("aug", float, 4.0, "augmentation std along one direction (models batch, shifted)", "≥ 0"),
-        Param("shift", float, 0.1, "λ_min(Â) of the shifted model", "> 0"),
-        Param("seed", int, 0, "seed of the mixture, batch, augmentation and starts", "any integer"),
+              "(indefinite), or the batch shifted to PD (App. B.4)", choices=MODELS, sample=MODELS),
+        Param("d", int, 3, "dimension", low=2, high=6, sample=(2, 5)),
+        Param("clusters", int, 3, "Gaussian clusters", low=1, high=6, sample=(1, 5)),
+        Param("radius", float, 2.0, "distance of the cluster means from 0", low=0.01, high=10.0, sample=(0.5, 3.0)),
+        Param("sigma", float, 0.7, "cluster standard deviation (broad clusters: A varies along the trajectory)",
+              low=0.01, high=10.0, sample=(0.3, 1.2)),
+        Param("starts", int, 16, "PI starts, uniform on the sphere", low=1, high=256),
+        Param("pi_iters", int, 60, "PI iterations at most (stops when every start is a fixed point)", low=1, high=500),
+        Param("N", int, 64, "batch size (models batch, shifted)", low=8, high=4096, sample=(16, 256)),
+        Param("aug", float, 4.0, "augmentation std along one direction (models batch, shifted)", low=0.0, high=50.0,
+              sample=(0.0, 6.0)),
+        Param("shift", float, 0.1, "λ_min(Â) of the shifted model", low=1e-12, high=100.0, sample=(1e-4, 1.0),
+              log=True),
+        seed_param("seed of the mixture, batch, augmentation and starts"),
     )
 
 

@@ -52,9 +52,15 @@ import math
 import numpy as np
 import torch
 
+import random
+
 from ..core.evidence import Claim
+from ..core.params import sample_params
 from ..core.registry import register
-from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
+                           seed_param)
+from .common import declared_strategy, without_allow
+from .paper import PAPER
 
 ID = "nonlinear_cl.theorem_6_remark"
 GRID = 41  # ε grid points in [−0.99, eps_max]
@@ -65,30 +71,24 @@ QUAD_ATOL = 1e-12  # (155) vs the exact quadrature: both are sums of O(1) terms,
 # attained up to ((1 + ε)/2)^d/d (negative) or exactly (positive, ε ≥ 1), so they are judged relative to the bound.
 BOUND_RTOL = 1e-12
 MC_Z = 4.5  # Monte Carlo within 4.5 standard errors (a false alarm ≈ 7e-6 per comparison; draws are seeded)
-MAX_MC_ELEMENTS = 20_000_000  # (GRID + 2d)·mc: the event indicators over the grid and the draws
 DISTS = ("uniform", "normal", "comonotone")
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = []
-    if not 2 <= p["d"] <= 30:
-        out.append(Violation("2 ≤ d ≤ 30", "number of components", ("d",), bypassable=False))
-    if not (0 < p["eps_max"] <= 5 and math.isfinite(p["eps_max"])):
-        out.append(Violation("0 < eps_max ≤ 5", "the ε grid runs from −0.99 to eps_max", ("eps_max",), bypassable=False))
-    if not (0 <= p["gap"] <= 3 and 0 <= p["jitter"] <= 1):
-        out.append(Violation("0 ≤ gap ≤ 3, 0 ≤ jitter ≤ 1", "the general-case modulation factors", ("gap", "jitter"),
-                             bypassable=False))
-    if not 1000 <= p["mc"] <= 1_000_000:
-        out.append(Violation("1000 ≤ mc ≤ 1e6", "Monte Carlo draws", ("mc",), bypassable=False))
-    elif (GRID + 2 * p["d"]) * p["mc"] > MAX_MC_ELEMENTS:
-        out.append(Violation("(GRID + 2d)·mc ≤ 2e7", "the Monte Carlo tensors would not fit", ("mc", "d"),
-                             bypassable=False))
     if p["dist"] == "normal":
         out.append(Violation("Y_l ~ U[−1, 1]", "dist='normal' draws Y_l ~ N(0, 1) (negative control)", ("dist",)))
     elif p["dist"] == "comonotone":
         out.append(Violation("Y_l independent (eq. 153)", "dist='comonotone' makes all Y_l equal with probability 1/2 "
                              "(uniform marginals, not independent; negative control)", ("dist",)))
     return out
+
+
+def cost(p: dict) -> Cost:
+    """The event indicators over the ε grid and the draws: (GRID + 2d)·mc; the quadrature is small."""
+    d, mc = p["d"], p["mc"]
+    return Cost(elements=(GRID + 2 * d) * mc + GRID * 2 * d * QUAD_NODES * d,
+                work=(GRID + 2 * d) * mc * d + GRID * NORMAL_NODES * d * d)
 
 
 def cdf(x: torch.Tensor, dist: str) -> torch.Tensor:
@@ -153,14 +153,15 @@ def special_case(p: dict, form: str, ctx) -> tuple[list[Claim], dict]:
     lower = eps / 2 if form == AS_PRINTED else eps.clamp(max=1) / 2
     zero = float(prob_155(torch.zeros(1, dtype=ctx.dtype, device=ctx.device), d)[0])
     claims = [
-        Claim.at_most("formula_155_quadrature", float((printed - quad).abs().max()), QUAD_ATOL,
-                      "max over the ε grid |(155) − quadrature of (154)|"),
+        Claim.at_most("formula_155_quadrature", float((printed - quad).abs().max()), 0.0,
+                      "max over the ε grid |(155) − quadrature of (154)|", atol=QUAD_ATOL),
         Claim.at_most("formula_155_monte_carlo", float(((printed - freq).abs() / se(printed, mc)).max()), MC_Z,
                       f"max over the ε grid |(155) − frequency of (152)| in standard errors ({mc} draws)"),
-        Claim.at_least("positive_modulation", float((quad / lower - 1)[pos].min()), -BOUND_RTOL,
-                       "min over ε > 0 of P[E_l]/(" + ("ε/2" if form == AS_PRINTED else "min(ε, 1)/2") + ") − 1"),
-        Claim.at_most("negative_modulation", float((quad / ((1 + eps / 2) ** d / d) - 1)[neg].max()), BOUND_RTOL,
-                      "max over −1 < ε < 0 of P[E_l]/((1/d)(1 + ε/2)^d) − 1"),
+        Claim.at_least("positive_modulation", float((quad / lower)[pos].min()), 1.0,
+                       "min over ε > 0 of P[E_l]/(" + ("ε/2" if form == AS_PRINTED else "min(ε, 1)/2") + ")",
+                       rtol=BOUND_RTOL),
+        Claim.at_most("negative_modulation", float((quad / ((1 + eps / 2) ** d / d))[neg].max()), 1.0,
+                      "max over −1 < ε < 0 of P[E_l]/((1/d)(1 + ε/2)^d)", rtol=BOUND_RTOL),
         Claim.measurement("d_times_P0", d * zero, 1 - 2.0**-d, "no modulation: d·P[E_l] at ε = 0"),
         Claim.measurement("monotone_in_eps", float((quad[1:] - quad[:-1]).min()),
                           message="smallest increment of P[E_l] along the ε grid (≥ 0: stronger modulation, higher P)"),
@@ -196,7 +197,7 @@ def general_case(p: dict, form: str, ctx) -> tuple[list[Claim], dict]:
                       "max_r |quadrature − frequency| of P[E_c(r)] in standard errors"),
         Claim.at_least("general_top_156", float(P[0]), top_bound, "(156): P[E_c(1)] ≥ " +
                        ("½(ε_c(1) − ε_c(2))" if form == AS_PRINTED else "½ min(ε_c(1) − ε_c(2), 1)")),
-        Claim.at_most("general_rank_157", float((P[1:] - bound157).max()), QUAD_ATOL,
+        Claim.at_most("general_rank_157", float((P[1:] - bound157).max()), 0.0, atol=QUAD_ATOL, message=
                       "(157): max over r ≥ 2 of P[E_c(r)] − min_{r'<r} (1/(r'+1))(" +
                       ("1 − gap/2" if form == AS_PRINTED else "max(0, 1 − gap/2)") + ")^{r'+1}"),
     ]
@@ -207,9 +208,7 @@ def general_case(p: dict, form: str, ctx) -> tuple[list[Claim], dict]:
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     c1, d1 = special_case(p, form, ctx)
     c2, d2 = general_case(p, form, ctx)
-    claims = c1 + c2
-    pos = next(c for c in claims if c.name == "positive_modulation")
-    return Outcome(pos.observed, pos.bound, None, claims, {**d1, **d2})
+    return Outcome(claims=c1 + c2, details={**d1, **d2}, headline="positive_modulation")
 
 
 BINDING_AT_ONE = dict(eps_max=1.0)
@@ -223,22 +222,17 @@ def report_instances(suite):
     yield CORRECTED, BINDING_FLAT, False
     for cx in COUNTEREXAMPLES:
         yield AS_PRINTED, cx, False
-    for i in range(suite.report_examples):
-        yield CORRECTED, dict(d=2 + 3 * i, gap=round(0.4 * i, 2), jitter=0.1, seed=i), False
+    rng = random.Random(1)
+    for _ in range(suite.report_examples):
+        yield CORRECTED, sample_params(RESULT, CORRECTED, rng), False
     for c in CONTROLS:
-        yield CORRECTED, {k: v for k, v in c.items() if k != "allow_violation"}, True
-
-
-def _strategy():
-    from ..strategies.nonlinear_cl import theorem_6_remark_params
-
-    return theorem_6_remark_params()
+        yield CORRECTED, without_allow(c), True
 
 
 RESULT = register(Result(
     id=ID,
-    paper="001",
-    paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
+    paper=PAPER,
+    section="Appendix C.3, the Remark after the proof of Theorem 6, eqs. (152)–(157)",
     title="Remark after Theorem 6: P[E_l] of eq. (155); P ≥ ε/2 fails for ε > 1, and (157) for gaps > 2",
     statement="For Y_l ~ U[−1, 1] i.i.d. and E_l = {Y_l > 0, Y_l + ε_l ≥ max_{l'≠l} Y_l'}: P[E_l] is given by (155); "
               "ε_l > 0 gives P[E_l] ≥ ε_l/2, −1 < ε_l < 0 gives P[E_l] ≤ (1/d)(1 + ε_l/2)^d; in general (156) "
@@ -251,17 +245,20 @@ RESULT = register(Result(
                       "(d = 5, gap 0.8: bound −2.7e-3 < P = 0).",
     status=Status.VERIFIED_CORRECTED,
     params=(
-        Param("d", int, 6, "number of components", "[2, 30]"),
-        Param("eps_max", float, 1.0, "the special-case ε grid is [−0.99, eps_max]", "(0, 5]"),
-        Param("gap", float, 0.3, "general case: ε_l = −(l − 1)·gap", "[0, 3]"),
-        Param("jitter", float, 0.0, "general case: adds jitter·U[−1, 1] to each ε_l", "[0, 1]"),
-        Param("mc", int, 100_000, "Monte Carlo draws", "[1000, 1e6]"),
+        Param("d", int, 6, "number of components", low=2, high=30, sample=(2, 30)),
+        Param("eps_max", float, 1.0, "the special-case ε grid is [−0.99, eps_max]", low=0.01, high=5.0,
+              sample=(0.05, 5.0)),
+        Param("gap", float, 0.3, "general case: ε_l = −(l − 1)·gap", low=0.0, high=3.0, sample=(0.0, 3.0)),
+        Param("jitter", float, 0.0, "general case: adds jitter·U[−1, 1] to each ε_l", low=0.0, high=1.0,
+              sample=(0.0, 1.0)),
+        Param("mc", int, 100_000, "Monte Carlo draws", low=1000, high=1_000_000),
         Param("dist", str, "uniform", "law of Y: i.i.d. uniform; normal or comonotone (negative controls)", "uniform",
               choices=DISTS),
-        Param("seed", int, 0, "seed of the Monte Carlo draws and the jitter", "any integer"),
+        seed_param("seed of the Monte Carlo draws and the jitter"),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
+    cost=cost,
     forms=(AS_PRINTED, CORRECTED),
     report_instances=report_instances,
     module=__name__,
@@ -271,5 +268,5 @@ RESULT = register(Result(
                      form=CORRECTED),
              Binding("ε_l > 1", BINDING_FLAT, "P[E_l] = 1/2 = min(ε, 1)/2 on all of [1, 3]", form=CORRECTED)),
     controls=CONTROLS,
-    strategy=_strategy,
+    strategy=lambda: declared_strategy(ID, CORRECTED, mc=20_000),
 ))
