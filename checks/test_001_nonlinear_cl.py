@@ -14,7 +14,7 @@ import math
 import pytest
 
 import theorems
-from theorems import HypothesisViolation
+from theorems import HypothesisViolation, ParameterError
 from theorems.nonlinear_cl.examples import CAT_BINDING, LIN_BINDING, SUM_BINDING_ABOVE, SUM_BINDING_BELOW
 from theorems.nonlinear_cl.theorem_1 import BINDING_2D, BINDING_3D, PAST_THRESHOLD
 from theorems.nonlinear_cl.theorem_3 import BINDING_TIGHT, BINDING_VARYING
@@ -48,7 +48,7 @@ def test_theorem_1_stable_where_the_gap_barely_exceeds_the_roughness(run, params
     assert ev.details["gap_over_rho"][0] == pytest.approx(ratio, abs=5e-3)
     # 𝔼[h] < 0: the roughness term destabilises (D ⪰ 0 on w_*⊥) and the linearisation is exactly −(λ_gap − ρ)I
     assert ev.details["max_eig_sym_QtD"] > 0
-    assert ev.tightness == pytest.approx(1.0, rel=1e-6)
+    assert ev.details["worst_linearised_rate"] == pytest.approx(ev.details["guaranteed_rate_there"], rel=1e-6)
     assert ev.claim("contraction_at_proof_rate").passed  # eq. (65)'s rate is attained, and holds
 
 
@@ -71,8 +71,8 @@ def test_theorem_1_on_the_summation_model_rate_is_exactly_the_gap(run, q):
     ev = run(T1, model="summation", d=4, q=q)
     assert ev.holds, ev.explain()
     assert ev.details["rho_fd"][0] == 0.0  # discrete data away from kinks: A is locally constant
-    assert ev.bound == pytest.approx(1 - 3 * q + q * q, rel=1e-9)  # λ_gap of eq. (9)
-    assert ev.tightness == pytest.approx(1.0, rel=1e-9)
+    assert ev.details["guaranteed_rate_there"] == pytest.approx(1 - 3 * q + q * q, rel=1e-9)  # λ_gap of eq. (9)
+    assert ev.details["worst_linearised_rate"] == pytest.approx(1 - 3 * q + q * q, rel=1e-9)
 
 
 def test_theorem_1_summation_above_threshold_perturbations_grow(run):
@@ -103,13 +103,13 @@ def test_summation_threshold_on_both_sides_of_it(run, params, is_lme):
     ev = run(SUM, **params)
     assert ev.holds, ev.explain()
     q = params["q"]
-    assert ev.observed == pytest.approx(1 - 3 * q + q * q, abs=1e-12)  # signed gap, eq. (9)
+    assert ev.details["signed_gap_u1"] == pytest.approx(1 - 3 * q + q * q, abs=1e-12)  # signed gap, eq. (9)
     assert all(ev.details["is_lme"]) is is_lme
 
 
 def test_summation_wrong_threshold_fails_the_iff(run):
     ev = run(SUM, q=0.45, threshold=0.5, allow_violation=True)
-    assert not ev.claim("lme_iff_below_threshold").passed and ev.observed < 0
+    assert not ev.claim("lme_iff_below_threshold").passed and ev.details["signed_gap_u1"] < 0
 
 
 @pytest.mark.parametrize("M", [2, 5])
@@ -181,7 +181,8 @@ def test_theorem_3_default_instance_is_constant_on_the_cap(run):
     # A constant: the limit is φ₁(w(0)), so w_∞ᵀw(0) = c₀ and limit_in_cap is nearly attained
     assert ev.details["limit_cos_w0"] == pytest.approx(ev.details["c0"], abs=1e-12)
     assert ev.claim("rate_bound").observed == 1.0  # the worst iteration is t = 0, where the ratio is exactly 1
-    assert ev.claim("radius_bound").observed >= ev.observed > 0  # max_t ‖w(t) − w(0)‖ ≥ ‖w_∞ − w(0)‖
+    limit_dist = ev.details["limit_distance_over_R_gamma"] * ev.details["R_gamma"]
+    assert ev.claim("radius_bound").observed >= limit_dist > 0  # max_t ‖w(t) − w(0)‖ ≥ ‖w_∞ − w(0)‖
 
 
 def test_theorem_3_is_conservative(run):
@@ -293,26 +294,29 @@ def test_specialisation_control_without_shared_generators_learns_nothing(run):
     assert abs(ev.details["chi_plus_relu"][0] - ev.details["chi_plus_linear"][0]) < 0.05
 
 
-# -- hypotheses named in the errors ---------------------------------------------------------------------------------------
+# -- hypotheses and domains named in the errors ----------------------------------------------------------------------------
 @pytest.mark.parametrize("rid, params", [(T5, dict(weak_rf=0.0)), (T1, dict(model="leaky_pair", neg_weight=1.0)),
-                                         (T1, dict(model="summation", q=1.5)),
-                                         (T3, dict(pi_iters=0)), (T4, dict(s_small=1.5)), (CAT, dict(p_min=0.5))])
-def test_structural_ranges_are_not_bypassable(rid, params):
-    with pytest.raises(HypothesisViolation):
+                                         (T1, dict(model="summation", q=1.5)), (T1, dict(leak=1.0)),
+                                         (T3, dict(pi_iters=0)), (T3, dict(theta0=0.0)), (T4, dict(s_small=1.5)),
+                                         (SUM, dict(q=0.0))])
+def test_values_outside_the_domain_are_refused_with_the_parameter_named(rid, params):
+    with pytest.raises(ParameterError, match=list(params)[-1]):  # the out-of-domain value is the last one
         theorems.check(rid, allow_violation=True, **params)
+
+
+def test_structural_hypotheses_are_not_bypassable():
+    with pytest.raises(HypothesisViolation, match="p_min"):
+        theorems.check(CAT, allow_violation=True, M=2, p_min=0.5)
 
 
 @pytest.mark.parametrize(
     "rid, params, hypothesis",
     [
-        (SUM, dict(q=0.0), "0 < q < 1"),
         (SUM, dict(q=Q_STAR), "threshold"),
         (T1, dict(model="summation", q=0.45), "is an LME"),
         (T1, dict(model="categorical"), "ρ(w_*) finite"),
-        (T1, dict(model="leaky_pair", leak=1.0), "0 ≤ leak < 1"),
         (T2, dict(bound_radius_scale=0.5), "‖x‖₂ ≤ C₀"),
         (LIN, dict(isotropic=True), "distinct top eigenvalue"),
-        (T3, dict(theta0=0.0), "c₀ ≠ 0"),
         (T5, dict(dependent=True), "conditionally independent"),
         (T4, dict(top_rank=2), "rank-1 top layer"),
         (T6, dict(c_max=-1.0), "c > 0"),

@@ -52,7 +52,7 @@ def test_contrastive_covariance_matches_the_double_sum(ctx):
 
 @pytest.mark.parametrize("a", [0.0, 0.1, 0.4])
 def test_roughness_formula_matches_finite_differences(ctx, a):
-    # The ReLU formula is the digest's (verified there); the leaky one, D = −(1 − a)𝔼[h]M, was not: checked here.
+    # D = −(1 − a)𝔼[h]M against central differences, for ReLU (a = 0) and LeakyReLU.
     gm = simplex_mixture(ctx, 3, 2.0, 0.8)
     W = random_unit(ctx, 5, 3)
     fd = roughness_fd(lambda V: A_mixture(gm, V, a), W)
