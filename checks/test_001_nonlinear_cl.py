@@ -486,3 +486,32 @@ def test_theorem_6_remark_counterexamples_by_closed_form(run):
 def test_theorem_6_remark_no_modulation_is_one_over_d(run):
     ev = run(T6R, d=10)
     assert ev.claim("d_times_P0").observed == pytest.approx(1 - 2.0**-10, rel=1e-12)
+
+
+# -- bookkeeping of the new results: report instances, defaults and the claims' own arithmetic -------------------------
+NEW_IDS = (L1, L2, L4, L7, L8, L10, ACL, C2, T6R)
+
+
+@pytest.mark.parametrize("rid", NEW_IDS)
+def test_report_instances_flag_exactly_the_negative_controls(rid):
+    # allow_violation=True on a report instance iff its parameters step over a hypothesis (no evaluation needed)
+    from theorems.core.registry import validate
+    from theorems.core.suite import get_suite
+
+    result = theorems.get(rid)
+    for form, params, allow in result.report_instances(get_suite("ci")):
+        _, violations = validate(result, params, form)
+        assert bool(violations) == allow, (rid, form, params, violations)
+
+
+def test_generic_defaults_are_generic(run):
+    assert run(L4).details["zero_preactivations"] == 0  # kinks are the binding instance's, not the default's
+    assert run(L2).claim("representation_4").passed  # the printed form (4) is computed on the default
+
+
+def test_theorem_6_claims_are_the_grid_statistics(run):
+    ev = run(T6)
+    frac = ev.details["basin_fraction"]
+    assert ev.claim("basin_grows").observed == pytest.approx(min(b - a for a, b in zip(frac, frac[1:])), abs=1e-12)
+    with pytest.raises(HypothesisViolation, match="c_max ≠ 0"):
+        theorems.check(T6, c_max=0.0, allow_violation=True)  # no grid at all: not a control

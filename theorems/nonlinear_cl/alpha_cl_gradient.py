@@ -35,10 +35,9 @@ Status: verified (relative error ≤ 1e-14 on the default, binding and searched 
 from __future__ import annotations
 
 import math
+import random
 
 import torch
-
-import random
 
 from ..core.evidence import Claim
 from ..core.params import sample_params

@@ -61,10 +61,9 @@ control breaks it by 0.41). Measured beside it: (ρ_g/ρ_u)/z₀ ≤ 0.997 on a 
 from __future__ import annotations
 
 import math
+import random
 
 import torch
-
-import random
 
 from ..core.evidence import Claim
 from ..core.params import sample_params
@@ -73,8 +72,8 @@ from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Pro
                            seed_param)
 from ..data.latents import random_gaussian_mixture
 from ..optim.sphere_flow import critical_residual, normalize, power_iteration
-from .covariance import A_mixture, roughness_D_mixture, tangent_basis
 from .common import declared_strategy, without_allow
+from .covariance import A_mixture, roughness_D_mixture, tangent_basis
 from .paper import PAPER
 from .quadrature import N_S, A_kernel_alpha, density_fn, features, order_for, r_max, z_coefficients_1d
 

@@ -36,7 +36,7 @@ negative entries and the odd-degree features are negative. ``psd_shift`` = 1e-11
 near-singular Gram matrix of the binding instance: 10× PSD_RTOL, it must fail (pins the tolerance).
 
 Binding: ``near`` = 1e-4 pairs every point with a copy 1e-4 away, so α is singular to rounding
-(λ_min/λ_max ≈ 1e-16): PSD-ness is checked at its edge.
+(λ_min/λ_max ≈ 1e-14): PSD-ness is checked at its edge.
 
 Status: verified (the default, the binding instance and the worst-case search over n, k, the spread of g, τ and
 near-duplicates hold; the two controls fail by O(1)).
@@ -45,18 +45,17 @@ near-duplicates hold; the two controls fail by O(1)).
 from __future__ import annotations
 
 import math
+import random
 
 import torch
-
-import random
 
 from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
-from .paper import PAPER
 from .common import declared_strategy
 from .kernels import gaussian_alpha, gaussian_features, n_features, truncation_kept, truncation_tail
+from .paper import PAPER
 
 ID = "nonlinear_cl.lemma_1"
 # eigvalsh is backward stable: |λ̂ − λ| ≤ c·n·eps·‖α‖₂ with c of order 1; n ≤ 64 gives ≲ 1e-13, 10× room.

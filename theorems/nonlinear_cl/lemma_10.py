@@ -36,9 +36,9 @@ import random
 from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
+from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
 from .common import declared_strategy, without_allow
 from .paper import PAPER
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
 from .pi_steps import cost, judged, params, run, worst
 
 ID = "nonlinear_cl.lemma_10"

@@ -46,10 +46,9 @@ Status: new result, trend.
 from __future__ import annotations
 
 import math
+import random
 
 import torch
-
-import random
 
 from ..core.evidence import Claim
 from ..core.params import sample_params
@@ -57,8 +56,8 @@ from ..core.registry import register
 from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..data.latents import dirichlet
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
-from .covariance import contrastive_covariance
 from .common import without_allow
+from .covariance import contrastive_covariance
 from .kernels import gaussian_alpha, gaussian_features, n_features
 from .paper import PAPER
 

@@ -35,10 +35,9 @@ fails by ≥ 1e-9).
 from __future__ import annotations
 
 import math
+import random
 
 import torch
-
-import random
 
 from ..core.evidence import Claim
 from ..core.params import sample_params

@@ -38,7 +38,8 @@ instances (the default: 4e-64), so the check was textbook power iteration. New b
 on the cap and (11) nearly binds: σ = 0.65, γ = 0.05, θ₀ = 0.2 (A varies by 8.5e-4 relative on the cap, estimated
 sup ω = 0.66·SAFETY·γ) and σ = 0.65, γ = 0.03, θ₀ = 0.1 (7.9e-1·SAFETY·γ). Larger variation is not reachable inside
 (11): at σ = 0.7, γ = 0.1, θ₀ = 0.3 A varies by 2.6 % but sup ω = 6.3·SAFETY·γ. The conclusions held on every
-instance tried, including those where (11) fails (the theorem is conservative). tightness = ‖w_∞ − w(0)‖/R_γ.
+instance tried, including those where (11) fails (the theorem is conservative). The headline is ``limit_in_cap``;
+details["limit_distance_over_R_gamma"] = ‖w_∞ − w(0)‖/R_γ says how much of the radius the limit uses.
 """
 
 from __future__ import annotations
@@ -123,6 +124,23 @@ def cost(p: dict) -> Cost:
     return Cost(elements=N_CAP * 9 * 8 + p["pi_iters"] * 9 * 8, work=N_CAP * 9 * 4 * 200 + p["pi_iters"] * 9 * 200)
 
 
+def cap_irregularity(A_fn, w0: torch.Tensor, R: float, ctx):
+    """ω = μ + ν on N_CAP sampled points of the cap ‖w − w0‖ ≤ R_γ (half inside, half on the boundary circle where ω
+    peaks; the cap is an angle ≤ 2 asin(R/2) from w0, all of the sphere if R ≥ 2), with the cap's L_γ and κ_γ.
+    Returns A on the cap, μ, ν, L_γ, κ_γ."""
+    ang = 2 * math.asin(min(1.0, R / 2)) if R < 2 else math.pi
+    n = N_CAP // 2
+    dirs = random_tangent(ctx, w0.expand(2 * n, -1).contiguous())
+    radii = torch.cat([ang * ctx.rand(n).sqrt(), torch.full((n,), ang, dtype=ctx.dtype, device=ctx.device)])
+    cap = torch.cat([w0, retract(w0.expand(2 * n, -1), dirs, radii)])
+    A_cap, l1c, l2c, _, cc, muc, Lc = omega_on(A_fn, cap)
+    L_gamma = float(Lc.max())
+    perm = torch.randperm(len(cap), generator=ctx.generator, device="cpu").to(ctx.device)
+    kappa = estimate_kappa(A_cap, torch.arange(len(cap), device=ctx.device), perm)
+    nu = 2 * kappa * L_gamma**2 * (1 + muc * cc) + 2 * L_gamma / (l1c - l2c) * torch.sqrt(muc * (1 + muc * cc))
+    return A_cap, muc, nu, L_gamma, kappa
+
+
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     a = math.radians(p["angle"])
     gm = gaussian_mixture([0.6, 0.4], [[p["radius"], 0.0, 0.0], [p["radius"] * math.cos(a), p["radius"] * math.sin(a), 0.0]],
@@ -139,20 +157,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     c0 = float(c[0])
     c_gamma = 2 * math.sqrt(gamma) / (1 + gamma)
     R = p["radius_scale"] * math.sqrt(2 * (1 + gamma) * (1 - c0)) / (1 - math.sqrt(gamma))
-    # Sample the cap ‖w − w0‖ ≤ R_γ: angle ≤ 2 asin(R/2) from w0 (all of it if R ≥ 2).
-    ang = 2 * math.asin(min(1.0, R / 2)) if R < 2 else math.pi
-    n = N_CAP // 2
-    dirs = random_tangent(ctx, w0.expand(2 * n, -1).contiguous())
-    radii = torch.cat([ang * ctx.rand(n).sqrt(), torch.full((n,), ang, dtype=ctx.dtype, device=ctx.device)])
-    cap = torch.cat([w0, retract(w0.expand(2 * n, -1), dirs, radii)])
-    A_cap, l1c, l2c, _, cc, muc, Lc = omega_on(A_fn, cap)
-    L_gamma = float(Lc.max())
-    perm = torch.randperm(len(cap), generator=ctx.generator, device="cpu").to(ctx.device)
-    kappa = estimate_kappa(A_cap, torch.arange(len(cap), device=ctx.device), perm)
-    gap_c = l1c - l2c
-    nu = 2 * kappa * L_gamma**2 * (1 + muc * cc) + 2 * L_gamma / gap_c * torch.sqrt(muc * (1 + muc * cc))
-    omega = muc + nu
-    sup_omega = float(omega.max())
+    A_cap, muc, nu, L_gamma, kappa = cap_irregularity(A_fn, w0, R, ctx)
+    sup_omega = float((muc + nu).max())
     # Conclusions along the run
     one_minus = (1 - c).clamp_min(0)
     t = torch.arange(len(c), dtype=ctx.dtype, device=ctx.device)
@@ -170,7 +176,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     limit_cos = float((final * w0).sum())
     claims = [
         Claim.measurement("cap_hypothesis_margin", sup_omega / (SAFETY * gamma),
-                          message=f"estimated sup_(B_γ) ω / ({SAFETY}·γ) over {len(cap)} cap points (L_γ = "
+                          message=f"estimated sup_(B_γ) ω / ({SAFETY}·γ) over {len(A_cap)} cap points (L_γ = "
                           f"{L_gamma:.4g}, κ_γ = {kappa:.4g}); ≤ 1 is required"),
         Claim.measurement("A_variation_on_cap", a_var, message="max_(cap) ‖A(w) − A(w(0))‖₂/‖A(w(0))‖₂"),
         Claim.at_most("converges_to_critical_point", float(cl.top_residual[0]), 0.0,

@@ -92,6 +92,42 @@ def cost(p: dict) -> Cost:
                 work=13 * 10 * (N * N * K * M + N * K * M * d) + (K * d) ** 3)
 
 
+def part_two(p: dict, ctx, sk: torch.Tensor, V: torch.Tensor, alpha: torch.Tensor):
+    """Part (2) on a constructed critical point: data in a proper subspace (x = Bz) and U_k = Σ_m s_km w_km in the
+    null space of Bᵀ, so C_α[x]U = 0. The U-preserving path W(c) = (1 − c)W* + cW^id (the witness) and the proof's
+    swap path (w_k1 ↔ w_k2 with S fixed, convex combinations) are both walked; gradients by autograd."""
+    K, M, d, N = p["K"], p["M"], p["d"], p["N"]
+    r = K * d - 1
+    B = torch.linalg.qr(ctx.randn(K * d, K * d))[0]
+    Bs, null = B[:, :r], B[:, r:]
+    z1b = ctx.randn(N, r)
+    y1 = (z1b @ Bs.T).reshape(N, K, d)
+    y2 = ((z1b + 0.5 * ctx.randn(N, r)) @ Bs.T).reshape(N, K, d)
+    Ustack = (null[:, 0] * 2.0).reshape(K, d)  # U_k blocks
+    Wst = ctx.randn(K, M, d)
+    # the last filter of each RF completes Σ_m s_km w_km = U_k
+    Wst[:, -1] = (Ustack - torch.einsum("km,kmd->kd", sk[:, :-1], Wst[:, :-1])) / sk[:, -1:]
+    if not p["critical_start"]:  # negative control: a generic W* (not critical), same construction after
+        Wst = Wst + ctx.randn(K, M, d)
+        Ustack = torch.einsum("km,kmd->kd", sk, Wst)
+    Wid = (Ustack / sk.sum(1, keepdim=True))[:, None, :].expand(K, M, d)
+    scale = float(torch.einsum("nkd->", y1.abs()) / y1.numel()) ** 2 * float(Wst.norm())
+    cs = [i / 5 for i in range(6)]
+    g_rep = max(float(grad((1 - c) * Wst + c * Wid, V, y1, y2, alpha, "linear").norm()) for c in cs)
+    Wsw = Wst.clone()
+    Wsw[:, [0, 1]] = Wst[:, [1, 0]]
+    g_sw = max(float(grad((1 - c) * Wst + c * Wsw, V, y1, y2, alpha, "linear").norm()) for c in cs[1:])
+    g0 = float(grad(Wst, V, y1, y2, alpha, "linear").norm())
+    claims = [
+        Claim.at_most("identical_weights_path_critical", g_rep / scale, 0.0,
+                      "max ‖∇‖ on W(c) = (1 − c)W* + cW^id, w^id_km = U_k/Σ_m s_km, relative", atol=RTOL),
+        Claim.at_most("swap_path_critical", g_sw / scale, 0.0, "App. C.4: max ‖∇‖ on the proof's swap path "
+                      "(w_k1 ↔ w_k2 with S fixed, convex combinations), relative", kind="proof_step", atol=RTOL),
+    ]
+    return claims, {"grad_at_W_star": g0, "max_grad_repaired_path": g_rep, "max_grad_swap_path": g_sw,
+                    "sum_m_s_km": sk.sum(1).tolist(), "grad_scale": scale, "s_11": float(sk[0, 0])}
+
+
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     K, M, d, N = p["K"], p["M"], p["d"], p["N"]
     x1 = ctx.randn(N, K, d)
@@ -124,38 +160,10 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         Claim.at_most("gradient_formula", ferr, 0.0, "‖G − s_km b_k‖/‖G‖ (autograd vs Theorem 4's formula)", atol=RTOL),
     ]
     details = {"sigma2/sigma1": (sv[:, 1] / sv[:, 0]).tolist(), "formula_rel_err": ferr}
-    # Part (2): data in a proper subspace (x = Bz), U in the null space of Bᵀ, so C_α[x]U = 0: a critical point.
     if p["activation"] == "linear" and p["top_rank"] == 1:
-        r = K * d - 1
-        B = torch.linalg.qr(ctx.randn(K * d, K * d))[0]
-        Bs, null = B[:, :r], B[:, r:]
-        z1b = ctx.randn(N, r)
-        y1 = (z1b @ Bs.T).reshape(N, K, d)
-        y2 = ((z1b + 0.5 * ctx.randn(N, r)) @ Bs.T).reshape(N, K, d)
-        Ustack = (null[:, 0] * 2.0).reshape(K, d)  # U_k blocks
-        Wst = ctx.randn(K, M, d)
-        # the last filter of each RF completes Σ_m s_km w_km = U_k
-        Wst[:, -1] = (Ustack - torch.einsum("km,kmd->kd", sk[:, :-1], Wst[:, :-1])) / sk[:, -1:]
-        if not p["critical_start"]:  # negative control: a generic W* (not critical), same construction after
-            Wst = Wst + ctx.randn(K, M, d)
-            Ustack = torch.einsum("km,kmd->kd", sk, Wst)
-        Wid = (Ustack / sk.sum(1, keepdim=True))[:, None, :].expand(K, M, d)
-        scale = float(torch.einsum("nkd->", y1.abs()) / y1.numel()) ** 2 * float(Wst.norm())
-        cs = [i / 5 for i in range(6)]
-        g_rep = max(float(grad((1 - c) * Wst + c * Wid, V, y1, y2, alpha, "linear").norm()) for c in cs)
-        Wsw = Wst.clone()
-        Wsw[:, [0, 1]] = Wst[:, [1, 0]]
-        g_sw = max(float(grad((1 - c) * Wst + c * Wsw, V, y1, y2, alpha, "linear").norm()) for c in cs[1:])
-        g0 = float(grad(Wst, V, y1, y2, alpha, "linear").norm())
-        details.update({"grad_at_W_star": g0, "max_grad_repaired_path": g_rep, "max_grad_swap_path": g_sw,
-                        "sum_m_s_km": sk.sum(1).tolist(), "grad_scale": scale})
-        claims.append(Claim.at_most("identical_weights_path_critical", g_rep / scale, 0.0,
-                                    "max ‖∇‖ on W(c) = (1 − c)W* + cW^id, w^id_km = U_k/Σ_m s_km, relative",
-                                    atol=RTOL))
-        claims.append(Claim.at_most("swap_path_critical", g_sw / scale, 0.0, "App. C.4: max ‖∇‖ on the proof's "
-                                    "swap path (w_k1 ↔ w_k2 with S fixed, convex combinations), relative",
-                                    kind="proof_step", atol=RTOL))
-        details["s_11"] = float(sk[0, 0])
+        part2_claims, part2_details = part_two(p, ctx, sk, V, alpha)
+        claims += part2_claims
+        details.update(part2_details)
     return Outcome(claims=claims, details=details, headline="gradient_formula")
 
 

@@ -50,6 +50,7 @@ from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Pro
 from ..data.latents import dirichlet
 from ..optim.sphere_flow import normalize
 from .common import declared_strategy
+from .two_layer import project
 from .paper import PAPER
 
 ID = "nonlinear_cl.theorem_5"
@@ -81,10 +82,11 @@ def cost(p: dict) -> Cost:
     return Cost(elements=J * D + 3 * D * D, work=4 * J * D * D + 10 * J * p["K"])
 
 
-def evaluate(p: dict, form: str, ctx) -> Outcome:
+def joint_distribution(p: dict, ctx):
+    """The instance, enumerated jointly over (z, i_1..i_K): rows x = [x_1; ..; x_K] (J, Kd), their probabilities,
+    the z of each row, and the filters W (K, d)."""
     K, n, d = p["K"], p["atoms"], p["d"]
-    p1 = p["p1"]
-    pz = [1 - p1, p1]
+    pz = [1 - p["p1"], p["p1"]]
     atoms = ctx.randn(K, 2, n, d) + 0.5  # shifted so that ReLU gates are neither all on nor all off
     probs = torch.stack([torch.stack([dirichlet(ctx, n, 0.1) for _ in range(2)]) for _ in range(K)])  # (K, 2, n)
     # RFs 2..K: z = 1 moves their atoms and probabilities by only weak_rf of a generic draw (their Δ_k → 0)
@@ -92,7 +94,6 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     atoms[1:, 1] = atoms[1:, 0] + p["weak_rf"] * (atoms[1:, 1] - atoms[1:, 0])
     probs[1:, 1] = probs[1:, 0] + p["weak_rf"] * (probs[1:, 1] - probs[1:, 0])
     W = normalize(ctx.randn(K, d))
-    # Joint enumeration: (z, i_1..i_K) → x = [x_1; ..; x_K]
     rows, pr = [], []
     combos = [(i,) * K for i in range(n)] if p["dependent"] else list(itertools.product(range(n), repeat=K))
     for z in (0, 1):
@@ -102,38 +103,42 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
             for k in range(K):
                 q = q * probs[k, z, idx[k]]
             pr.append(q)
-    X = torch.stack(rows)  # (J, K d)
     P = torch.stack([torch.as_tensor(v, dtype=ctx.dtype, device=ctx.device) for v in pr])
-    P = P / P.sum()  # dependent: renormalise the coupled index distribution
+    zrow = torch.arange(2 * len(combos), device=ctx.device) >= len(combos)
+    return torch.stack(rows), P / P.sum(), zrow, W  # dependent: renormalise the coupled index distribution
+
+
+def weighted_cov(X: torch.Tensor, P: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    mean = P @ X
+    return mean, (X * P[:, None]).T @ X - torch.outer(mean, mean)
+
+
+def moments(X, P, zrow, W):
+    """𝕍[x̃], 𝕍[f₁], and per z: P[z], 𝔼[x̃|z], 𝕍[x̃|z] (Lemma 5's ingredients), all from the joint enumeration."""
+    K, d = W.shape
     Xk = X.reshape(-1, K, d)
     pre = torch.einsum("jkd,kd->jk", Xk, W)
-    gate = (pre > 0).to(ctx.dtype)
+    gate = (pre > 0).to(X.dtype)
     Xt = (gate[..., None] * Xk).reshape(-1, K * d)  # gated input x̃
-    f1 = gate * pre  # ReLU(w_kᵀx_k)
-    mean_t = P @ Xt
-    V = (Xt * P[:, None]).T @ Xt - torch.outer(mean_t, mean_t)
-    mf = P @ f1
-    Vf = (f1 * P[:, None]).T @ f1 - torch.outer(mf, mf)
-    # Per-z conditional moments, from the same joint enumeration
-    zmask = torch.cat([torch.zeros(len(combos), device=ctx.device), torch.ones(len(combos), device=ctx.device)]).bool()
-    cond = []
-    for z in (False, True):
-        m = zmask == z
-        Pz = P[m] / P[m].sum()
-        mz = Pz @ Xt[m]
-        Sz = (Xt[m] * Pz[:, None]).T @ Xt[m] - torch.outer(mz, mz)
-        cond.append((float(P[m].sum()), mz, Sz))
-    (q0, m0, S0), (q1, m1, S1) = cond
-    Delta = m1 - m0
-    L = q0 * S0 + q1 * S1
-    blockdiag = torch.zeros_like(L)
-    for k in range(K):
-        sl = slice(k * d, (k + 1) * d)
-        blockdiag[sl, sl] = L[sl, sl]
-    lemma5 = float((V - blockdiag - q0 * q1 * torch.outer(Delta, Delta)).abs().max())
+    _, V = weighted_cov(Xt, P)
+    _, Vf = weighted_cov(gate * pre, P)  # f₁ = ReLU(w_kᵀx_k)
+    cond = [(float(P[zrow == z].sum()), *weighted_cov(Xt[zrow == z], P[zrow == z] / P[zrow == z].sum()))
+            for z in (False, True)]
+    return V, Vf, cond
+
+
+def diag_blocks(M: torch.Tensor, K: int, d: int) -> torch.Tensor:
+    return torch.stack([M[k * d:(k + 1) * d, k * d:(k + 1) * d] for k in range(K)])
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    X, P, zrow, W = joint_distribution(p, ctx)
+    K, d = W.shape
+    V, Vf, ((q0, m0, S0), (q1, m1, S1)) = moments(X, P, zrow, W)
+    Delta, L = m1 - m0, q0 * S0 + q1 * S1
+    lemma5 = float((V - torch.block_diag(*diag_blocks(L, K, d)) - q0 * q1 * torch.outer(Delta, Delta)).abs().max())
     Dk = Delta.reshape(K, d)
-    Lk = torch.stack([L[k * d:(k + 1) * d, k * d:(k + 1) * d] for k in range(K)])
-    dk = torch.einsum("ki,kij,kj->k", W, Lk, W)
+    dk = torch.einsum("ki,kij,kj->k", W, diag_blocks(L, K, d), W)
     bk = (W * Dk).sum(1)
     evals, evecs = torch.linalg.eigh(Vf)
     lam, s = evals[-1], evecs[:, -1]
@@ -142,15 +147,9 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     inv = 1 / (lam - dk)
     delta = p["delta_scale"] * q0 * q1 * inv / Z**2 * ((bk**2 * inv).sum() - bk**2 * inv)
     # Lemma 4 with S = ssᵀ (projected): ẇ_k = P⊥ Σ_k' s_k s_k' Cov[x̃_k, x̃_k'] w_k'
-    Vb = V.reshape(K, d, K, d)
-    g4 = torch.einsum("k,l,kilj,lj->ki", s, s, Vb, W)
-    Ak = torch.stack([V[k * d:(k + 1) * d, k * d:(k + 1) * d] for k in range(K)])
-    g5 = torch.einsum("k,kij,kj->ki", s**2, Ak, W) + delta[:, None] * Dk * bk[:, None]
-
-    def proj(g):
-        return g - (g * W).sum(1, keepdim=True) * W
-
-    thm5 = float((proj(g4) - proj(g5)).abs().max())
+    g4 = torch.einsum("k,l,kilj,lj->ki", s, s, V.reshape(K, d, K, d), W)
+    g5 = torch.einsum("k,kij,kj->ki", s**2, diag_blocks(V, K, d), W) + delta[:, None] * Dk * bk[:, None]
+    thm5 = float((project(W, g4) - project(W, g5)).abs().max())
     alt_printed = 1 - q0 * q1 * bk**2 * inv
     alt_corrected = alt_printed * inv / Z**2
     # relative to the largest δ: a δ_k can be exactly 0 (b_{k'} = 0 for every k' ≠ k)

@@ -19,8 +19,9 @@ has y₁ > LABEL_COS. Claims over the grid c ∈ c_max·{0, 0.1, 0.3, 1}:
 the basin at c = 0 is in the basin at every larger c) and ``basin_strictly_larger`` (at c_max at least one more start
 converges to u₁ than at c = 0: "larger"), all bounds. A finite sample cannot see the strict growth for c → 0, so
 strictness is judged at c_max only. Negative control: c_max < 0 (negative modulation,
-violating c > 0): the basin shrinks. Convergence certificate: every end point's critical residual ≤ FLOW_TOL
-(the symmetric all-negative point, where A ∝ I, is a stable non-LME critical point; its share is reported).
+violating c > 0): the basin shrinks. The flow stops once every end point's residual is below FLOW_TOL·1e-3 (they
+no longer move). Convergence certificate: every end point's critical residual ≤ FLOW_TOL (the symmetric all-negative
+point, where A ∝ I, is a stable non-LME critical point; its share is reported).
 
 Binding instance: c_max = 0.02 (c > 0 nearly binds: 4 more starts of 1000 reach u₁ at c = 0.02 than at c = 0). The
 hypothesis g > 0 cannot bind on the sphere: g(y) = y + b adds b·I to A, which P⊥_w removes, so b does not change the

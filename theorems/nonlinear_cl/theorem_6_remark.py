@@ -48,11 +48,10 @@ Status: new result, verified-corrected.
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 import torch
-
-import random
 
 from ..core.evidence import Claim
 from ..core.params import sample_params
