@@ -205,7 +205,8 @@ def test_bad_input_is_refused_before_any_computation(result_id, data):
 def test_edges_of_the_domains_run_or_refuse_cleanly(result_id, data, run):
     """Inside the declared domains, at their edges, run as negative controls: an Evidence (never holds=True
     on a non-finite number: `check` raises SuiteError for that) or a typed error; never a raw exception
-    from numpy, torch or scipy, never a hang."""
+    from numpy, torch or scipy, never a hang, never more memory than the guard allows. Only edges that cost
+    no more than the default instance run here (tools/fuzz.py runs the expensive ones)."""
     from theorems.core.params import acceptable
     from theorems.strategies.fuzz import edge_calls
 
@@ -218,9 +219,9 @@ def test_edges_of_the_domains_run_or_refuse_cleanly(result_id, data, run):
         cost = result.cost({p.name: p.coerce(full[p.name], result_id) for p in result.params})
     except ParameterError:
         pass
-    assume(cost is not None and cost.work <= 4 * max(default_cost.work, 1.0)
-           and cost.elements <= 4 * max(default_cost.elements, 1.0))
-    with _hang_guard(60, f"{result_id} {params}"):
+    assume(cost is not None and cost.work <= max(default_cost.work, 1.0)
+           and cost.elements <= max(default_cost.elements, 1.0))
+    with _hang_guard(60, f"{result_id} {params}"), _memory_guard(EDGE_MEMORY_GIB):
         try:
             ev = run(result_id, allow_violation=True, **params)
         except (ParameterError, HypothesisViolation):
@@ -228,6 +229,34 @@ def test_edges_of_the_domains_run_or_refuse_cleanly(result_id, data, run):
     assert isinstance(ev, Evidence)
     if ev.holds:
         assert all(math.isfinite(x) for x in (ev.observed, ev.bound)), ev.explain()
+
+
+# An edge instance costs no more than the default one, which runs in a few hundred MB at most: 4 GiB more
+# address space than the process already has is a blow-up, not a big instance.
+EDGE_MEMORY_GIB = 4
+
+
+@contextlib.contextmanager
+def _memory_guard(gib: float):
+    """Lower the soft address-space limit to what the process uses now plus ``gib`` (an allocation beyond
+    it fails inside the call, as a defect, instead of taking the machine); restored afterwards."""
+    try:
+        import resource
+
+        with open("/proc/self/statm") as f:
+            used = int(f.read().split()[0]) * resource.getpagesize()
+    except (ImportError, OSError):  # not Linux: no guard
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = used + int(gib * 2**30)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 @contextlib.contextmanager

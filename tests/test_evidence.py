@@ -308,3 +308,37 @@ def test_the_headline_is_the_tightest_bound_unless_named():
     assert headline_claim([Claim.measurement("m", 3.0)]).name == "m"
     with pytest.raises(KeyError):
         headline_claim(claims, "missing")
+
+
+def test_a_measurement_passes_and_never_decides():
+    from theorems.core.evidence import decides_holds
+
+    m = Claim.measurement("rate", -0.5, reference=-1.0)
+    assert m.passed and m.relation == "=" and math.isnan(m.slack)
+    assert decides_holds([m, Claim.at_most("b", 1.0, 2.0)], None) and not decides_holds([m], None)
+
+
+def test_reproduce_names_allow_violation_only_for_a_control():
+    from theorems.core.evidence import reproduce_command
+
+    assert "allow_violation" not in reproduce_command("a.b", {"x": 1})
+    assert reproduce_command("a.b", {"x": 1}, allow_violation=True).endswith("allow_violation=true")
+
+
+def test_repr_shows_the_headline_relation_and_how_many_details_it_left_out():
+    ev = make_evidence(relation="<=", headline="attainment ratio", observed=1.5, bound=1.0,
+                       details={f"k{i}": i for i in range(15)})
+    text = repr(ev)
+    assert "headline  : attainment ratio: 1.5 ≤ 1" in text and "(+3 more in .details)" in text
+    assert "1.5 ≥ 1" in repr(make_evidence(relation=">=", headline="h", observed=1.5, bound=1.0))
+
+
+def test_notebook_display_without_a_renderer_is_the_text_summary(monkeypatch):
+    from theorems.core import display
+
+    monkeypatch.setattr(display, "renderer", lambda kind: None)
+    ev = make_evidence()
+    page = ev._repr_html_()
+    assert page.startswith("<pre>") and page.endswith("</pre>") and "&lt;" not in page[:5]
+    with pytest.raises(RuntimeError, match="no figure renderer"):
+        ev.plot()

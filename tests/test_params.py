@@ -180,3 +180,27 @@ def test_a_non_finite_verdict_is_an_error_of_the_suite(fake_results, monkeypatch
     nan = dataclasses.replace(result, evaluate=lambda p, f, c: Outcome(claims=[Claim.at_most("b", math.nan, 1.0)]))
     monkeypatch.setitem(registry._REGISTRY, FAKE_ID, nan)
     assert not theorems.check(FAKE_ID).holds  # a NaN never holds
+
+
+def test_declarations_are_values_and_flags_default_off():
+    import dataclasses
+
+    p = Param("xs", list[float], (0.5, 0.5), "repeats allowed unless distinct")
+    assert p.coerce([1.0, 1.0]) == (1.0, 1.0) and p.coerce("2,1") == (2.0, 1.0)  # neither distinct nor increasing
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.low = 0.0
+    with pytest.raises(ValueError, match="log-uniform"):
+        Param("lam", float, 0.5, "λ", low=0.0, sample=(0.0, 1.0), log=True)
+
+
+def test_acceptable_is_the_domain_the_hypotheses_and_the_ceiling(fake_results):
+    from theorems.core.params import acceptable
+
+    result = theorems.get(FAKE_ID)
+    assert acceptable(result, dict(result.defaults), "corrected")
+    assert not acceptable(result, {**result.defaults, "x": 2.0}, "corrected")  # a hypothesis
+    assert not acceptable(result, {**result.defaults, "n": 0}, "corrected")  # the domain
+    import dataclasses
+
+    huge = dataclasses.replace(result, cost=lambda p: Cost(elements=1e30))
+    assert not acceptable(huge, dict(result.defaults), "corrected")  # the ceiling
