@@ -515,3 +515,20 @@ def test_theorem_6_claims_are_the_grid_statistics(run):
     assert ev.claim("basin_grows").observed == pytest.approx(min(b - a for a, b in zip(frac, frac[1:])), abs=1e-12)
     with pytest.raises(HypothesisViolation, match="c_max ≠ 0"):
         theorems.check(T6, c_max=0.0, allow_violation=True)  # no grid at all: not a control
+
+
+def test_theorem_6_unconverged_flow_never_holds(run):
+    ev = run(T6, steps=250)  # residuals ≈ 1e-4: 100× FLOW_TOL, so the certificate (and the verdict) is withheld
+    assert ev.converged is False and not ev.holds and 1e-5 < ev.details["max_residual"] < 1e-3
+    with pytest.raises(HypothesisViolation, match="c_max − 1"):
+        theorems.check(T6, c_max=1.0, allow_violation=True)  # no convergence certificate at c = 1: not a control
+
+
+@pytest.mark.parametrize("rid", (T2, T4, T5, T6, CAT, SUM, LIN, F8))
+def test_report_instances_flag_exactly_the_negative_controls_of_the_older_results(rid):
+    test_report_instances_flag_exactly_the_negative_controls(rid)
+
+
+def test_lemma_2_mean_matches_the_finite_n_expectation(run):
+    assert run(L2).claim("mean_at_largest_N").observed < 3
+    assert not run(L2, alpha_on_views=True, replicates=32, allow_violation=True).claim("mean_at_largest_N").passed
