@@ -96,9 +96,9 @@ def _registered(evidence: list) -> list:
     """Evidence of registered results only: tests register throw-away results; the report is about real ones."""
     if not evidence:
         return []
-    import theorems
+    from theorems.core import registry
 
-    known = set(theorems.ids())
+    known = registry.registered()  # an Evidence exists only for a result registered in this process
     return [e for e in evidence if e.result_id in known]
 
 

@@ -58,11 +58,24 @@ def ids() -> list[str]:
 
 
 def get(result_id: str) -> Result:
-    _load()
+    """The registered result ``result_id``. Only its paper's package is imported when the id names one
+    (`check` of one result does not pay for importing the other four papers); an id not found there loads
+    every package before it is declared unknown."""
+    if result_id not in _REGISTRY and not _loaded and isinstance(result_id, str):
+        package = f"theorems.{result_id.split('.')[0]}"
+        if package in PAPER_PACKAGES:
+            importlib.import_module(package)
+    if result_id not in _REGISTRY:
+        _load()
     try:
         return _REGISTRY[result_id]
     except KeyError:
         raise UnknownResult(result_id, sorted(_REGISTRY)) from None
+
+
+def registered() -> set[str]:
+    """The ids registered in this process now, without importing anything more."""
+    return set(_REGISTRY)
 
 
 def loaded() -> bool:
