@@ -32,6 +32,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Logic, Outcome, Param, Result, Status, Violation
+from ..optim.threads import small_tensors
 from ..data.ssl_pairs import make_moons, ssl_triplets
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from ..optim.stiefel import haar_stiefel, qf
@@ -61,6 +62,7 @@ def gap(t, phi, P, Q):
     return (uphi - ulin).norm(dim=-1).amax(-1)
 
 
+@small_tensors
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     widths = [int(v) for v in p["widths"].split(",")]
     phi = activation(p["activation"])

@@ -35,6 +35,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..optim.threads import small_tensors
 from .trace_form import PAPER, PAPER_TITLE
 
 ID = "ssl_dynamics.lemma_1"
@@ -50,6 +51,7 @@ def _features(model: str, ctx, d: int, h: int):
     return lambda x: x
 
 
+@small_tensors
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     d, z, h, model = p["d"], p["z"], p["h"], p["model"]
     X, Xp = ctx.randn(p["pairs"], d), ctx.randn(p["pairs"], d)

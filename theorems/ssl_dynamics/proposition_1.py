@@ -54,6 +54,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..optim.threads import small_tensors
 from ..optim.ode import integrate
 from .instances import DATASETS, build_C, common_C_violations, is_simple, spectrum_of
 from .trace_form import LOSSES, PAPER, PAPER_TITLE, ssl_loss
@@ -114,6 +115,7 @@ def _two_layer(ctx, C, z, h, seeds, eta, max_steps):
     return stop, P_stop
 
 
+@small_tensors
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     explicit = bool(p["C"])
     C, t = build_C(p, ctx)

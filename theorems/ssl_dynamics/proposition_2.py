@@ -40,6 +40,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..optim.threads import small_tensors
 from .constraints import CONSTRAINTS, project_ball
 from .instances import DATASETS, build_C, common_C_violations, is_simple, spectrum_of
 from .trace_form import ACTIVATIONS, LOSSES, PAPER, PAPER_TITLE, activation, sym
@@ -84,6 +85,7 @@ def _pgd(ctx, C, h, z, c1, c2, constraint, restarts, max_iter, W1_fixed=None):
     return W1, W2, res, it, GTOL * lip
 
 
+@small_tensors
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     C, t = build_C(p, ctx)
     h, z, c1, c2, cons = p["h"], p["z"], p["c1"], p["c2"], p["constraint"]

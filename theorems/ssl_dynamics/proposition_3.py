@@ -54,6 +54,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..optim.threads import small_tensors
 from ..optim.stiefel import haar_stiefel, qf, velocity
 from .constraints import project_ball
 from .trace_form import (PAPER, PAPER_TITLE, matrix_from_text, parse_floats, random_symmetric, symmetric_C_violations,
@@ -149,6 +150,7 @@ def solve_ratio(ctx, C, h, z, R, norm, tol):
     return prev, res, torch.cat(visited)
 
 
+@small_tensors
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     C = _C(p, ctx)
     d, z, h, R, max_iter, norm = C.shape[0], p["z"], p["h"], p["restarts"], p["max_iter"], p["norm"]

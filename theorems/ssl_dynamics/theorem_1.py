@@ -59,6 +59,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..optim.threads import small_tensors
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from ..optim.stiefel import haar_stiefel
 from .trace_form import PAPER, PAPER_TITLE, SECOND_DERIVATIVE, activation, activation_violations
@@ -110,6 +111,7 @@ def adversarial_gap(act, r, ctx):
     return abs(float(activation(act)(ctx.tensor(r))) - r)
 
 
+@small_tensors
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     act, h, d, z, r, K = p["activation"], p["h"], p["d"], p["z"], p["r"], p["K"]
     c = _const(act)
@@ -225,6 +227,7 @@ RESULT = register(Result(
 
 
 # -- the width-scaling trend -----------------------------------------------------------------------------
+@small_tensors
 def evaluate_rate(p: dict, form: str, ctx) -> Outcome:
     act, w2 = p["activation"], p["w2"]
     widths = [int(v) for v in p["widths"].split(",")]

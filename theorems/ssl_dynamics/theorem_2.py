@@ -43,6 +43,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..optim.threads import small_tensors
 from ..optim.ode import integrate, rhs_stiefel, rhs_theorem2
 from ..optim.stiefel import FLOWS, haar_stiefel, realise_q, run_steps, trace_loss, velocities, w_flow_rhs
 from .trace_form import (PAPER, PAPER_TITLE, matrix_from_text, parse_floats, random_symmetric, symmetric_C_violations,
@@ -73,6 +74,7 @@ def q_velocity(W1, W2, C, V, flow):
     return ((v2.T @ W1 + W2.T @ v1) @ V).T
 
 
+@small_tensors
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     C = _C(p, ctx)
     d, z, h, flow, T = C.shape[0], p["z"], p["h"], p["flow"], p["T"]

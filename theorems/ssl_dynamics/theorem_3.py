@@ -48,6 +48,7 @@ import numpy as np
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, ProofErratum, Result, Status, Violation
+from ..optim.threads import small_tensors
 from ..optim.ode import integrate, rhs_theorem3
 from ..optim.stiefel import haar_stiefel
 from .instances import is_simple
@@ -122,6 +123,7 @@ def printed_distance(lam: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.sqrt((head - 1.0) ** 2 + tail**2)
 
 
+@small_tensors
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     lam = np.array(parse_floats(p["lams"]))
     order = np.argsort(lam, kind="stable")
