@@ -147,18 +147,6 @@ def test_theorem_2_identity_and_stiefel_ode(d, z, extra, seed):
         assert np.linalg.norm(qd - ref) <= 1e-10 * max(np.linalg.norm(ref), 1e-300)
 
 
-def test_theorem_2_polar_follows_a_different_ode(run):
-    ev = run(P + "theorem_2", flow="stiefel", T_discrete=10.0, allow_violation=True)
-    assert ev.details["velocity_rel_err_stiefel_ode"] < 1e-10 < 1e-3 < ev.details["velocity_rel_err_ode9"]
-    assert abs(ev.details["discrete_gap_eta"]) < 1e-6  # same optimal fixed points
-
-
-def test_theorem_2_euclid_qr_is_biased_independently_of_eta(run):
-    ev = run(P + "theorem_2", flow="euclid_qr", z=1, T_discrete=10.0, allow_violation=True)
-    g1, g4 = ev.details["discrete_gap_eta"], ev.details["discrete_gap_eta_over_4"]
-    assert g1 > 1e-3 and g4 > 1e-3 and abs(g1 - g4) < 0.05 * g1
-
-
 # -- Theorem 3 --------------------------------------------------------------------------------------------
 def test_theorem_3_counterexamples_and_readings(run):
     ortho = run(P + "theorem_3", form="as_printed", e1_sign=0)

@@ -7,7 +7,7 @@ import torch
 
 from ..core.result import Violation
 from ..data.ssl_pairs import Triplets, dataset
-from .trace_form import matrix_from_text, symmetric_C_violations, trace_matrix
+from .trace_form import matrix_from_text, parse_floats, random_symmetric, symmetric_C_violations, trace_matrix
 
 DATASETS = ("gaussian", "moons")
 # Default covariance spectrum of the Gaussian data: well separated, so that rates are clean to fit.
@@ -55,3 +55,11 @@ def common_C_violations(p: dict) -> list[Violation]:
 def is_simple(lam: np.ndarray, i: int = 0) -> bool:
     scale = max(float(np.abs(lam).max()), 1e-300)
     return len(lam) == 1 or float(lam[i + 1] - lam[i]) > SIMPLE_GAP_RTOL * scale
+
+
+def matrix_C(p: dict, ctx) -> torch.Tensor:
+    """C from an explicit 'C' parameter, else Q diag(spectrum) Qᵀ with a random rotation Q (Theorem 2,
+    Proposition 3 and the results on the eigen-coordinate dynamics)."""
+    if p.get("C"):
+        return ctx.tensor(matrix_from_text(p["C"]))
+    return random_symmetric(ctx, parse_floats(p["spectrum"]))

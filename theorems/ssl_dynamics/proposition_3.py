@@ -72,7 +72,7 @@ LOWER_RTOL = 1e-10
 GTOL = 1e-8
 SV_TOL = 1e-4
 # Steps of the generic descent on the ratio (1) before the alternating minimisation takes over.
-RATIO_DESCENT_STEPS = 200
+RATIO_DESCENT_STEPS = 30
 # Sweeps of the alternating minimisation of (1) (each block is solved exactly; two sweeps usually suffice).
 RATIO_SWEEPS = 20
 
