@@ -48,8 +48,45 @@ def sym(A):
     return 0.5 * (A + mT(A))
 
 
+def _unit_columns(A):
+    nrm = (A * A).sum(-2, keepdims=True) ** 0.5 if _is_np(A) else A.norm(dim=-2, keepdim=True)
+    return A / nrm
+
+
+# Numpy matrices with at most this many columns are factorised by hand: LAPACK's per-matrix call costs ~10×
+# the arithmetic of a (k×2) Gram–Schmidt or a 2×2 inverse square root, and these factors are near-orthonormal
+# (one small step from the manifold), where Gram–Schmidt loses nothing.
+SMALL_COLUMNS = 2
+
+
+def _gram_schmidt(A):
+    """Modified Gram–Schmidt on the columns (numpy, batched): the thin QR's Q with diag(R) > 0."""
+    cols = []
+    for j in range(A.shape[-1]):
+        v = A[..., j:j + 1]
+        for q in cols:
+            v = v - q * (q * v).sum(-2, keepdims=True)
+        cols.append(_unit_columns(v))
+    return np.concatenate(cols, axis=-1)
+
+
+def _polar_two_columns(A):
+    """UVᵀ = A(AᵀA)^{−1/2} for two columns (numpy, batched): with S = AᵀA and s = √det S,
+    S^{−1/2} = [[S₂₂ + s, −S₁₂], [−S₁₂, S₁₁ + s]] / (s·√(tr S + 2s))."""
+    S = mT(A) @ A
+    a, b, c = S[..., 0, 0], S[..., 0, 1], S[..., 1, 1]
+    r = np.sqrt(a * c - b * b)
+    scale = 1.0 / (r * np.sqrt(a + c + 2 * r))
+    inv = np.stack([np.stack([c + r, -b], -1), np.stack([-b, a + r], -1)], -2) * scale[..., None, None]
+    return A @ inv
+
+
 def qf(A):
     """Q factor of a thin QR with the sign fix diag(R) > 0 (a continuous retraction)."""
+    if A.shape[-1] == 1:  # one column: Q = a/‖a‖, R = ‖a‖ > 0 (no LAPACK call)
+        return _unit_columns(A)
+    if _is_np(A) and A.shape[-1] <= SMALL_COLUMNS:
+        return _gram_schmidt(A)
     if _is_np(A):
         Q, R = np.linalg.qr(A)
         s = np.sign(np.diagonal(R, axis1=-2, axis2=-1))
@@ -62,6 +99,10 @@ def qf(A):
 
 def polar(A):
     """The nearest matrix with orthonormal columns, UVᵀ from a thin SVD."""
+    if A.shape[-1] == 1:  # one column: UVᵀ = a/‖a‖
+        return _unit_columns(A)
+    if _is_np(A) and A.shape[-1] == 2:
+        return _polar_two_columns(A)
     if _is_np(A):
         U, _, Vh = np.linalg.svd(A, full_matrices=False)
     else:

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from ..core.result import AS_PRINTED, CORRECTED
 from ._common import valid_for
 
-__all__ = ["gapped_spectrum", "ssl_prop1_params", "ssl_theorem1_params", "ssl_prop2_params", "ssl_prop3_params", "ssl_theorem3_params", "ssl_theorem2_params"]
+__all__ = ["gapped_spectrum", "ssl_prop1_params", "ssl_theorem1_params", "ssl_prop2_params", "ssl_prop3_params", "ssl_theorem3_params", "ssl_theorem2_params",
+           "ssl_figure3_params"]
 
 
 @st.composite
@@ -35,10 +36,8 @@ def ssl_theorem3_params(draw) -> dict:
 @st.composite
 def ssl_theorem2_params(draw) -> dict:
     d, z = draw(st.integers(1, 5)), draw(st.integers(1, 3))
-    # T_discrete = 1: the discrete scheme's gap is a measurement, not a bound, so the worst-case search does not
-    # pay for its long default horizon (20 e-folds, up to 10⁴ steps: 20× the cost of the bounds it searches).
     params = dict(spectrum=draw(gapped_spectrum(d)), z=z, h=d + z + draw(st.integers(0, 12)),
-                  seed=draw(st.integers(0, 2**16)), T_discrete=1.0)
+                  seed=draw(st.integers(0, 2**16)))
     return valid_for("ssl_dynamics.theorem_2", AS_PRINTED)(params)
 
 
@@ -79,3 +78,12 @@ def ssl_theorem1_params(draw) -> dict:
                   h=draw(st.integers(max(3, d, z), h_max)), r=round(draw(st.floats(0.05, 20.0)), 4),
                   w2=draw(st.sampled_from(["random", "worst"])), draws=8, seed=draw(st.integers(0, 2**16)))
     return valid_for("ssl_dynamics.theorem_1", AS_PRINTED)(params)
+
+
+@st.composite
+def ssl_figure3_params(draw) -> dict:
+    """Figure 3 on resampled half moons: initialisations, widths from h = d upwards, η around the paper's 0.01."""
+    widths = sorted(draw(st.sets(st.integers(2, 3000), min_size=2, max_size=3)))
+    params = dict(seed=draw(st.integers(0, 2**16)), n=draw(st.integers(100, 400)), seeds=draw(st.integers(1, 4)),
+                  widths=",".join(map(str, widths)), eta=round(draw(st.floats(0.005, 0.02)), 4))
+    return valid_for("ssl_dynamics.figure_3", AS_PRINTED)(params)

@@ -1,0 +1,303 @@
+"""Figure 3 of paper 002: gradient descent with projection (eq. (11)) against the discretised ODE (eq. (12)).
+
+Statement as printed (Section "Numerical Evaluation", "Learning dynamics (Theorem 2) and new Datapoint")
+-------------------------------------------------------------------------------------------------------
+"W_{1,2}^{(t+1)} = W_{1,2}^{(t)} + η∇L (11) … the constraints in (8) are enforced by projecting the weights back onto
+W₂ᵀW₂ = I_z and W₁ᵀW₁ = I_d after each gradient step. Secondly we consider a discretized version of (9),
+q_{t+1} = q_t − 2η[2Λq_t − Λq_tq_tᵀq_t − q_tq_tᵀΛq_t] (12) … h ∈ {10, 100, 1000} and η = 0.01. … the loss
+function of the trained network and the dynamics … both converge to the same final loss value. … We initialize the
+NN randomly and use this initial machine output as q₀. We observe that during the evolution using (11) & (12) for a
+given initialization the[y] stay close to each other and converge to the same final outputs."
+
+Quantifiers and the reading chosen
+----------------------------------
+∀ h ∈ {10, 100, 1000}, ∀ Haar initialisations (W₁, W₂), at η = 0.01 on the half-moons contrastive C (Example 1:
+n = 200, x⁺ = x + ε, ε ~ N(0, 0.1·I) read as variance 0.1, negatives drawn from the data; C/n, the mean loss, since
+with the sum the paper's η = 0.01 is unstable), z = 1 ("converge to either of two points", Figure 3 right).
+* (11) is read with the sign of descent (W − η∇L): the text calls it "the gradient decent update"; as printed,
+  W + η∇L is ascent and goes to the largest eigenvalue (``step_sign=+1``, a negative control).
+* "Projecting back onto WᵀW = I" is read as the nearest point (the polar factor UVᵀ of a thin SVD): that is what a
+  projection onto a set is. QR orthonormalisation is a retraction, not the projection (``projection='qr'``, a
+  negative control: its fixed points are wrong, see below).
+* The claims "the same final loss" and "the same final outputs" are bound claims at a horizon T long enough for
+  both to converge (T ≥ log(h_max)/(8|λ₁|) + 14/r, r = min(8|λ₁|, 2(λ₂ − λ₁)) the slowest rate near ±e₁, a
+  hypothesis: a shorter T is a negative control).
+* "Stay close" has no scale in the paper, so the largest output gap max_t ‖q_(11)(t) − q_(12)(t)‖ is a measurement.
+  What can be asserted is the first-order agreement of two discretisations of the same flow: Riemannian GD (tangent
+  step (I − WWᵀ)∇ then QR, the flow of Theorem 2's proof) against (12) at η and 2η: the gap doubles
+  (``riemannian_gd_first_order``, |ratio − 2| ≤ 0.4).
+
+Status ``verified``: on the default instance, where h = d nearly binds (widths 2, 3, 10), and on the worst-case
+search, the polar-projected GD and (12) end at the same loss λ₁ (to 1e-12 relative) and the same output ±e₁, and
+Riemannian GD tracks (12) to first order (gap ratio 2.02–2.03).
+Findings recorded as measurements (default instance, seed 0): the polar-projected GD stays within 0.072 of (12)
+(h = 10; 0.006–0.05 at h = 100, 1000), and this gap does *not* halve with η (ratio 0.97): "Euclidean step + polar
+projection" is a first-order discretisation of the embedded-metric Stiefel flow, whose q-ODE is
+q̇ = −4Λq + Λqqᵀq + 3qqᵀΛq, not of (9) (``ssl_dynamics.theorem_2`` checks both velocities); Riemannian GD stays
+within 0.0029 and halves. With Euclidean step + QR the run converges to a wrong, η-independent point (final loss
+−0.9087 against λ₁ = −0.9298, output gap 0.167). The time to halve the loss grows like log h: fitted slope of the
+median t_½ against log h 0.148 against 1/(8|λ₁|) = 0.134 (a linearisation at q = 0: ‖q₀‖ ≈ √(dz/h)).
+
+How it is computed
+------------------
+Every scheme keeps W₁, W₂ in the span of their initial columns (``optim.stiefel``, reduced coordinates): each run
+is computed exactly in R^{d+z} whatever h is, and ``reduction_exact`` (identity) replays REPLAY_STEPS full-width
+steps of the widest width against it. All widths × initialisations × {η, 2η} × schemes run as one batch of a
+single loop in numpy (matrices of 3×2 entries: numpy's per-operation cost is a fifth of torch's).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..optim.stiefel import haar_stiefel, mT, reduce_to_span, step
+from ..optim.threads import small_tensors
+from .instances import DATASETS, build_C, common_C_violations, is_simple, spectrum_of
+from .trace_form import PAPER, PAPER_TITLE
+
+ID = "ssl_dynamics.figure_3"
+PROJECTIONS = ("polar", "qr")
+SCHEME_OF = {"polar": "stiefel", "qr": "euclid_qr"}
+# Both runs converge at rate ≥ r; after the horizon below their distance to ±e₁ is ≲ e^{−14}·(escape) and the
+# loss gap ~ that squared: FINAL_LOSS_RTOL and FINAL_OUTPUT_TOL sit well above it and far below the QR bias (2e-2).
+FINAL_LOSS_RTOL = 1e-8
+FINAL_OUTPUT_TOL = 1e-6
+CONVERGED_EFOLDS = 14.0
+DEFAULT_EFOLDS = 20.0
+# A first-order discretisation: gap(2η)/gap(η) = 2 + O(η); |ratio − 2| ≤ FIRST_ORDER_TOL.
+FIRST_ORDER_TOL = 0.4
+# Full-width steps replayed against the reduced coordinates (identity: rounding only).
+REPLAY_STEPS = 20
+REPLAY_TOL = 1e-10
+
+
+def horizon(lam: np.ndarray, h_max: int, efolds: float) -> float:
+    """log(h_max)/(8|λ₁|) (the escape from q ≈ 0, ‖q₀‖ ≈ √(dz/h)) plus ``efolds`` over the slowest rate at ±e₁."""
+    rate = min(8 * abs(lam[0]), 2 * (lam[1] - lam[0])) if len(lam) > 1 else 8 * abs(lam[0])
+    return math.log(max(h_max, 2)) / (8 * abs(lam[0])) + efolds / rate
+
+
+def _starts(ctx, p, widths, d, z, V):
+    """Haar (W₁, W₂) for every width × initialisation, in reduced coordinates zero-padded to d + z rows, with
+    the row mask, q₀ = (W₂ᵀW₁V)ᵀ, and the full-width starts of the widest width (for the replay)."""
+    k = d + z
+    Y1, Y2, mask, full = [], [], [], None
+    for h in widths:
+        W1, W2 = haar_stiefel(ctx, p["seeds"], h=h, k=d).cpu().numpy(), haar_stiefel(ctx, p["seeds"], h=h, k=z).cpu().numpy()
+        if h == max(widths):
+            full = (W1, W2)
+        _, A1, A2 = reduce_to_span(W1, W2)
+        pad = k - A1.shape[-2]
+        Y1.append(np.pad(A1, ((0, 0), (0, pad), (0, 0))))
+        Y2.append(np.pad(A2, ((0, 0), (0, pad), (0, 0))))
+        mask.append(np.repeat((np.arange(k) < A1.shape[-2])[None, :, None], p["seeds"], 0).astype(float))
+    Y1, Y2, mask = np.concatenate(Y1), np.concatenate(Y2), np.concatenate(mask)
+    return Y1, Y2, mask, np.einsum("bkz,bkd,de->bez", Y2, Y1, V), full
+
+
+def _ode12(q, lam, eta):
+    """One step of (12), batched: q − 2η[2Λq − Λqqᵀq − qqᵀΛq] (η: (B, 1, 1))."""
+    Lq = lam[:, None] * q
+    return q - 2 * eta * (2 * Lq - Lq @ (mT(q) @ q) - q @ (mT(q) @ Lq))
+
+
+def _runs(p, C, lam, V, Y1, Y2, mask, q0, N):
+    """N iterations of: the projected GD (11) and Riemannian GD, each at η (first half of the batch) and 2η
+    (second half), and (12) at η and 2η. Returns q (N+1, 2B, d, z) per run."""
+    eta = p["eta"] * np.repeat([1.0, 2.0], Y1.shape[0])[:, None, None]
+    two = lambda a: np.concatenate([a, a])  # noqa: E731
+    schemes = {"projected": SCHEME_OF[p["projection"]], "riemannian": "grassmann"}
+    m = two(mask) if (mask < 1).any() else None  # padded rows (h < d + z) are kept exactly zero
+    start = (two(Y1), two(Y2))
+    runs = {k: [start] for k in schemes}
+    ode = [two(q0) + p["ode_start_perturb"] * np.eye(*q0.shape[-2:])[None]]
+    for _ in range(N):
+        for name, scheme in schemes.items():
+            A1, A2 = step(*runs[name][-1], C, eta, scheme, p["step_sign"])
+            runs[name].append((A1, A2) if m is None else (A1 * m, A2 * m))
+        ode.append(_ode12(ode[-1], lam, eta))
+    out = {k: np.einsum("tbkz,tbkd,de->tbez", np.array([r[1] for r in v]), np.array([r[0] for r in v]), V)
+           for k, v in runs.items()}
+    out["ode"] = np.array(ode)
+    return out
+
+
+def _replay(p, C, full, V, q_reduced, widths):
+    """REPLAY_STEPS steps of both schemes at the widest width in R^h against the reduced runs (largest |Δq|)."""
+    S = p["seeds"]
+    i = widths.index(max(widths))
+    err = 0.0
+    for name, scheme in (("projected", SCHEME_OF[p["projection"]]), ("riemannian", "grassmann")):
+        W1, W2 = full
+        for k in range(1, REPLAY_STEPS + 1):
+            W1, W2 = step(W1, W2, C, p["eta"], scheme, p["step_sign"])
+            q = np.einsum("bhz,bhd,de->bez", W2, W1, V)
+            err = max(err, float(np.abs(q - q_reduced[name][k][i * S:(i + 1) * S]).max()))
+    return err
+
+
+def _half_times(q, lam, eta, N):
+    """The first time the loss Tr(qᵀΛq) is below λ₁/2, per member of the η half of the batch."""
+    B = q.shape[1] // 2
+    L = np.einsum("tbdz,d,tbdz->tb", q[:, :B], lam, q[:, :B])
+    hit = L <= lam[0] / 2
+    return np.where(hit.any(0), hit.argmax(0) * eta, np.inf)
+
+
+def _measures(p, q, lam, widths, N):
+    """Final gaps, output-gap maxima, first-order ratios and escape times."""
+    B, half = q["ode"].shape[1] // 2, N // 2
+    gap = {k: np.linalg.norm(q[k] - q["ode"], axis=(-1, -2)) for k in ("projected", "riemannian")}
+    g1 = {k: v[:, :B].max(0) for k, v in gap.items()}  # at η over [0, T]
+    g2 = {k: v[: half + 1, B:].max(0) for k, v in gap.items()}  # at 2η over [0, T]
+    loss = lambda a: np.einsum("bdz,d,bdz->b", a[:B], lam, a[:B])  # noqa: E731
+    t_half = _half_times(q["projected"], lam, p["eta"], N)
+    t_half_ode = _half_times(q["ode"], lam, p["eta"], N)
+    med = [float(np.median(t_half[i * p["seeds"]:(i + 1) * p["seeds"]])) for i in range(len(widths))]
+    slope = float(np.polyfit(np.log(widths), med, 1)[0]) if np.isfinite(med).all() else math.nan
+    finite = np.isfinite(t_half) & np.isfinite(t_half_ode) & (t_half > 0)
+    return {"loss_gap": float(np.abs(loss(q["projected"][-1]) - loss(q["ode"][-1])).max()) / abs(lam[0]),
+            "output_gap_T": float(gap["projected"][-1, :B].max()),
+            "track_projected": float(g1["projected"].max()), "track_riemannian": float(g1["riemannian"].max()),
+            "ratio_riemannian": g2["riemannian"] / g1["riemannian"], "ratio_projected": g2["projected"] / g1["projected"],
+            "final_loss_projected": loss(q["projected"][-1]).tolist(), "final_loss_ode": loss(q["ode"][-1]).tolist(),
+            "median_half_time": med, "escape_slope": slope,
+            "ode_over_gd_half_time": float(np.median(t_half_ode[finite] / t_half[finite])) if finite.any() else math.nan}
+
+
+@small_tensors
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    C_t, _ = build_C(p, ctx)
+    lam_t, V_t = torch.linalg.eigh(C_t)
+    C, lam, V = C_t.cpu().numpy(), lam_t.cpu().numpy(), V_t.cpu().numpy()
+    widths = [int(v) for v in p["widths"].split(",")]
+    T = p["T"] if p["T"] > 0 else horizon(lam, max(widths), DEFAULT_EFOLDS)
+    N = int(round(T / p["eta"]))
+    Y1, Y2, mask, q0, full = _starts(ctx, p, widths, C.shape[0], p["z"], V)
+    q = _runs(p, C, lam, V, Y1, Y2, mask, q0, N)
+    replay = _replay(p, C, full, V, q, widths)
+    m = _measures(p, q, lam, widths, N)
+    worst_ratio = float(np.abs(m["ratio_riemannian"] - 2).max())
+    claims = [
+        Claim.at_most("same_final_loss", m["loss_gap"], FINAL_LOSS_RTOL,
+                      f"max |L_(11)(T) − L_(12)(T)|/|λ₁| over widths × initialisations, T = {N * p['eta']:.4g}"),
+        Claim.at_most("same_final_outputs", m["output_gap_T"], FINAL_OUTPUT_TOL, "max ‖q_(11)(T) − q_(12)(T)‖"),
+        Claim.at_most("riemannian_gd_first_order", worst_ratio, FIRST_ORDER_TOL,
+                      "max |gap(2η)/gap(η) − 2|, gap = max_t ‖q_RGD(t) − q_(12)(t)‖ (Riemannian GD vs (12))"),
+        Claim.at_most("reduction_exact", replay, REPLAY_TOL,
+                      f"{REPLAY_STEPS} full-width steps (h = {max(widths)}) vs the reduced coordinates", kind="identity"),
+        Claim.measurement("max_output_gap_projected", m["track_projected"], math.nan,
+                          f"max_t ‖q_(11)(t) − q_(12)(t)‖ with the {p['projection']} projection ('stay close')"),
+        Claim.measurement("gap_ratio_projected", float(np.median(m["ratio_projected"])), 2.0,
+                          "median gap(2η)/gap(η) for (11): 2 for a discretisation of (9), 1 for another flow"),
+        Claim.measurement("max_output_gap_riemannian", m["track_riemannian"], math.nan,
+                          "max_t ‖q_RGD(t) − q_(12)(t)‖"),
+        Claim.measurement("escape_time_slope", m["escape_slope"], 1 / (8 * abs(lam[0])),
+                          "d t_½ / d log h (median over initialisations), against 1/(8|λ₁|)"),
+    ]
+    details = {"eigenvalues": lam.tolist(), "widths": widths, "T": N * p["eta"], "steps": N,
+               **{k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in m.items()}}
+    return Outcome(observed=m["loss_gap"], bound=FINAL_LOSS_RTOL, tightness=None, claims=claims, details=details)
+
+
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    out = common_C_violations(p)
+    try:
+        widths = [int(v) for v in p["widths"].split(",")]
+    except ValueError:
+        return out + [Violation("widths a list of integers", f"cannot read widths = {p['widths']!r}", ("widths",),
+                                bypassable=False)]
+    d = 2 if p["data"] == "moons" else p["d"]
+    for n, lo in (("seeds", 1), ("n", 2), ("z", 1), ("d", 1)):
+        if p[n] < lo:
+            out.append(Violation(f"{n} ≥ {lo}", f"{n} = {p[n]}", (n,), bypassable=False))
+    if not widths or min(widths) < max(d, p["z"]) or len(set(widths)) != len(widths):
+        out.append(Violation("distinct widths h ≥ max(d, z)", f"widths = {widths}, d = {d}, z = {p['z']}",
+                             ("widths",), bypassable=False))
+    if not (math.isfinite(p["eta"]) and p["eta"] > 0) or not math.isfinite(p["T"]) or p["T"] < 0:
+        out.append(Violation("η > 0, T ≥ 0", f"eta = {p['eta']}, T = {p['T']}", ("eta", "T"), bypassable=False))
+    if p["step_sign"] not in (-1.0, 1.0):
+        out.append(Violation("step_sign ∈ {−1, +1}", f"step_sign = {p['step_sign']}", ("step_sign",), bypassable=False))
+    if any(not v.bypassable for v in out):
+        return out
+    if p["step_sign"] == 1.0:
+        out.append(Violation("a descent step W − η∇L ('the gradient decent update')",
+                             "step_sign = +1 is eq. (11) as printed, W + η∇L: ascent", ("step_sign",)))
+    if p["projection"] != "polar":
+        out.append(Violation("projection onto WᵀW = I (the nearest point, UVᵀ)",
+                             "projection = 'qr' orthonormalises by QR, a retraction with wrong fixed points", ("projection",)))
+    if p["ode_start_perturb"] != 0:
+        out.append(Violation("(12) started at the network's q₀", f"ode_start_perturb = {p['ode_start_perturb']}",
+                             ("ode_start_perturb",)))
+    lam = spectrum_of(p)
+    if lam[0] >= 0 or not is_simple(lam):
+        out.append(Violation("λ₁(C) < 0 simple (Theorem 3's case (ii): 'converge to either of two points')",
+                             f"λ(C) = {np.round(lam, 6).tolist()}", ("data", "n")))
+    elif p["T"] > 0 and p["T"] < horizon(lam, max(widths), CONVERGED_EFOLDS):
+        out.append(Violation("T long enough for both runs to converge",
+                             f"T = {p['T']} < {horizon(lam, max(widths), CONVERGED_EFOLDS):.4g}", ("T",)))
+    if 2 * p["eta"] * 8 * max(abs(lam[0]), abs(lam[-1])) >= 1.0:
+        out.append(Violation("2η·8|λ|_max < 1 (the 2η runs are stable)", f"eta = {p['eta']}", ("eta",)))
+    return out
+
+
+BINDING_SQUARE = dict(widths="2,3,10")  # h = d = 2: W₁ square orthogonal, ‖q‖ ≡ 1
+CONTROLS = (dict(projection="qr", allow_violation=True), dict(step_sign=1.0, allow_violation=True),
+            dict(T=3.0, allow_violation=True))
+
+
+def report_instances(suite):
+    yield AS_PRINTED, dict(), False
+    yield AS_PRINTED, BINDING_SQUARE, False
+    if suite.name == "thorough":
+        yield AS_PRINTED, dict(widths="10,100,1000,10000,100000", seeds=32), False
+    rng = np.random.default_rng(8)
+    for _ in range(suite.report_examples):
+        yield AS_PRINTED, dict(seed=int(rng.integers(1000)), n=int(rng.integers(100, 400)),
+                               eta=round(float(rng.uniform(0.005, 0.02)), 4)), False
+    for c in CONTROLS:
+        yield AS_PRINTED, {k: v for k, v in c.items() if k != "allow_violation"}, True
+
+
+def _strategy():
+    from ..strategies.ssl_dynamics import ssl_figure3_params
+
+    return ssl_figure3_params()
+
+
+RESULT = register(Result(
+    id=ID, paper=PAPER, paper_title=PAPER_TITLE,
+    title="Figure 3: GD with projection (11) and the discretised ODE (12) reach the same loss and outputs",
+    statement="For h ∈ {10, 100, 1000} and η = 0.01, GD with projection back onto the constraints (11) and the "
+              "discretised ODE (12) started at the network's initial output q₀ converge to the same final loss and the "
+              "same final outputs, and stay close to each other during training.",
+    status=Status.VERIFIED,
+    logic=Logic(for_all="every width h, every Haar initialisation (W₁, W₂) and its q₀, on the half-moons contrastive C "
+                        "with z = 1 and η = 0.01 (the experiment of Figure 3)"),
+    binding=(Binding("h ≥ d (W₁ ∈ St(h, d))", BINDING_SQUARE, "h = d = 2 among the widths"),),
+    controls=CONTROLS,
+    strategy=_strategy,
+    params=(
+        Param("data", str, "moons", "SSL triplets: half moons (d = 2) or Gaussian", "moons", choices=DATASETS),
+        Param("d", int, 2, "input dimension (Gaussian data)", "≥ 1"),
+        Param("n", int, 200, "anchors", "≥ 2"),
+        Param("z", int, 1, "output dimension", "≥ 1"),
+        Param("widths", str, "10,100,1000", "hidden widths h (comma-separated)", "distinct, ≥ max(d, z)"),
+        Param("seeds", int, 4, "Haar initialisations per width, batched", "≥ 1"),
+        Param("eta", float, 0.01, "step size η of (11) and (12)", "> 0, 16η|λ|_max < 1"),
+        Param("T", float, 0.0, "horizon (0: log(h_max)/(8|λ₁|) + 20/r)", "≥ the convergence horizon"),
+        Param("projection", str, "polar", "projection back onto WᵀW = I: polar (nearest point) or qr (control)",
+              "polar", choices=PROJECTIONS),
+        Param("step_sign", float, -1.0, "−1: W − η∇L (descent); +1: eq. (11) as printed (control)", "−1"),
+        Param("ode_start_perturb", float, 0.0, "moves (12)'s start off the network's q₀ (control)", "= 0"),
+        Param("seed", int, 0, "seed of the data and the initialisations", "any integer"),
+    ),
+    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
+    module=__name__,
+))
