@@ -55,6 +55,7 @@ import math
 
 import numpy as np
 import torch
+from scipy.stats import ks_2samp
 
 from ..core.evidence import Claim
 from ..core.registry import register
@@ -99,7 +100,7 @@ def gaps(ctx, act, h, d, z, r, draws, w2):
     else:
         W2 = haar_stiefel(ctx, draws, h=h, k=z)
         gap = (W2.transpose(-1, -2) @ eps[..., None]).squeeze(-1).norm(dim=-1)
-    return gap, enorm, (a**4).sum(-1).sqrt()
+    return gap, enorm, (a**4).sum(-1).sqrt(), W1.abs().amax(dim=(-1, -2))
 
 
 def bound_shape(h, d, r, c, K):
@@ -111,27 +112,59 @@ def adversarial_gap(act, r, ctx):
     return abs(float(activation(act)(ctx.tensor(r))) - r)
 
 
+def _proof_constant(gap, w1max, h, d, r, c):
+    """The proof's own constant on each draw: with L = max|W₁ᵢⱼ|·√h/log h (Lemma 2's event, realised), the chain
+    (13)–(14) gives gap ≤ (L²/2)·c‖x‖²d log²h/√h (K = C/2, C = L²). Returns the largest excess over the draws and
+    the K that chain leaves (the largest L²/2)."""
+    if h < 2:
+        return math.inf, math.inf
+    L = w1max * math.sqrt(h) / math.log(h)
+    chain = 0.5 * L**2 * bound_shape(h, d, r, c, 1.0)
+    return float((gap - chain).max()), float((0.5 * L**2).max())
+
+
+def _d_invariance(ctx, p, gap):
+    """Two-sample Kolmogorov–Smirnov p-value between the gaps at d and at d = 1 (same h, ‖x‖, draws): W₁x is
+    ‖x‖·Unif(S^{h−1}) whatever d is, so the gap's law does not depend on d (the factor d of the bound is the proof's)."""
+    if p["d"] == 1:
+        return 1.0, 1.0
+    ref, _, _, _ = gaps(ctx, p["activation"], p["h"], 1, p["z"], p["r"], p["draws"], p["w2"])
+    stat = ks_2samp(gap.cpu().numpy(), ref.cpu().numpy())
+    return float(stat.pvalue), float(gap.median() / ref.median())
+
+
 @small_tensors
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     act, h, d, z, r, K = p["activation"], p["h"], p["d"], p["z"], p["r"], p["K"]
     c = _const(act)
-    gap, enorm, a4 = gaps(ctx, act, h, d, z, r, p["draws"], p["w2"])
+    gap, enorm, a4, w1max = gaps(ctx, act, h, d, z, r, p["draws"], p["w2"])
     bound = bound_shape(h, d, r, c, K)
     taylor = float((torch.maximum(gap - enorm, enorm - 0.5 * c * a4)).max())
+    chain_excess, K_proof = _proof_constant(gap, w1max, h, d, r, c)
+    ks_p, median_ratio = _d_invariance(ctx, p, gap)
     adv = adversarial_gap(act, r, ctx)
     max_gap = float(gap.max())
+    K_needed = max_gap / bound * K if bound > 0 else math.inf
     claims = [
         Claim.at_most("bound_holds_every_draw", max_gap, bound,
                       f"max over {p['draws']} Haar draws of ‖u^φ − u^I‖ vs Kc‖x‖²d log²h/√h (K = {K:g})"),
         Claim.at_most("taylor_step_13", taylor, DETERMINISTIC_SLACK * max(1.0, float(a4.max())),
                       "eq. (13) and ‖W₂‖₂ = 1: max of gap − ‖ε‖ and ‖ε‖ − (c/2)‖W₁x‖₄²", kind="proof_step"),
+        Claim.at_most("proof_constant_chain", chain_excess, DETERMINISTIC_SLACK * max(1.0, max_gap),
+                      "gap − (L²/2)c‖x‖²d log²h/√h with L = max|W₁ᵢⱼ|√h/log h of the draw (eqs. (13), (14), Lemma 2)",
+                      kind="proof_step"),
         Claim.measurement("adversarial_W1_gap", adv, bound,
                           "W₁x = ‖x‖e₁ (measure zero under Haar): |φ(‖x‖) − ‖x‖|, against the bound"),
-        Claim.measurement("K_empirical", max_gap / bound * K if bound > 0 else math.inf, K,
-                          "max gap / (c‖x‖²d log²h/√h): the constant this instance needs"),
+        Claim.measurement("K_empirical", K_needed, K, "max gap / (c‖x‖²d log²h/√h): the constant the draws need"),
+        Claim.measurement("K_proof", K_proof, K_needed, "L²/2 with Lemma 2's L realised on the draws: the constant "
+                          "the proof's chain leaves, against the one needed"),
+        Claim.measurement("d_invariance_ks_pvalue", ks_p, math.nan,
+                          f"KS p-value, gaps at d = {d} vs d = 1 (median ratio {median_ratio:.3g}): the law is d-free"),
     ]
     details = {"c": c, "bound": bound, "max_gap": max_gap, "median_gap": float(gap.median()),
                "adversarial_gap": adv, "bound_over_adversarial_gap": bound / adv if adv > 0 else math.inf,
+               "K_proof_over_K_needed": K_proof / K_needed if K_needed > 0 else math.inf,
+               "d_median_ratio": median_ratio,
                # True where no orthonormal W₁ could break the bound (eq. (13) chain): the check is then an identity.
                "bound_implied_for_every_W1": bool(bound >= 0.5 * c * r**2)}
     return Outcome(observed=max_gap, bound=bound, tightness=max_gap / bound if bound > 0 else None,
@@ -233,7 +266,7 @@ def evaluate_rate(p: dict, form: str, ctx) -> Outcome:
     widths = [int(v) for v in p["widths"].split(",")]
     med = []
     for h in widths:
-        g, _, _ = gaps(ctx, act, h, p["d"], p["z"], p["r"], p["draws"], w2)
+        g, _, _, _ = gaps(ctx, act, h, p["d"], p["z"], p["r"], p["draws"], w2)
         med.append(float(g.median()))
     fit = fit_power_law(widths, med)
     shape_fit = fit_power_law(widths, [math.log(h) ** 2 / math.sqrt(h) for h in widths])

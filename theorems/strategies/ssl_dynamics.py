@@ -8,7 +8,7 @@ from ..core.result import AS_PRINTED, CORRECTED
 from ._common import valid_for
 
 __all__ = ["gapped_spectrum", "ssl_prop1_params", "ssl_theorem1_params", "ssl_prop2_params", "ssl_prop3_params", "ssl_theorem3_params", "ssl_theorem2_params",
-           "ssl_figure3_params"]
+           "ssl_figure3_params", "ssl_lemma2_params", "ssl_expected_c_params"]
 
 
 @st.composite
@@ -87,3 +87,24 @@ def ssl_figure3_params(draw) -> dict:
     params = dict(seed=draw(st.integers(0, 2**16)), n=draw(st.integers(100, 400)), seeds=draw(st.integers(1, 4)),
                   widths=",".join(map(str, widths)), eta=round(draw(st.floats(0.005, 0.02)), 4))
     return valid_for("ssl_dynamics.figure_3", AS_PRINTED)(params)
+
+
+@st.composite
+def ssl_lemma2_params(draw) -> dict:
+    """Lemma 2 with the witness L and the proof's split s varied, widths from d (the hypothesis d ≤ h) upwards."""
+    d = draw(st.integers(1, 8))
+    widths = sorted(draw(st.sets(st.integers(max(d, 2), 3000), min_size=1, max_size=4)))
+    params = dict(d=d, widths=",".join(map(str, widths)), draws=draw(st.integers(8, 64)),
+                  L=round(draw(st.floats(0.6, 3.0)), 3), s=round(draw(st.floats(0.1, 0.9)), 3),
+                  seed=draw(st.integers(0, 2**16)))
+    return valid_for("ssl_dynamics.lemma_2", AS_PRINTED)(params)
+
+
+@st.composite
+def ssl_expected_c_params(draw) -> dict:
+    """E[C̃ | X] on moons or Gaussian data of any mean, sample size and augmentation variance."""
+    data = draw(st.sampled_from(["moons", "gaussian"]))
+    params = dict(data=data, d=2 if data == "moons" else draw(st.integers(1, 5)), n=draw(st.integers(3, 400)),
+                  shift=round(draw(st.floats(-3.0, 3.0)), 3), sigma2=round(draw(st.floats(0.0, 1.0)), 3),
+                  resamples=draw(st.integers(500, 2000)), seed=draw(st.integers(0, 2**16)))
+    return valid_for("ssl_dynamics.expected_c", CORRECTED)(params)

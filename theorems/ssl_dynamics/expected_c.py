@@ -1,0 +1,173 @@
+"""The expected contrastive matrix of paper 002 (text after Theorem 3): E[C̃] = −n Cov(x), not −n E[xxᵀ].
+
+Statement as printed (Section "Theoretical Analysis", after Theorem 3)
+----------------------------------------------------------------------
+"… we can specialise to the situation where x⁻ is given by an independent sample and x⁺ is given by adding a noise
+value ε sampled from N(0, σI), i.e. x⁺ = x + ε. Then E[C̃] = Σᵢ E[xᵢ]E[xᵢ⁻ᵀ] − E[xᵢxᵢ⁺ᵀ] = −n E[xxᵀ]. Thus E[C]
+is in fact negative definite."  (C̃ = Σᵢ xᵢ(xᵢ⁻ − xᵢ⁺)ᵀ, eq. (7); the proof of Proposition 3 repeats
+"E[C] = −E[xxᵀ]".)
+
+Quantifiers and reading
+-----------------------
+∀ data x₁, …, x_n, ∀ σ ≥ 0: the expectation over the augmentations and the negatives. The negatives are
+"independent samples" of the data set (drawn uniformly from it, as in Example 1), so the expectation is taken
+conditionally on the data, E[· | X], and E[xxᵀ] is the empirical second moment XᵀX/n.
+The middle expression of the display is right; the last equality drops its first term: E[xᵢ]E[xᵢ⁻]ᵀ = x̄x̄ᵀ, so
+E[C̃ | X] = n x̄x̄ᵀ − XᵀX = −n Cov̂(X). The two agree only for centred data, which the paper's own half moons are not
+(mean (0.5, 0.25)). The conclusion survives in the weaker form: −Cov̂ is negative semidefinite, definite iff the
+centred data span R^d; and the eigenvectors Theorem 3 converges to are those of Cov̂ (linear contrastive SSL with
+z = 1 is PCA), not of the second moment.
+
+Status ``verified-corrected``: counterexample the paper's half moons (the default instance in the printed form,
+n = 200): the Monte-Carlo mean of C/n over 2000 resamplings of (x⁺, x⁻) is 197 standard errors from −XᵀX/n and within
+1.1 of −Cov̂(X) (the corrected form, also where n = d + 1 makes Cov̂ barely definite, the binding instance).
+
+What one check does
+-------------------
+``resamples`` draws of (x⁺, x⁻) for the fixed data, batched into one (R, n, d) tensor; C = sym(C̃)/n per draw.
+* ``expectation`` (bound): max over entries of |mean of C − formula| / standard error ≤ Z_TOL, with the formula
+  −XᵀX/n (printed) or −Cov̂(X) (corrected). Negative controls: a biased augmentation ε ~ N(m, σ²I) (``noise_mean``,
+  a hypothesis violation: E[xεᵀ] = x̄mᵀ ≠ 0) and ``formula_scale`` = 1.01 (a wrong constant, 6.1 SE: just outside Z_TOL).
+* measurements: λ_max of the formula (< 0: negative definite) and |cos| between the top eigenvectors of Cov̂ and of
+  XᵀX/n (what Theorem 3's q converges to under each formula).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..core.evidence import Claim
+from ..core.registry import register
+from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..data.ssl_pairs import gaussian_data, make_moons
+from ..optim.threads import small_tensors
+from .instances import GAUSSIAN_SPECTRUM
+from .trace_form import PAPER, PAPER_TITLE, sym
+
+ID = "ssl_dynamics.expected_c"
+DATA = ("moons", "gaussian")
+# Entry-wise z-scores of a Monte-Carlo mean over ≥ 1000 resamplings: 5 standard errors leave a family-wise level
+# of ~d²·6e-7 (normal tails).
+Z_TOL = 5.0
+
+
+def _data(p, ctx):
+    if p["data"] == "moons":
+        X = make_moons(ctx, p["n"], 0.05)
+    else:
+        d = p["d"]
+        X = gaussian_data(ctx, p["n"], GAUSSIAN_SPECTRUM[:d] if d <= 5 else [4.0 * 0.5**k for k in range(d)])
+    return X + p["shift"]
+
+
+def resampled_C(ctx, X, R, sigma2, noise_mean):
+    """C = sym(Xᵀ(X⁻ − X⁺))/n for R independent draws of x⁺ = x + ε and of negatives drawn uniformly from X."""
+    n, d = X.shape
+    pos = X + noise_mean + math.sqrt(sigma2) * ctx.randn(R, n, d)
+    idx = torch.randint(0, n, (R, n), generator=ctx.generator, device="cpu").to(X.device)
+    return sym(X.T @ (X[idx] - pos) / n)
+
+
+@small_tensors
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    X = _data(p, ctx)
+    n = X.shape[0]
+    Cs = resampled_C(ctx, X, p["resamples"], p["sigma2"], p["noise_mean"])
+    mean, se = Cs.mean(0), Cs.std(0) / math.sqrt(p["resamples"])
+    Xc = X - X.mean(0)
+    cov, second = Xc.T @ Xc / n, X.T @ X / n
+    formula = -p["formula_scale"] * (second if form == AS_PRINTED else cov)
+    z = float(((mean - formula).abs() / se.clamp_min(1e-300)).max())
+    top_cov, top_second = torch.linalg.eigh(cov)[1][:, -1], torch.linalg.eigh(second)[1][:, -1]
+    claims = [
+        Claim.at_most("expectation", z, Z_TOL,
+                      f"max entry |mean of C/n − ({'−XᵀX/n' if form == AS_PRINTED else '−Cov̂(X)'})| in standard errors "
+                      f"({p['resamples']} resamplings)"),
+        Claim.measurement("lambda_max_of_formula", float(torch.linalg.eigvalsh(formula)[-1]), 0.0,
+                          "largest eigenvalue of the formula (< 0: negative definite)"),
+        Claim.measurement("top_eigenvectors_cos", float((top_cov @ top_second).abs()), 1.0,
+                          "|cos| between the top eigenvectors of Cov̂ and XᵀX/n (what Theorem 3 converges to)"),
+    ]
+    details = {"mean_C": mean.tolist(), "standard_error": se.tolist(), "minus_covariance": (-cov).tolist(),
+               "minus_second_moment": (-second).tolist(), "data_mean": X.mean(0).tolist(),
+               "z_against_covariance": float(((mean + cov).abs() / se.clamp_min(1e-300)).max()),
+               "z_against_second_moment": float(((mean + second).abs() / se.clamp_min(1e-300)).max())}
+    return Outcome(observed=z, bound=Z_TOL, tightness=None, claims=claims, details=details)
+
+
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    out = []
+    for n, lo in (("n", 2), ("d", 1), ("resamples", 100)):
+        if p[n] < lo:
+            out.append(Violation(f"{n} ≥ {lo}", f"{n} = {p[n]}", (n,), bypassable=False))
+    if p["data"] == "moons" and p["d"] != 2:
+        out.append(Violation("d = 2 for half moons", f"d = {p['d']}", ("d", "data"), bypassable=False))
+    for name in ("sigma2", "shift", "noise_mean", "formula_scale"):
+        if not math.isfinite(p[name]):
+            out.append(Violation(f"{name} finite", f"{name} = {p[name]}", (name,), bypassable=False))
+    if p["sigma2"] < 0:
+        out.append(Violation("σ ≥ 0", f"sigma2 = {p['sigma2']}", ("sigma2",), bypassable=False))
+    if any(not v.bypassable for v in out):
+        return out
+    if p["noise_mean"] != 0:
+        out.append(Violation("ε ~ N(0, σI): zero-mean augmentation noise", f"noise_mean = {p['noise_mean']}",
+                             ("noise_mean",)))
+    if p["formula_scale"] != 1.0:
+        out.append(Violation("the formula itself", "formula_scale ≠ 1 is a deliberately wrong constant",
+                             ("formula_scale",)))
+    return out
+
+
+BINDING_FEW = dict(n=3)  # n = d + 1: the smallest sample whose centred data can span R², Cov̂ barely definite
+PIN_SCALE = 1.01  # 1% of Cov̂ is 6.1 standard errors at the default size: just outside Z_TOL
+
+
+def report_instances(suite):
+    yield CORRECTED, dict(), False
+    yield CORRECTED, BINDING_FEW, False
+    yield CORRECTED, dict(data="gaussian", d=4, n=300), False
+    yield AS_PRINTED, dict(), False
+    yield AS_PRINTED, dict(shift=-0.5, data="gaussian", d=3), False
+    yield CORRECTED, dict(noise_mean=0.2), True
+    yield CORRECTED, dict(formula_scale=PIN_SCALE), True
+
+
+def _strategy():
+    from ..strategies.ssl_dynamics import ssl_expected_c_params
+
+    return ssl_expected_c_params()
+
+
+RESULT = register(Result(
+    id=ID, paper=PAPER, paper_title=PAPER_TITLE,
+    title="E[C̃] = −n Cov(x), not −n E[xxᵀ] (text after Theorem 3)",
+    statement="With x⁻ an independent sample and x⁺ = x + ε, ε ~ N(0, σI): E[C̃] = Σᵢ E[xᵢ]E[xᵢ⁻ᵀ] − E[xᵢxᵢ⁺ᵀ] = "
+              "−n E[xxᵀ]; thus E[C] is negative definite.",
+    correction="E[C̃ | X] = n x̄x̄ᵀ − XᵀX = −n Cov̂(X): negative semidefinite, definite iff the centred data span R^d; "
+               "it equals −n E[xxᵀ] only for centred data.",
+    correction_reason="The display's middle term E[xᵢ]E[xᵢ⁻]ᵀ = x̄x̄ᵀ is dropped in the last equality; the half moons of "
+                      "Example 1 have mean (0.5, 0.25).",
+    status=Status.VERIFIED_CORRECTED,
+    logic=Logic(for_all="every data set x₁, …, x_n and σ ≥ 0 (expectation over augmentations and negatives drawn "
+                        "from the data)"),
+    counterexamples=(dict(),),
+    binding=(Binding("n > d (Cov̂ definite)", BINDING_FEW, "n = 3 = d + 1"),),
+    controls=(dict(noise_mean=0.2, allow_violation=True), dict(formula_scale=PIN_SCALE, allow_violation=True),
+              dict(form="as_printed")),
+    strategy=_strategy,
+    params=(
+        Param("data", str, "moons", "half moons (Example 1) or Gaussian with covariance 4·2^{-k}", "", choices=DATA),
+        Param("d", int, 2, "dimension (Gaussian data; 2 for moons)", "≥ 1"),
+        Param("n", int, 200, "anchors", "≥ 2"),
+        Param("shift", float, 0.0, "translation added to every data point", "any"),
+        Param("sigma2", float, 0.1, "variance σ of the augmentation noise", "≥ 0"),
+        Param("resamples", int, 2000, "resamplings of (x⁺, x⁻), batched", "≥ 100"),
+        Param("noise_mean", float, 0.0, "mean of the augmentation noise (≠ 0: control)", "= 0"),
+        Param("formula_scale", float, 1.0, "multiplies the formula (≠ 1: wrong constant, control)", "= 1"),
+        Param("seed", int, 0, "seed", "any integer"),
+    ),
+    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED, CORRECTED), report_instances=report_instances,
+    module=__name__,
+))
