@@ -8,7 +8,7 @@ from ..core.result import AS_PRINTED, CORRECTED
 from ._common import valid_for
 
 __all__ = ["gapped_spectrum", "ssl_prop1_params", "ssl_theorem1_params", "ssl_prop2_params", "ssl_prop3_params", "ssl_theorem3_params", "ssl_theorem2_params",
-           "ssl_figure3_params", "ssl_lemma2_params", "ssl_expected_c_params"]
+           "ssl_figure3_params", "ssl_lemma2_params", "ssl_expected_c_params", "ssl_remark3_params", "ssl_remark2_params"]
 
 
 @st.composite
@@ -108,3 +108,25 @@ def ssl_expected_c_params(draw) -> dict:
                   shift=round(draw(st.floats(-3.0, 3.0)), 3), sigma2=round(draw(st.floats(0.0, 1.0)), 3),
                   resamples=draw(st.integers(500, 2000)), seed=draw(st.integers(0, 2**16)))
     return valid_for("ssl_dynamics.expected_c", CORRECTED)(params)
+
+
+@st.composite
+def ssl_remark3_params(draw) -> dict:
+    """Remark 3 (corrected) on Gaussian SSL data with a Gaussian or orthonormal fixed projector."""
+    z = draw(st.integers(3, 12))
+    params = dict(d=draw(st.integers(2, 5)), z=z, r=draw(st.integers(2, min(z, 5))),
+                  projector=draw(st.sampled_from(["gaussian", "orthonormal"])),
+                  loss=draw(st.sampled_from(["contrastive", "noncontrastive"])), seed=draw(st.integers(0, 2**16)))
+    return valid_for("ssl_dynamics.remark_3", CORRECTED)(params)
+
+
+@st.composite
+def ssl_remark2_params(draw) -> dict:
+    """Remark 2 (corrected) on Gaussian anchors of a random full-rank spectrum."""
+    d = draw(st.integers(3, 6))
+    spec = sorted((round(draw(st.floats(0.2, 5.0)), 3) for _ in range(d)), reverse=True)
+    params = dict(spectrum=",".join(map(str, spec)), z=draw(st.integers(2, d)), n=draw(st.integers(100, 400)),
+                  sigma2=round(draw(st.floats(0.0, 1.0)), 3), seed=draw(st.integers(0, 2**16)))
+    # One negative per anchor (the structure of (1)); the batch form's n×n similarities cost 20× more per
+    # evaluation and are run by the report.
+    return valid_for("ssl_dynamics.remark_2", CORRECTED)(params)
