@@ -155,7 +155,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                                  "σ₂/σ₁ of InfoNCE's trained Θ (certified stationary)")]
     else:
         claims += [Claim.at_most("infonce_second_order", abs(ratio / 16 - 1), EXPANSION_RTOL,
-                                 f"|R(ε)/R(ε/2)/16 − 1|, R(ε) = InfoNCE(εΘ) − log 2 − (ε²/2)L₍₁₎(Θ): R(ε)/R(ε/2) = {ratio:.4g}"),
+                                 f"|R(ε)/R(ε/2)/16 − 1|, R(ε) = InfoNCE(εΘ) − InfoNCE(0) − ε²·(its quadratic term): R(ε)/R(ε/2) = {ratio:.4g}"),
                    Claim.at_least("infonce_coupled", coup["infonce"], COUPLED_MIN,
                                   "cross-row share of InfoNCE's Hessian at its trained Θ"),
                    Claim.at_least("infonce_keeps_rank", float(sv["infonce"][-1] / sv["infonce"][0]), RANK_KEPT,

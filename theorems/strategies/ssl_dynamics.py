@@ -8,7 +8,7 @@ from ..core.result import AS_PRINTED, CORRECTED
 from ._common import valid_for
 
 __all__ = ["gapped_spectrum", "ssl_prop1_params", "ssl_theorem1_params", "ssl_prop2_params", "ssl_prop3_params", "ssl_theorem3_params", "ssl_theorem2_params",
-           "ssl_figure3_params", "ssl_lemma2_params", "ssl_expected_c_params", "ssl_remark3_params", "ssl_remark2_params"]
+           "ssl_figure3_params", "ssl_lemma2_params", "ssl_expected_c_params", "ssl_remark3_params", "ssl_remark2_params", "ssl_new_point_params"]
 
 
 @st.composite
@@ -130,3 +130,12 @@ def ssl_remark2_params(draw) -> dict:
     # One negative per anchor (the structure of (1)); the batch form's n×n similarities cost 20× more per
     # evaluation and are run by the report.
     return valid_for("ssl_dynamics.remark_2", CORRECTED)(params)
+
+
+@st.composite
+def ssl_new_point_params(draw) -> dict:
+    """New points on resampled half moons, widths from h = d + z, one or two outputs."""
+    z = draw(st.integers(1, 2))
+    params = dict(n=draw(st.integers(50, 400)), z=z, h=draw(st.integers(2 + z, 200)), seeds=draw(st.integers(1, 4)),
+                  seed=draw(st.integers(0, 2**16)))
+    return valid_for("ssl_dynamics.new_data_point", AS_PRINTED)(params)
