@@ -22,7 +22,8 @@ from theorems import HypothesisViolation
 from theorems.core.context import Context
 from theorems.optim.ode import rhs_stiefel, rhs_theorem2
 from theorems.optim.stiefel import haar_stiefel
-from theorems.ssl_dynamics import lemma_1, proposition_2, proposition_3, theorem_1, theorem_2
+from theorems.ssl_dynamics import (expected_c, figure_3, lemma_1, lemma_2, proposition_2, proposition_3, remark_2,
+                                   remark_3, theorem_1, theorem_2)
 from theorems.ssl_dynamics.theorem_2 import q_velocity
 from theorems.ssl_dynamics.trace_form import random_symmetric
 
@@ -41,6 +42,10 @@ PINS = [
      [f"problem_{j}_not_below_Lstar" for j in (1, 2, 3, 4)]),
     ("theorem_2", dict(init_perturb=theorem_2.PIN_PERTURB),
      ["velocity_matches_ode9", "trajectory_matches_ode9", "width_independent"]),
+    ("figure_3", dict(T=figure_3.PIN_T), ["same_final_loss", "same_final_outputs"]),
+    ("figure_3", dict(step_sign=1.0), ["riemannian_gd_first_order"]),
+    ("expected_c", dict(formula_scale=expected_c.PIN_SCALE), ["expectation"]),
+    ("remark_2", dict(expansion_scale=1.2), ["infonce_second_order"]),
 ]
 
 
@@ -119,6 +124,14 @@ def test_theorem_1_random_W1_is_what_the_bound_needs(run):
     assert ev.bound == pytest.approx(4 / (3 * math.sqrt(3)) * 4 * math.log(3e5) ** 2 / math.sqrt(3e5), rel=1e-12)
 
 
+def test_theorem_1_proof_constant_and_d_invariance(run):
+    ev = run(P + "theorem_1")
+    assert ev.claim("proof_constant_chain").passed
+    assert ev.details["K_proof_over_K_needed"] > 100  # the chain (13)-(14) with Lemma 2's L leaves that much slack
+    wide = run(P + "theorem_1", d=20, h=500, draws=400)
+    assert wide.claim("d_invariance_ks_pvalue").observed > 0.01 and abs(wide.details["d_median_ratio"] - 1) < 0.2
+
+
 def test_theorem_1_width_one_has_a_zero_bound(run):
     ev = run(P + "theorem_1", h=1, d=1, z=1, allow_violation=True)
     assert ev.bound == 0.0 and ev.observed == pytest.approx(abs(math.tanh(2.0) - 2.0), rel=1e-12)
@@ -145,6 +158,81 @@ def test_theorem_2_identity_and_stiefel_ode(d, z, extra, seed):
         qd = q_velocity(W1, W2, C, V, flow).numpy()
         ref = rhs(lam.numpy(), q)
         assert np.linalg.norm(qd - ref) <= 1e-10 * max(np.linalg.norm(ref), 1e-300)
+
+
+# -- Figure 3 ---------------------------------------------------------------------------------------------
+def test_figure_3_projections_against_ode_12(run):
+    ev = run(P + "figure_3")
+    # Riemannian GD is a first-order discretisation of (9), like (12): halving η halves the gap. The polar-projected
+    # GD discretises the Stiefel flow instead: its gap to (12) is larger and does not halve.
+    assert all(1.6 <= r <= 2.4 for r in ev.details["ratio_riemannian"])
+    assert ev.claim("gap_ratio_projected").observed < 1.6
+    assert ev.claim("max_output_gap_projected").observed > 10 * ev.claim("max_output_gap_riemannian").observed
+    # Both reach the smallest eigenvalue of C (Theorem 3, z = 1).
+    lam0 = ev.details["eigenvalues"][0]
+    assert max(abs(v - lam0) for v in ev.details["final_loss_projected"]) < 1e-9 * abs(lam0)
+
+
+def test_figure_3_qr_projection_is_biased_independently_of_eta(run):
+    a = run(P + "figure_3", projection="qr", allow_violation=True)
+    b = run(P + "figure_3", projection="qr", eta=0.005, allow_violation=True)
+    lam0 = a.details["eigenvalues"][0]
+    bias_a = max(v - lam0 for v in a.details["final_loss_projected"])
+    bias_b = max(v - lam0 for v in b.details["final_loss_projected"])
+    assert bias_a > 1e-3 * abs(lam0) and abs(bias_a - bias_b) < 0.05 * bias_a
+
+
+def test_figure_3_printed_sign_is_ascent(run):
+    ev = run(P + "figure_3", step_sign=1.0, allow_violation=True)
+    lam_max = ev.details["eigenvalues"][-1]
+    assert max(abs(v - lam_max) for v in ev.details["final_loss_projected"]) < 1e-6  # W + η∇L climbs to λ_max
+
+
+# -- Lemma 2 --------------------------------------------------------------------------------------------------
+def test_lemma_2_printed_tail_bound_fails_at_small_width():
+    # h = 2, t = 1: the exact P(max(|X₁|, |X₂|) ≥ log 2) against the printed (2/√(2π))e^{−log²2/2}.
+    a = math.log(2)
+    exact = 1 - (1 - math.erfc(a / math.sqrt(2))) ** 2
+    printed = 2 * math.exp(-a * a / 2) / math.sqrt(2 * math.pi)
+    assert exact == pytest.approx(0.738, abs=1e-3) and printed == pytest.approx(0.628, abs=1e-3)
+    ev = theorems.check(P + "lemma_2", **lemma_2.ERRATUM_TAIL)
+    assert ev.claim("gaussian_tail_step").observed == pytest.approx(exact - printed, rel=1e-9)
+
+
+def test_lemma_2_epsilon_vanishes_and_coordinate_frame_fails(run):
+    eps = [lemma_2.epsilon(h, 3, 1.0, 0.5) for h in (100, 1000, 10_000)]
+    assert eps[0] > eps[1] > eps[2] and eps[2] < 1e-6
+    ev = run(P + "lemma_2", law="coordinate", allow_violation=True)
+    assert ev.details["exceedances"] == [ev.params["draws"]] * 4
+
+
+# -- E[C̃] -----------------------------------------------------------------------------------------------------
+def test_expected_c_half_moons_are_not_centred(run):
+    ev = run(P + "expected_c", form="as_printed")
+    assert ev.details["data_mean"] == pytest.approx([0.5, 0.25], abs=0.02)
+    assert ev.details["z_against_second_moment"] > 50 > 5 > ev.details["z_against_covariance"]
+
+
+# -- Remarks 2 and 3 ------------------------------------------------------------------------------------------
+def test_remark_2_infonce_keeps_rank_where_loss_1_collapses(run):
+    ev = run(P + "remark_2", form="as_printed")
+    assert ev.converged and ev.details["coupling_loss2"] == 0.0
+    assert min(ev.details["singular_values_infonce"]) > 0.4  # σ₃/σ₁ = 0.48: no collapse
+    assert ev.details["expansion_ratio"] == pytest.approx(16, rel=1e-3)
+
+
+def test_remark_3_fixed_projector(run):
+    cx = run(P + "remark_3", form="as_printed", **remark_3.COUNTEREXAMPLE)
+    assert cx.details["singular_values_end"][1] > 0.1 and cx.details["eigenvalues_AAt"] == pytest.approx([1.0] * 3)
+    generic = run(P + "remark_3")
+    assert not generic.claim("components_identical").passed and generic.holds
+
+
+# -- new data point -------------------------------------------------------------------------------------------
+def test_new_data_point_polar_flow_misses(run):
+    ev = run(P + "new_data_point", flow="stiefel", allow_violation=True)
+    assert 1e-3 < ev.claim("ode_predicts_new_points").observed < 0.2
+    assert ev.claim("limit_on_new_points").passed  # same limit, another path
 
 
 # -- Theorem 3 --------------------------------------------------------------------------------------------
@@ -203,6 +291,17 @@ def test_conjecture_1_sigmoid_trend_control(run):
         ("proposition_2", dict(c1=0.0), "c1 > 0"),
         ("conjecture_1", dict(activation="relu"), "φ'(0) = 1"),
         ("conjecture_1", dict(widths="1,10,100", z=2), "h ≥ max(d, z)"),
+        ("figure_3", dict(projection="qr"), "projection onto WᵀW = I"),
+        ("figure_3", dict(step_sign=1.0), "descent step"),
+        ("figure_3", dict(T=3.0), "T long enough"),
+        ("lemma_2", dict(law="coordinate"), "Q uniformly random"),
+        ("lemma_2", dict(d=40), "d ≤ h"),
+        ("expected_c", dict(noise_mean=0.1), "zero-mean augmentation noise"),
+        ("remark_2", dict(z=6), "span at least z directions"),
+        ("remark_3", remark_3.COUNTEREXAMPLE, "μ₁(AAᵀ) or λ₁(C) simple"),
+        ("remark_3", dict(r=1), "r ≥ 2"),
+        ("new_data_point", dict(flow="stiefel"), "Theorem 2's proof"),
+        ("figure_2", dict(widths="10,20"), "≥ 3 distinct widths"),
     ],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
