@@ -184,8 +184,8 @@ def test_figure_3_qr_projection_is_biased_independently_of_eta(run):
 
 def test_figure_3_printed_sign_is_ascent(run):
     ev = run(P + "figure_3", step_sign=1.0, allow_violation=True)
-    lam_max = ev.details["eigenvalues"][-1]
-    assert max(abs(v - lam_max) for v in ev.details["final_loss_projected"]) < 1e-6  # W + η∇L climbs to λ_max
+    # W + η∇L climbs: with both eigenvalues of C negative the largest loss, 0, is at q = 0: the outputs vanish.
+    assert max(ev.details["eigenvalues"]) < 0 and max(abs(v) for v in ev.details["final_loss_projected"]) < 1e-6
 
 
 # -- Lemma 2 --------------------------------------------------------------------------------------------------
@@ -201,7 +201,7 @@ def test_lemma_2_printed_tail_bound_fails_at_small_width():
 
 def test_lemma_2_epsilon_vanishes_and_coordinate_frame_fails(run):
     eps = [lemma_2.epsilon(h, 3, 1.0, 0.5) for h in (100, 1000, 10_000)]
-    assert eps[0] > eps[1] > eps[2] and eps[2] < 1e-6
+    assert eps[0] > eps[1] > eps[2] and eps[2] < 1e-5
     ev = run(P + "lemma_2", law="coordinate", allow_violation=True)
     assert ev.details["exceedances"] == [ev.params["draws"]] * 4
 
@@ -297,7 +297,7 @@ def test_conjecture_1_sigmoid_trend_control(run):
         ("lemma_2", dict(law="coordinate"), "Q uniformly random"),
         ("lemma_2", dict(d=40), "d ≤ h"),
         ("expected_c", dict(noise_mean=0.1), "zero-mean augmentation noise"),
-        ("remark_2", dict(z=6), "span at least z directions"),
+        ("remark_2", dict(z=1), "z ≥ 2 outputs"),
         ("remark_3", remark_3.COUNTEREXAMPLE, "μ₁(AAᵀ) or λ₁(C) simple"),
         ("remark_3", dict(r=1), "r ≥ 2"),
         ("new_data_point", dict(flow="stiefel"), "Theorem 2's proof"),

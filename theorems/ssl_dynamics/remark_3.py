@@ -29,9 +29,10 @@ What one check does
 Gradient descent on Θ (z × d) from a random Θ₀ for the loss of the triplets (Gaussian data with a non-zero mean, as in
 Proposition 1) or Tr(AΘCΘᵀAᵀ) for an explicit C, until σ₂/σ₁(U) < STOP_RATIO or ``steps`` steps; the gradient is
 2AᵀAΘC, and one batched backward pass certifies that every iterate is gradient descent on the loss itself
-(``gd_is_gradient_descent``, identity). Claims (bound): ``output_collapses`` (σ₂/σ₁ of U = AΘ at the end) and
-``outputs_align_with_v1`` (every output component ∝ v₁ᵀx). ``components_identical`` (proof_step). Negative control:
-the counterexample in the corrected form (both μ₁ and λ₁ repeated: a hypothesis violation).
+(``gd_is_gradient_descent``, identity). Claims: ``output_collapses`` (bound; σ₂/σ₁ of U = AΘ at the end),
+``components_identical`` (proof_step), and the distance of the output rows from the λ₁-eigenspace (measurement:
+the remark asserts the collapse, not its direction, which is v₁ when λ₁ is simple). Negative control: the
+counterexample in the corrected form (both μ₁ and λ₁ repeated: a hypothesis violation).
 """
 
 from __future__ import annotations
@@ -45,13 +46,12 @@ from ..core.registry import register
 from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, ProofErratum, Result, Status, Violation
 from ..optim.stiefel import haar_stiefel
 from ..optim.threads import small_tensors
-from .instances import DATASETS, build_C, common_C_violations, is_simple, spectrum_of
+from .instances import SIMPLE_GAP_RTOL, DATASETS, build_C, common_C_violations, is_simple, spectrum_of
 from .trace_form import LOSSES, PAPER, PAPER_TITLE, ssl_loss
 
 ID = "ssl_dynamics.remark_3"
 PROJECTORS = ("gaussian", "orthonormal")
 RANK_ONE_TOL = 1e-6
-ALIGN_TOL = 1e-6
 # Gradient descent against autograd of the loss on every iterate: rounding of O(k) products.
 GD_RTOL = 1e-9
 # A·Aᵀ ∝ I up to rounding (the orthonormal projector's rows come from a QR).
@@ -75,17 +75,31 @@ def _loss(theta, A, t, C, explicit, loss):
     return ssl_loss(lambda X: X @ theta.transpose(-1, -2) @ A.T, t, loss)
 
 
-def _gd(Theta0, A, C, eta, steps):
+def _eigenspace_projector(lam, V):
+    """The projector onto the eigenvectors of λ₁ (eigenvalues within SIMPLE_GAP_RTOL·‖C‖ of it)."""
+    m = int((lam - lam[0] <= SIMPLE_GAP_RTOL * lam.abs().max()).sum())
+    return V[:, :m] @ V[:, :m].T
+
+
+def _alignment(U, P):
+    """1 − min over output rows of ‖P·row‖/‖row‖: how far the output directions are from the λ₁-eigenspace."""
+    return float(1 - ((U @ P).norm(dim=1) / U.norm(dim=1)).min())
+
+
+def _gd(Theta0, A, C, P, eta, steps):
     """Θ_{k+1} = Θ_k − 2ηAᵀAΘ_kC until σ₂/σ₁(AΘ) < STOP_RATIO or ``steps`` steps. The loss is unbounded and Θ
     grows geometrically; GD is linear in Θ, so the iterate is rescaled to unit norm at every check (the direction,
-    hence the collapse, is unchanged). Returns the pairs (Θ_k, Θ_{k+1}) as two stacked tensors and the steps run."""
+    hence the collapse, is unchanged). Stops once the output is rank one and its rows lie in the λ₁-eigenspace
+    (``P``) to STOP_RATIO: the rank can collapse through the top eigenvalue of AAᵀ faster than the rows turn to v₁.
+    Returns the pairs (Θ_k, Θ_{k+1}) as two stacked tensors and the steps run."""
     G = A.T @ A
     before, after = [], []
     theta = Theta0
     for k in range(steps):
         if k % CHECK_EVERY == 0 and k > 0:
             sv = torch.linalg.svdvals(A @ theta)
-            if k >= 2 * CHECK_EVERY and float(sv[1] / sv[0]) < STOP_RATIO:
+            if (k >= 2 * CHECK_EVERY and float(sv[1] / sv[0]) < STOP_RATIO
+                    and _alignment(A @ theta, P) < STOP_RATIO):
                 return torch.stack(before), torch.stack(after), k
             theta = theta / theta.norm()
         new = theta - 2 * eta * (G @ theta @ C)
@@ -103,14 +117,15 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     A = projector(ctx, p)
     # A step whose largest per-step factor 1 + 2ημ₁|λ|_max is 1 + 2·ETA_SCALE, whatever the scale of A and C.
     eta = p["eta"] if p["eta"] > 0 else ETA_SCALE / float(torch.linalg.matrix_norm(A, ord=2) ** 2 * lam.abs().max())
-    before, after, steps = _gd(ctx.randn(p["z"], C.shape[0]), A, C, eta, p["steps"])
+    P = _eigenspace_projector(lam, V)
+    before, after, steps = _gd(ctx.randn(p["z"], C.shape[0]), A, C, P, eta, p["steps"])
     th = before.clone().requires_grad_(True)
     (g,) = torch.autograd.grad(_loss(th, A, t, C, explicit, p["loss"]).sum(), th)
     gd_res = float(((after - (before - eta * g)).flatten(1).norm(dim=1) / after.flatten(1).norm(dim=1)).max())
     U = A @ after[-1]
     sv = torch.linalg.svdvals(U)
     ratio = float(sv[1] / sv[0])
-    align = float(1 - ((U @ V[:, 0]).abs() / U.norm(dim=1)).min())
+    align = _alignment(U, P)
     AAt = A @ A.T
     c = torch.trace(AAt) / p["r"]
     identical = float(torch.linalg.matrix_norm(AAt - c * torch.eye(p["r"], dtype=A.dtype, device=A.device))
@@ -120,7 +135,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         Claim.at_most("gd_is_gradient_descent", gd_res, GD_RTOL,
                       "max_k ‖Θ_{k+1} − (Θ_k − η∇L(Θ_k))‖/‖Θ_{k+1}‖, ∇L by autograd of the loss", kind="identity"),
         Claim.at_most("output_collapses", ratio, RANK_ONE_TOL, f"σ₂/σ₁ of the output map AΘ after {steps} steps"),
-        Claim.at_most("outputs_align_with_v1", align, ALIGN_TOL, "1 − min_l |cos(row_l(AΘ), v₁)|"),
+        Claim.measurement("outputs_in_lambda1_eigenspace", align, 0.0,
+                          "1 − min_l ‖P₁ row_l(AΘ)‖/‖row_l(AΘ)‖, P₁ the projector on the λ₁-eigenspace (v₁ if simple)"),
         Claim.at_most("components_identical", identical, IDENTICAL_RTOL,
                       "‖AAᵀ − cI‖/‖AAᵀ‖: U̇ = −2(AAᵀ)UC has identical components only if AAᵀ ∝ I", kind="proof_step"),
     ]
