@@ -1,8 +1,9 @@
-"""Tightness figures for the report, rendered to inline SVG so that the page needs no other file.
+"""Figures of the report, rendered to inline SVG so that the page needs no other file.
 
-One figure is a strip plot: one row per group of instances, one marker per instance at its tightness
-(x in [0, 1], 1 = the bound is attained). Colour *and* marker shape give the outcome, so the figure
-still reads in greyscale and for colour-blind readers.
+The overview is a strip plot: one row per result, one marker per instance at its relative slack (a
+symmetric-log axis over [−1, 1]; 0 = the bound is attained). Colour *and* marker shape give the outcome,
+so the figure still reads in greyscale and for colour-blind readers. Results that are sweeps also get their
+sweep (measured points, fitted and predicted exponents); ``Evidence.plot`` draws one evidence.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ import numpy as np  # noqa: E402
 from theorems.core.evidence import Evidence  # noqa: E402
 from theorems.metrics.scaling import SCALING_KEY, predicted_text  # noqa: E402
 
-HOLDS, FAILS, NOT_CONVERGED = "holds", "fails", "not converged"
+from .model import FAILS, HOLDS, MEASURED, NOT_CONVERGED, outcome_of  # noqa: E402
+
 # outcome -> (colour, marker); the colours are ColorBrewer's RdYlGn ends and an orange.
 OUTCOME_STYLE = {
     HOLDS: ("#1a9850", "o"),
     FAILS: ("#d73027", "X"),
     NOT_CONVERGED: ("#f08c00", "s"),
+    MEASURED: ("#777777", "d"),
 }
 CONTROL_ROW = "negative control"
 # (outcome, is a negative control) -> legend label, in legend order.
@@ -41,48 +44,44 @@ _JITTER_HALF_WIDTH = 0.22
 _NO_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
 
 
-def outcome_of(evidence: Evidence) -> str:
-    """'not converged' outranks 'fails': an unconverged optimiser says nothing about the bound."""
-    if evidence.converged is False:
-        return NOT_CONVERGED
-    return HOLDS if evidence.holds else FAILS
-
-
 def row_of(evidence: Evidence) -> str:
     """Negative controls get their own row: they are meant to fail, and mixing them in would hide that."""
     return CONTROL_ROW if evidence.violations else evidence.form.replace("_", " ")
 
 
-def tightness_svg(rows: Sequence[tuple[str, Sequence[Evidence]]], *, salt: str) -> str:
-    """A strip plot of the tightness of each row's evidence, as an ``<svg>`` element (no XML prolog).
+# The relative slack axis: symmetric-log, linear within ±SLACK_LINEAR (below float64 rounding of O(1) values,
+# where "attained" and "attained up to rounding" are the same thing), logarithmic beyond, to ±1 exactly.
+SLACK_LINEAR = 1e-12
 
-    ``salt`` prefixes every id inside the SVG: several inline SVGs share one HTML document, where ids
-    must be unique, and matplotlib writes the same ids ('figure_1', clip paths of equal axes) in each.
+
+def slack_overview_svg(rows: Sequence[tuple[str, Sequence[Evidence]]], *, salt: str) -> str:
+    """Every instance's relative slack (its tightest bound claim), one row per result, as an ``<svg>``.
+
+    The relative slack lies in [−1, 1] by definition (`theorems.core.evidence`), so nothing is clipped:
+    0 is the edge of the bound, the right side has room (1 = all the room there is), the left side fails.
+    Negative controls are hollow markers: they are meant to fail. ``salt`` prefixes every id inside the SVG
+    (several inline SVGs share one document, and matplotlib writes the same ids in each).
     """
     rng = np.random.default_rng(_JITTER_SEED)
-    unplotted = clipped = 0
+    unplotted = 0
     with _style():
-        fig, ax = plt.subplots(figsize=(7.0, 0.9 + 0.42 * len(rows)))
+        fig, ax = plt.subplots(figsize=(7.5, 0.9 + 0.24 * len(rows)))
         try:
             for y, (_, evidences) in enumerate(rows):
                 for (name, control), label in _LEGEND.items():
                     colour, marker = OUTCOME_STYLE[name]
-                    tight = [e.tightness for e in evidences
-                             if outcome_of(e) == name and bool(e.violations) == control]
-                    finite = np.array([t for t in tight if t is not None and math.isfinite(t)], dtype=float)
-                    unplotted += len(tight) - finite.size
+                    slack = [e.slack for e in evidences if outcome_of(e) == name and bool(e.violations) == control]
+                    finite = np.array([v for v in slack if not math.isnan(v)], dtype=float)
+                    unplotted += len(slack) - finite.size
                     if not finite.size:
                         continue
-                    clipped += int(np.count_nonzero((finite < 0) | (finite > 1)))
-                    ax.scatter(
-                        np.clip(finite, 0.0, 1.0),
-                        y + rng.uniform(-_JITTER_HALF_WIDTH, _JITTER_HALF_WIDTH, finite.size),
-                        marker=marker, s=36, alpha=0.85, label=label, zorder=3,
-                        # hollow markers for negative controls, so they stand out in any row
-                        facecolors="none" if control else colour, edgecolors=colour if control else "white",
-                        linewidths=1.1 if control else 0.6,
-                    )
-            _decorate(ax, [label for label, _ in rows], _notes(unplotted, clipped))
+                    ax.scatter(finite, y + rng.uniform(-_JITTER_HALF_WIDTH, _JITTER_HALF_WIDTH, finite.size),
+                               marker=marker, s=22, alpha=0.85, label=label, zorder=3,
+                               facecolors="none" if control else colour, edgecolors=colour if control else "white",
+                               linewidths=1.0 if control else 0.5)
+            _decorate(ax, [label for label, _ in rows],
+                      f"{unplotted} instance(s) without an asserted bound (measurements only) not drawn"
+                      if unplotted else "")
             return figure_svg(fig, salt=salt)
         finally:
             plt.close(fig)
@@ -94,7 +93,17 @@ def figure_svg(fig, *, salt: str) -> str:
     # No metadata: a date would make equal reports differ, and the RDF block only adds links.
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata=_NO_METADATA)
     svg = buf.getvalue()
-    return _namespace_ids(svg[svg.index("<svg"):], salt)
+    return _compact(_namespace_ids(svg[svg.index("<svg"):], salt))
+
+
+_NUMBER = re.compile(r"(?<![\w#.-])(-?\d+\.\d{2,})")
+
+
+def _compact(svg: str) -> str:
+    """Coordinates to one decimal (a tenth of a point is below what a screen shows) and no indentation:
+    about half the bytes of matplotlib's SVG, the same picture."""
+    svg = _NUMBER.sub(lambda m: f"{float(m.group(1)):.1f}", svg)
+    return re.sub(r">\s+<", "><", svg)
 
 
 def _style():
@@ -249,11 +258,14 @@ def _namespace_ids(svg: str, salt: str) -> str:
 
 
 def _decorate(ax, labels: list[str], note: str) -> None:
-    ax.set_xlim(-0.03, 1.03)
+    ax.set_xscale("symlog", linthresh=SLACK_LINEAR, linscale=0.5)
+    ax.set_xlim(-1.05, 1.05)
     ax.set_ylim(len(labels) - 0.5, -0.5)  # first row on top
     ax.set_yticks(range(len(labels)), labels)
-    ax.set_xlabel("tightness (1 = bound attained)")
-    ax.axvline(1.0, color="#888888", lw=0.8, ls=":", zorder=1)
+    ax.set_xticks([-1, -1e-3, -1e-6, -1e-9, 0, 1e-9, 1e-6, 1e-3, 1],
+                  ["−1", "−1e-3", "−1e-6", "−1e-9", "0", "1e-9", "1e-6", "1e-3", "1"])
+    ax.set_xlabel("relative slack of the tightest bound claim  (← fails | 0 = at the bound | room →)")
+    ax.axvline(0.0, color="#888888", lw=0.8, ls=":", zorder=1)
     ax.grid(axis="x", color="#e6e6e6", zorder=0)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
@@ -265,12 +277,3 @@ def _decorate(ax, labels: list[str], note: str) -> None:
     if note:
         ax.annotate(note, xy=(0, 0), xycoords="axes fraction", xytext=(0, -30), textcoords="offset points",
                     fontsize=8, color="#555555", va="top")
-
-
-def _notes(unplotted: int, clipped: int) -> str:
-    notes = []
-    if unplotted:
-        notes.append(f"{unplotted} instance(s) without a tightness value not drawn")
-    if clipped:
-        notes.append(f"{clipped} value(s) outside [0, 1] drawn at the edge")
-    return "; ".join(notes)

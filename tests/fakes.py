@@ -12,7 +12,8 @@ carries ``details["scaling"]`` like a real trend result, so the report draws its
 from __future__ import annotations
 
 from theorems.core.evidence import Claim
-from theorems.core.result import AS_PRINTED, CORRECTED, Outcome, Param, Result, Status, Violation
+from theorems.core.result import (AS_PRINTED, CORRECTED, Cost, Outcome, Paper, Param, Result, Status, Violation,
+                                  seed_param)
 from theorems.metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 
 FAKE_ID = "fake.square_below_line"
@@ -23,16 +24,17 @@ TREND_RANGE = (-1.2, -0.8)
 TREND_SIZES = (4, 8, 16, 32)
 CONSTANT = {AS_PRINTED: 0.5, CORRECTED: 1.0}
 STATEMENT = "For 0 ≤ x ≤ 1, x² ≤ x/2 <script>alert(1)</script>"  # markup checks the report's escaping
+FAKE_CX = {"x": 0.8}  # the registered counterexample to the printed constant 1/2
+TOL = 1e-12  # x² and c·x are each one rounding from exact
+PAPER = Paper(number="999", title="A Paper That Does Not Exist", authors="Nobody", venue="Nowhere", year=2099)
 
 
 def _evaluate(params, form, ctx) -> Outcome:
     if params["explode"]:
         raise RuntimeError("boom")
     x, c = params["x"], CONSTANT[form]
-    observed, bound = x * x, c * x
     return Outcome(
-        observed=observed, bound=bound, tightness=observed / bound if bound > 0 else 1.0,
-        claims=[Claim.at_most("square_below_line", observed, bound)],
+        claims=[Claim.at_most("square_below_line", x * x, c * x, rtol=TOL)],
         details={"x": x, "c": c}, converged=params["converges"],
         violations=[Violation("x checked late", "only the evaluation can tell", ("x",))] if params["late"] else [],
     )
@@ -65,20 +67,21 @@ def broken_instances(suite):
 def make_fake(result_id: str, report_instances=None) -> Result:
     return Result(
         id=result_id,
-        paper="999",
-        paper_title="A Paper That Does Not Exist",
+        paper=PAPER,
+        section="Section 1, Theorem 1",
         title=f"{result_id}: the parabola lies below the line",
         statement=STATEMENT,
         status=Status.VERIFIED_CORRECTED,
         params=(
-            Param("x", float, 0.25, "the point", valid="0 ≤ x ≤ 1"),
-            Param("n", int, 3, "an integer that changes nothing", valid="n ≥ 1"),
-            Param("loss", str, "mse", "a choice that changes nothing", choices=("mse", "ce")),
+            Param("x", float, 0.25, "the point", valid="0 ≤ x ≤ 1", sample=(0.0, 1.0)),
+            Param("n", int, 3, "an integer that changes nothing", low=1, high=100, sample=(1, 10)),
+            Param("loss", str, "mse", "a choice that changes nothing", choices=("mse", "ce"), sample=("mse", "ce")),
             Param("converges", bool, True, "whether the pretend optimiser converged"),
             Param("explode", bool, False, "raise inside evaluate"),
             Param("late", bool, False, "a hypothesis violation that only the evaluation finds"),
-            Param("seed", int, 0, "seed"),
+            seed_param(),
         ),
+        cost=lambda p: Cost(elements=1.0, work=1.0),
         evaluate=_evaluate,
         hypotheses=_hypotheses,
         correction="For 0 ≤ x ≤ 1, x² ≤ x",
@@ -86,6 +89,7 @@ def make_fake(result_id: str, report_instances=None) -> Result:
         forms=(AS_PRINTED, CORRECTED),
         report_instances=report_instances,
         module=__name__,
+        counterexamples=(FAKE_CX,),
     )
 
 
@@ -98,7 +102,6 @@ def _evaluate_trend(params, form, ctx) -> Outcome:
     fit = fit_power_law(sizes, ys)
     lo, hi = TREND_RANGE
     return Outcome(
-        observed=fit.exponent, bound=hi, tightness=None,
         claims=[Claim.at_least("exponent_at_least", fit.exponent, lo), Claim.at_most("exponent_at_most", fit.exponent, hi)],
         details={SCALING_KEY: [scaling_series("n", sizes, "y", ys, fit=fit, predicted=TREND_RANGE)]},
     )
@@ -111,9 +114,11 @@ def trend_instances(suite):
 
 def make_fake_trend() -> Result:
     return Result(
-        id=TREND_ID, paper="999", paper_title="A Paper That Does Not Exist", title="y falls like 1/n",
+        id=TREND_ID, paper=PAPER, section="Section 2, Proposition 1", title="y falls like 1/n",
         statement="y = O(1/n)", status=Status.TREND,
-        params=(Param("a", float, -1.0, "the true exponent", valid="-1.2 ≤ a ≤ -0.8"),),
+        params=(Param("a", float, -1.0, "the true exponent", valid="-1.2 ≤ a ≤ -0.8", low=-10.0, high=10.0,
+                      sample=(-1.2, -0.8)),),
+        cost=lambda p: Cost(elements=len(TREND_SIZES), work=len(TREND_SIZES)),
         evaluate=_evaluate_trend,
         hypotheses=lambda p, form: [] if TREND_RANGE[0] <= p["a"] <= TREND_RANGE[1]
         else [Violation("-1.2 ≤ a ≤ -0.8", "a rate the prediction excludes", ("a",))],

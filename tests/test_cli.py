@@ -58,7 +58,8 @@ def test_show_gives_statement_correction_and_parameters(fake_results, capsys):
     assert code == 0
     result = theorems.get(FAKE_ID)
     for text in (STATEMENT, result.correction, result.correction_reason, "verified-corrected",
-                 "as_printed, corrected (default: corrected)", "0 ≤ x ≤ 1", "one of mse, ce"):
+                 "as_printed, corrected (default: corrected)", "0 ≤ x ≤ 1", "one of 'mse', 'ce'",
+                 "an integer in [1, 100]", "drawn from [0, 1]"):
         assert text in out, text
     param_line = next(line for line in out.splitlines() if line.strip().startswith("x "))
     assert "float" in param_line and "0.25" in param_line
@@ -147,15 +148,17 @@ def test_report_runs_every_instance_and_summarises(only_fake_results, tmp_path, 
     assert code == 0
     assert (tmp_path / "r" / "index.html").is_file()
     progress = [line for line in err.splitlines() if line.startswith("[")]
-    assert len(progress) == 9  # six fake instances, one default run of the plain result, two of the trend
-    assert [line.split()[0] for line in progress] == [f"[{i}/9]" for i in range(1, 10)]
+    # six fake instances; the plain result's default run and its registered counterexample; two of the trend
+    assert len(progress) == 10
+    assert [line.split()[0] for line in progress] == [f"[{i}/10]" for i in range(1, 11)]
     assert "left)" in progress[0] and "left" not in progress[-1]  # the time-left estimate
     verdicts = [line.split(" -> ")[1].rsplit(" (", 1)[0] for line in progress]
-    assert sorted(verdicts) == sorted(["holds"] * 4 + ["fails"] * 3 + ["fails (not converged)"]
+    assert sorted(verdicts) == sorted(["holds"] * 4 + ["fails"] * 4 + ["fails (not converged)"]
                                       + ["ERROR RuntimeError: boom"])
     assert any(f"{FAKE_ID} corrected x=2.0 [negative control] -> fails" in line for line in progress)
-    assert out.strip().endswith("8 instance(s), 4 hold, 4 fail (including 2 negative control(s)), "
-                                "1 not converged, 1 error(s)")
+    assert out.strip().endswith("9 instance(s): 4 hold; negative controls failed as they should 2/2; "
+                                "2 counterexample run(s) of printed statements found wrong; 1 need a look; "
+                                "1 not converged; 1 error(s)")
 
 
 def test_report_survives_a_broken_instance_generator(only_fake_results, monkeypatch, tmp_path, capsys):
@@ -178,7 +181,7 @@ def test_report_from_a_recorded_run(only_fake_results, tmp_path, monkeypatch, ca
     monkeypatch.chdir(tmp_path)  # --from-run without a path reads the default file under the cwd
     write_run(DEFAULT_RUN_FILE, evidences, {"commit": "abc123"})
     code, out, err = run(capsys, "report", "--out", "r", "--from-run", "--suite", "quick")
-    assert code == 0 and "2 instance(s), 1 hold, 1 fail" in out
+    assert code == 0 and "2 instance(s): 1 hold;" in out and "1 counterexample run(s)" in out
     assert "--suite is ignored" in err and not any(line.startswith("[") for line in err.splitlines())
     page = (tmp_path / "r" / "index.html").read_text()
     assert "abc123" in page and str(DEFAULT_RUN_FILE) in page
@@ -201,3 +204,16 @@ def test_python_dash_m_theorems_list():
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert len(done.stdout.strip().splitlines()) == len(theorems.ids())
+
+
+def test_a_bug_of_the_suite_is_not_a_verdict(fake_results, capsys):
+    """An evaluation that raises is an internal error (exit 3, the traceback and one error line), never
+    exit 1, which would read as "the bound does not hold"."""
+    code, out, err = run(capsys, "check", FAKE_ID, "explode=true")
+    assert code == 3 and out == ""
+    assert "Traceback" in err and err.strip().splitlines()[-1].startswith("error: internal error of the suite")
+
+
+def test_domain_errors_are_one_line_before_anything_runs(fake_results, capsys):
+    for word in ("n=0", "n=1000", "x=nan", "seed=-1", f"seed={2**64}", "loss=hinge"):
+        assert_one_line_error(*run(capsys, "check", FAKE_ID, word))

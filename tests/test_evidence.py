@@ -114,7 +114,8 @@ def test_to_jsonable_plain_values():
     assert to_jsonable(np.float32(0.5)) == 0.5
     assert to_jsonable(np.array(INF)) == "inf"
     assert to_jsonable(Claim.at_most("c", 1.0, 2.0)) == {
-        "name": "c", "passed": True, "observed": 1.0, "bound": 2.0, "relation": "<=", "message": "", "kind": "bound"}
+        "name": "c", "passed": True, "observed": 1.0, "bound": 2.0, "relation": "<=", "message": "", "kind": "bound",
+        "rtol": 0.0, "atol": 0.0}
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -187,7 +188,7 @@ def test_claim_accepts_numpy_and_torch_scalars():
     assert c.passed is True and type(c.observed) is float and type(c.bound) is float
     c = Claim.at_least("n", np.float32(0.25), torch.tensor(0.5))
     assert c.passed is False and c.relation == ">="
-    assert str(c).startswith("FAIL n: 0.25 >= 0.5")
+    assert str(c).startswith("FAIL n: 0.25 ≥ 0.5")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -251,3 +252,93 @@ def test_violations_found_before_and_by_the_evaluation_are_both_listed(fake_resu
     ev = theorems.check(FAKE_ID, x=2.0, late=True, allow_violation=True)
     assert ev.violations == ["0 ≤ x ≤ 1: the line lies above the parabola only on [0, 1]",
                              "x checked late: only the evaluation can tell"]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Tolerances as their own fields, one meaning of slack and tightness, the headline claim
+# ----------------------------------------------------------------------------------------------------
+def test_the_tolerance_is_a_field_never_folded_into_the_bound():
+    c = Claim.at_least("reaches", 0.999999999, 1.0, rtol=1e-8)
+    assert c.passed and c.bound == 1.0 and c.allowance == pytest.approx(1e-8)
+    assert not Claim.at_least("reaches", 0.99999998, 1.0, rtol=1e-8).passed  # a control just outside it
+    assert Claim.at_most("below", 1.0 + 5e-13, 1.0, atol=1e-12).passed
+    assert not Claim.at_most("below", 1.0 + 5e-12, 1.0, atol=1e-12).passed
+    assert "(rtol 1e-08)" in str(c) and "0.999999999 ≥ 1" in str(c)
+    with pytest.raises(ValueError):
+        Claim.at_most("x", 1.0, 2.0, rtol=-1e-3)
+
+
+def test_close_is_an_equality_up_to_its_tolerance():
+    assert Claim.close("closed_form", 0.5 + 1e-12, 0.5, rtol=1e-10).passed
+    assert not Claim.close("closed_form", 0.5 + 1e-9, 0.5, rtol=1e-10).passed
+    assert not Claim.close("closed_form", 0.5 - 1e-9, 0.5, rtol=1e-10).passed
+    assert Claim.close("exact", 2.0, 2.0).slack == 0.0
+
+
+@pytest.mark.parametrize("claim, slack", [
+    (Claim.at_most("a", 1.0, 4.0), 0.75),                 # (4 − 1)/4
+    (Claim.at_least("a", 4.0, 1.0), 0.75),
+    (Claim.at_most("a", 4.0, 2.0), -0.5),                 # (2 − 4)/4: fails
+    (Claim.at_most("a", 1.0, 1.0, rtol=1e-3), 1e-3 / 1.0),  # the tolerance is the room at the edge
+    (Claim.close("a", 1.0, 1.0, atol=0.5), 0.5),
+    (Claim.close("a", 1.4, 1.0, atol=0.5), (0.5 - 0.4) / 1.4),
+    (Claim.at_most("a", 0.0, 0.0), 0.0),
+    (Claim.at_most("a", 1.0, INF), 1.0),
+    (Claim.at_least("a", 1.0, INF), -1.0),
+])
+def test_slack_has_one_meaning(claim, slack):
+    assert claim.slack == pytest.approx(slack)
+    assert claim.tightness == pytest.approx(1 - slack)
+    assert (claim.slack >= 0) == claim.passed
+
+
+def test_tightness_is_the_ratio_for_positive_numbers():
+    assert Claim.at_most("a", 1.0, 4.0).tightness == pytest.approx(1.0 / 4.0)
+    assert Claim.at_least("a", 4.0, 1.0).tightness == pytest.approx(1.0 / 4.0)
+    assert Claim.at_most("a", 5.8, 1.0).ratio == pytest.approx(5.8)
+
+
+def test_the_headline_is_the_tightest_bound_unless_named():
+    from theorems.core.evidence import headline_claim
+
+    claims = [Claim.at_most("loose", 1.0, 10.0), Claim.at_most("tight", 0.9, 1.0), Claim.measurement("m", 3.0),
+              Claim.at_most("identity", 5.0, 1.0, kind="identity")]
+    assert headline_claim(claims).name == "tight"
+    assert headline_claim(claims, "loose").name == "loose"
+    assert headline_claim([Claim.measurement("m", 3.0)]).name == "m"
+    with pytest.raises(KeyError):
+        headline_claim(claims, "missing")
+
+
+def test_a_measurement_passes_and_never_decides():
+    from theorems.core.evidence import decides_holds
+
+    m = Claim.measurement("rate", -0.5, reference=-1.0)
+    assert m.passed and m.relation == "=" and math.isnan(m.slack)
+    assert decides_holds([m, Claim.at_most("b", 1.0, 2.0)], None) and not decides_holds([m], None)
+
+
+def test_reproduce_names_allow_violation_only_for_a_control():
+    from theorems.core.evidence import reproduce_command
+
+    assert "allow_violation" not in reproduce_command("a.b", {"x": 1})
+    assert reproduce_command("a.b", {"x": 1}, allow_violation=True).endswith("allow_violation=true")
+
+
+def test_repr_shows_the_headline_relation_and_how_many_details_it_left_out():
+    ev = make_evidence(relation="<=", headline="attainment ratio", observed=1.5, bound=1.0,
+                       details={f"k{i}": i for i in range(15)})
+    text = repr(ev)
+    assert "headline  : attainment ratio: 1.5 ≤ 1" in text and "(+3 more in .details)" in text
+    assert "1.5 ≥ 1" in repr(make_evidence(relation=">=", headline="h", observed=1.5, bound=1.0))
+
+
+def test_notebook_display_without_a_renderer_is_the_text_summary(monkeypatch):
+    from theorems.core import display
+
+    monkeypatch.setattr(display, "renderer", lambda kind: None)
+    ev = make_evidence()
+    page = ev._repr_html_()
+    assert page.startswith("<pre>") and page.endswith("</pre>") and "&lt;" not in page[:5]
+    with pytest.raises(RuntimeError, match="no figure renderer"):
+        ev.plot()

@@ -1,162 +1,213 @@
-"""The report as a person sees it: opened in headless Chromium, it loads without console errors, every
-figure is drawn, the page is not blank, and the summary numbers on screen are those of the evidence.
+"""The report as a person sees it, in headless Chromium driven by Playwright: it loads without console
+errors, every figure is drawn, the first screen is the errata (every result whose verdict is
+verified-corrected or refuted, with the size of its error and the command that replays it), the verdict
+filter and the search hide and show sections, the counts on screen are those of the evidence, and no text
+cites a file outside the repository.
 
 Why a browser: tests/test_report.py checks the HTML text; only a browser can tell that an SVG actually
-renders, that nothing throws, and that the rendered tables say what the evidence says. Skipped (with
-its reason) where no Chromium is installed; .ci/run installs it.
+renders, that the script runs without throwing, and that clicking a filter hides what it should. Skipped
+(with its reason) where Chromium or Playwright is missing; .ci/run installs Chromium, the test extra
+installs Playwright, which drives the system Chromium (no browser download).
+
+``THEOREMS_SCREENSHOTS=DIR`` saves the screenshots a reviewer looks at: the first screen, an errata row, and
+a figure.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from browser import Browser, PageReport, chromium_binary
-
-if chromium_binary() is None:
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
     pytest.skip("no Chromium on PATH ('chromium' or 'chromium-browser'): the browser tests need it",
                 allow_module_level=True)
+playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright is in the test extra")
 
-import theorems  # noqa: E402  (after the skip: a module that skips imports nothing it does not need)
-from fakes import TREND_ID  # noqa: E402
+import theorems  # noqa: E402  (after the skips: a module that skips imports nothing it does not need)
+from fakes import FAKE_ID, TREND_ID  # noqa: E402
 from reports import build_report, counts  # noqa: E402
+from reports.model import WRONG  # noqa: E402
 from test_report import META, run_fake_instances  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-MIN_PNG_BYTES = 2_000  # a full report is far larger; a blank or broken capture is a few hundred bytes
-SUMMARY_KEYS = ("instances", "holds", "fails", "not_converged", "errors")
+# The flags the developers' guide names for this machine's Chromium.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+# What a user of the package does not have: text that cites it points nowhere.
+OUTSIDE = re.compile(r"\bdigest\b|\.\./shared|shared/theory|DESIGN\.md|our (working )?notes", re.IGNORECASE)
+MIN_PNG_BYTES = 2_000  # a rendered report is far larger; a blank capture is a few hundred bytes
 
 
 @pytest.fixture(scope="module")
-def browser():
-    """One Chromium for the module: starting it costs about a second, a page a fraction of that."""
-    with Browser(timeout=20) as b:
-        yield b
+def chromium():
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
+class Opened:
+    """A page opened in Chromium, with what the console and the page's script said while loading."""
+
+    def __init__(self, chromium, path: Path) -> None:
+        self.page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+        self.console_errors: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.console_errors.append(f"uncaught: {e}"))
+        self.page.goto(path.as_uri())
+        self.page.wait_for_load_state("load")
+
+    def figures_not_displayed(self) -> list[str]:
+        """Every <img> that did not load and every <svg>/<img> without a box on the page (hidden or empty)."""
+        return self.page.evaluate("""() => {
+            const out = [];
+            for (const el of document.querySelectorAll("img, body svg")) {
+                if (el.closest("svg") !== el && el.tagName.toLowerCase() === "svg") continue;  // nested svg
+                const name = el.tagName.toLowerCase() + " " + (el.id ? "#" + el.id : (el.getAttribute("src") || ""));
+                if (el.tagName === "IMG" && !(el.complete && el.naturalWidth > 0)) { out.push(name + ": did not load"); continue; }
+                if (el.closest("[hidden], details:not([open])")) continue;  // hidden on purpose, by the filter or a fold
+                const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+                if (s.display === "none" || s.visibility === "hidden" || r.width === 0 || r.height === 0)
+                    out.push(name + ": not displayed");
+            }
+            return out;
+        }""")
+
+    def visible_articles(self) -> list[str]:
+        return self.page.eval_on_selector_all("article.result", "els => els.filter(e => e.offsetParent !== null).map(e => e.id)")
+
+
+def display_problems(opened: Opened, screenshot: Path) -> list[str]:
+    """Everything a reader would notice is wrong: console errors, a figure not drawn, no figure at all, a
+    blank or tiny screenshot."""
+    problems = [f"console error: {e}" for e in opened.console_errors]
+    problems += [f"not displayed: {d}" for d in opened.figures_not_displayed()]
+    if not opened.page.locator("img, svg").count():
+        problems.append("no image or svg on the page")
+    opened.page.screenshot(path=str(screenshot), full_page=False)
+    problems += screenshot_problems(screenshot)
+    return problems
+
+
+def screenshot_problems(path: Path) -> list[str]:
+    from PIL import Image
+
+    if not path.is_file():
+        return [f"no screenshot file at {path}"]
+    if path.stat().st_size < MIN_PNG_BYTES:
+        return [f"screenshot {path} is only {path.stat().st_size} bytes"]
+    with Image.open(path) as image:
+        extrema = image.convert("RGB").getextrema()
+    return [f"screenshot {path} is blank"] if all(lo == hi for lo, hi in extrema) else []
+
+
+# -- the report -----------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def _built(tmp_path_factory):
-    """Holds the report once built: building it (matplotlib figures) and its full-page screenshot take
-    seconds, so the tests that read it share one build."""
+def built(tmp_path_factory):
     return {"dir": tmp_path_factory.mktemp("browser-report")}
 
 
 @pytest.fixture
-def report(fake_results, browser, _built):
-    """The fakes' report (every report instance, and the trend with its negative control), opened in the
-    browser: (PageReport, evidences, errors)."""
-    if "page" not in _built:
+def report(fake_results, chromium, built, run):
+    """The report of the fakes (every report instance, the trend and its control) and of every registered
+    counterexample of the real results, opened in Chromium: (Opened, evidences, errors)."""
+    if "opened" not in built:
         evidences, errors = run_fake_instances()
         evidences += [theorems.check(TREND_ID), theorems.check(TREND_ID, a=-0.5, allow_violation=True)]
-        index = build_report(_built["dir"] / "out", evidences, META, errors)
-        page = browser.open_page(index, screenshot=_built["dir"] / "report.png")
-        _built["page"] = page, evidences, errors
-    return _built["page"]
+        for rid in theorems.ids():
+            for cx in theorems.get(rid).counterexamples:
+                evidences.append(run(rid, form="as_printed", **cx))
+        index = build_report(built["dir"] / "out", evidences, META, errors)
+        built["opened"] = Opened(chromium, index), evidences, errors
+    return built["opened"]
 
 
-# -- the checks, shared by the real report and the negative controls ----------------------------------------
-def display_problems(page: PageReport) -> list[str]:
-    """Everything a reader would notice is wrong with the page: not loaded, console errors, a figure not
-    drawn, no figure at all, a missing, invalid, tiny or blank screenshot."""
-    problems = []
-    if not page.loaded:
-        problems.append(f"page not loaded (readyState={page.ready_state})")
-    problems += [f"console error: {e}" for e in page.console_errors]
-    problems += [f"not displayed: {d}" for d in page.not_displayed]
-    if not page.images:
-        problems.append("no image or svg on the page")
-    problems += screenshot_problems(page.screenshot)
-    return problems
+def _shoot(opened: Opened, name: str, selector: str | None = None) -> None:
+    where = os.environ.get("THEOREMS_SCREENSHOTS")
+    if not where:
+        return
+    Path(where).mkdir(parents=True, exist_ok=True)
+    target = opened.page.locator(selector).first if selector else opened.page
+    target.screenshot(path=str(Path(where) / f"{name}.png"))
 
 
-def screenshot_problems(path: Path | None) -> list[str]:
-    """Why the screenshot at ``path`` does not show a rendered page, or [] when it does.
-
-    Decoded with Pillow (matplotlib's own PNG reader): its per-channel extrema answer "is every pixel the
-    same colour?" without building the float array matplotlib.image.imread would (~0.4 GB for a full report).
-    """
-    from PIL import Image
-
-    if path is None or not path.is_file():
-        return [f"no screenshot file at {path}"]
-    data = path.read_bytes()
-    if not data.startswith(PNG_SIGNATURE):
-        return [f"screenshot {path} is not a PNG"]
-    problems = []
-    if len(data) < MIN_PNG_BYTES:
-        problems.append(f"screenshot {path} is only {len(data)} bytes")
-    try:
-        with Image.open(path) as image:
-            extrema = image.convert("RGB").getextrema()  # decodes every pixel: a truncated PNG raises here
-    except OSError as err:
-        return problems + [f"screenshot {path} does not decode: {err}"]
-    if all(lo == hi for lo, hi in extrema):
-        problems.append(f"screenshot {path} is blank: every pixel is {tuple(lo for lo, _ in extrema)}")
-    return problems
+def test_report_displays_cleanly(report, built):
+    opened, _, _ = report
+    assert display_problems(opened, built["dir"] / "first-screen.png") == []
+    _shoot(opened, "first-screen")
+    assert opened.page.title().startswith("Machine-checked errata")
 
 
-def expected_rows(evidences, errors) -> dict[tuple[str, str], dict[str, int]]:
-    """The counts every data-* table row must show, computed here from the Evidence and errors, keyed by
-    (kind, name): ("result", id), ("paper", paper), ("status", status)."""
-    results = {rid: theorems.get(rid) for rid in theorems.ids()}
-
-    def tally(keep) -> dict[str, int]:
-        return counts([e for e in evidences if keep(e.result_id)], [e for e in errors if keep(e.result_id)])
-
-    expected = {}
-    for rid in results:
-        c = tally(lambda r, rid=rid: r == rid)
-        expected["result", rid] = {k: c[k] for k in SUMMARY_KEYS}
-    for kind, key in (("paper", lambda r: r.paper or "?"), ("status", lambda r: str(r.status))):
-        for name in {key(r) for r in results.values()}:
-            members = {rid for rid, r in results.items() if key(r) == name}
-            expected[kind, name] = {"results": len(members),
-                                    "instances": tally(lambda r, m=members: r in m)["instances"]}
-    return expected
-
-
-def row_mismatches(rows: list[dict[str, str]], expected: dict[tuple[str, str], dict[str, int]]) -> list[str]:
-    """Where the rendered rows (data-* attributes read from the DOM) differ from ``expected``: a value,
-    a missing row, or an unexpected one."""
-    shown = {}
-    for row in rows:
-        kind = next((k for k in ("result", "paper", "status") if k in row), None)
-        if kind is None:
-            continue
-        values = {k.replace("-", "_"): v for k, v in row.items() if k != kind}
-        shown[kind, row[kind]] = values
-    problems = [f"row {key} missing from the page" for key in expected.keys() - shown.keys()]
-    problems += [f"row {key} on the page but not expected" for key in shown.keys() - expected.keys()]
-    for key in expected.keys() & shown.keys():
-        for name, want in expected[key].items():
-            got = shown[key].get(name)
-            if got is None or not got.lstrip("-").isdigit() or int(got) != want:
-                problems.append(f"row {key}: {name} shows {got!r}, the evidence says {want}")
-    return sorted(problems)
+def test_the_errata_list_every_wrong_statement_with_its_size_and_replay(report):
+    opened, evidences, _ = report
+    wrong = [rid for rid in theorems.ids() if str(theorems.get(rid).status) in WRONG]
+    assert wrong
+    rows = opened.page.eval_on_selector_all("tr.erratum", """rows => rows.map(r => ({
+        id: r.dataset.result, size: r.querySelector(".error-size").innerText,
+        replay: r.querySelector(".reproduce").innerText}))""")
+    shown = {r["id"]: r for r in rows}
+    assert set(shown) == set(wrong)
+    for rid in wrong:
+        sizes = shown[rid]["size"].splitlines()
+        assert len(sizes) == len(theorems.get(rid).counterexamples), shown[rid]
+        assert all(s and "not run" not in s for s in sizes), f"{rid}: no size of the error on screen: {sizes}"
+        assert f"python -m theorems check {rid}" in shown[rid]["replay"]
+    _shoot(opened, "errata-row", "tr.erratum")
+    # the errata come first: the first section after the contents is the errata
+    first = opened.page.evaluate("() => document.querySelector('nav.toc ~ section').id")
+    assert first == "errata"
 
 
-# -- the report ---------------------------------------------------------------------------------------------
-def test_report_displays_cleanly(report):
-    page, _, _ = report
-    assert display_problems(page) == []
-    assert sum(im["kind"] == "svg" for im in page.images) >= 3  # overview, per-result figures, the sweeps
-    assert page.title == "Theorem suite report"
+def test_counts_on_screen_are_those_of_the_evidence(report):
+    opened, evidences, errors = report
+    c = counts(evidences, errors)
+    assert opened.page.inner_text("#controls-failed") == f"{c['controls_failed']}/{c['controls']}"
+    statuses = opened.page.eval_on_selector_all("article.result", "els => els.map(e => [e.id, e.dataset.status])")
+    registered = {rid: str(theorems.get(rid).status) for rid in theorems.ids()}
+    assert dict(statuses) == registered
 
 
-def test_summary_numbers_on_screen_match_the_evidence(report):
-    page, evidences, errors = report
-    expected = expected_rows(evidences, errors)
-    assert expected["result", TREND_ID]["instances"] == 2 and expected["result", TREND_ID]["fails"] == 1
-    assert expected["paper", "999"]["results"] == 3 and expected["status", "trend"]["instances"] == 2
-    assert row_mismatches(page.rows, expected) == []
-    total = counts(evidences, errors)["instances"]
-    assert f"{total} instance(s) over {len(theorems.ids())} result(s)" in page.text
+def test_the_verdict_filter_and_the_search_hide_and_show_sections(report):
+    opened, _, _ = report
+    page = opened.page
+    everything = opened.visible_articles()
+    assert len(everything) == len(theorems.ids())
+    page.click("button[data-filter='refuted']")
+    refuted = [rid for rid in theorems.ids() if str(theorems.get(rid).status) == "refuted"]
+    assert sorted(opened.visible_articles()) == sorted(refuted)
+    assert page.eval_on_selector_all("tr.erratum", "rs => rs.filter(r => r.offsetParent !== null).length") == len(refuted)
+    page.click("button[data-filter='all']")
+    assert opened.visible_articles() == everything
+    page.fill("#search", "lemma_4_2")
+    assert opened.visible_articles() == ["neural_collapse.lemma_4_2"]
+    page.fill("#search", "")
+    assert opened.visible_articles() == everything
 
 
-# -- negative controls: each check above can fail -----------------------------------------------------------
+def test_every_figure_is_displayed_once_unfolded(report):
+    opened, _, _ = report
+    page = opened.page
+    figures = page.locator("figure svg")
+    assert figures.count() >= 2  # the overview and the fake trend's sweeps
+    page.eval_on_selector_all("details", "ds => ds.forEach(d => d.open = true)")
+    assert opened.figures_not_displayed() == []
+    _shoot(opened, "figure", f"article[id='{TREND_ID}'] figure")
+
+
+def test_no_text_cites_a_file_outside_the_repository(report):
+    text = report[0].page.inner_text("body")
+    found = sorted({m.group(0) for m in OUTSIDE.finditer(text)})
+    assert not found, f"the page cites what a user of the package does not have: {found}"
+
+
+# -- negative controls: each check above can fail ---------------------------------------------------------------
 BROKEN_PAGE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>broken</title></head><body>
 <p>A page with a missing image, a hidden figure and a script error.</p>
@@ -168,38 +219,20 @@ BROKEN_PAGE = """<!DOCTYPE html>
 """
 
 
-def test_checks_catch_a_broken_page(browser, tmp_path):
+def test_checks_catch_a_broken_page(chromium, tmp_path):
     path = tmp_path / "broken.html"
     path.write_text(BROKEN_PAGE, encoding="utf-8")
-    problems = display_problems(browser.open_page(path, screenshot=tmp_path / "broken.png"))
-    text = "\n".join(problems)
-    assert "not displayed: img 'does-not-exist.png': did not load" in text
-    assert "not displayed: svg '#hidden': hidden (display=none" in text
-    assert "console error: console.error: boom" in text
+    text = "\n".join(display_problems(Opened(chromium, path), tmp_path / "broken.png"))
+    assert "not displayed: img does-not-exist.png: did not load" in text
+    assert "not displayed: svg #hidden: not displayed" in text
+    assert "console error: boom" in text
     assert "#shown" not in text  # the visible figure is not reported
 
 
-def test_checks_catch_a_blank_page(browser, tmp_path):
+def test_checks_catch_a_blank_page_and_a_citation(chromium, tmp_path):
     path = tmp_path / "blank.html"
     path.write_text("<!DOCTYPE html><html><body></body></html>", encoding="utf-8")
-    problems = display_problems(browser.open_page(path, screenshot=tmp_path / "blank.png"))
-    assert "no image or svg on the page" in problems
-    assert any("is blank" in p for p in problems)
-    assert screenshot_problems(tmp_path / "missing.png") == [f"no screenshot file at {tmp_path / 'missing.png'}"]
-
-
-def test_row_comparison_catches_wrong_numbers():
-    # Rows as the DOM gives them (strings, dashes), then one wrong value, one missing and one extra row.
-    expected = {("result", "r"): {"instances": 2, "not_converged": 1}, ("status", "trend"): {"instances": 2},
-                ("paper", "999"): {"results": 1, "instances": 2}}
-    good = [{"result": "r", "instances": "2", "not-converged": "1"}, {"status": "trend", "instances": "2"},
-            {"paper": "999", "results": "1", "instances": "2"}]
-    assert row_mismatches(good, expected) == []
-    bad = [{"result": "r", "instances": "2", "not-converged": "0"}, {"status": "trend", "instances": "x"},
-           {"status": "vacuous", "instances": "0"}]
-    assert row_mismatches(bad, expected) == [
-        "row ('paper', '999') missing from the page",
-        "row ('result', 'r'): not_converged shows '0', the evidence says 1",
-        "row ('status', 'trend'): instances shows 'x', the evidence says 2",
-        "row ('status', 'vacuous') on the page but not expected",
-    ]
+    problems = display_problems(Opened(chromium, path), tmp_path / "blank.png")
+    assert "no image or svg on the page" in problems and any("blank" in p for p in problems)
+    assert OUTSIDE.search("as the digest §3 says") and OUTSIDE.search("see ../shared/DESIGN.md")
+    assert not OUTSIDE.search("Theorem 2 of the paper, Appendix B")

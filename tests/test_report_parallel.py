@@ -76,8 +76,9 @@ def test_report_command_with_workers_and_only(registered_fakes_only, tmp_path, c
                      "--only", FAKE_ID, TREND_ID])
         out, err = capsys.readouterr()
         assert code == 0, err
-        assert out.strip().endswith("7 instance(s), 3 hold, 4 fail (including 2 negative control(s)), "
-                                    "1 not converged, 1 error(s)")
+        assert out.strip().endswith("7 instance(s): 3 hold; negative controls failed as they should 2/2; "
+                                    "1 counterexample run(s) of printed statements found wrong; 1 need a look; "
+                                    "1 not converged; 1 error(s)")
         assert f"in {workers} process(es)" in err
         pages[workers] = page_without_provenance(tmp_path / workers)
     assert pages["1"] == pages["2"]

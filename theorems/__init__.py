@@ -5,7 +5,7 @@
     >>> ev = theorems.check("neural_collapse.lemma_4_2", K=4, n=3, d=6, lam=0.05, loss="mse", seed=0)
     >>> ev.holds, ev.observed, ev.bound, ev.tightness
 
-See README.md for the verdict table and DESIGN.md for the contract.
+See README.md for the verdict table, the contract and where things go.
 
 ``import theorems`` imports neither torch nor a paper package: the public names load on first use (module
 ``__getattr__``), and the results are registered on the first ``ids()`` / ``get()`` / ``check()``. That
@@ -14,8 +14,7 @@ keeps ``python -m theorems list`` instant.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from .core.lazy import lazy_names
 
 __version__ = "0.1.0"
 
@@ -23,25 +22,13 @@ _WHERE = {
     "AS_PRINTED": "result", "CORRECTED": "result", "Result": "result", "Status": "result",
     "Claim": "evidence", "Evidence": "evidence",
     "DeviceUnavailable": "errors", "HypothesisViolation": "errors", "IdentityFailure": "errors",
-    "ParameterError": "errors", "UnknownResult": "errors",
+    "ParameterError": "errors", "ResourceLimit": "errors", "SuiteError": "errors", "UnknownResult": "errors",
     "check": "registry", "get": "registry", "ids": "registry",
 }
 
 __all__ = [
     "AS_PRINTED", "CORRECTED", "Claim", "DeviceUnavailable", "Evidence", "HypothesisViolation", "IdentityFailure",
-    "ParameterError", "Result", "Status", "UnknownResult", "check", "get", "ids", "__version__",
+    "ParameterError", "ResourceLimit", "Result", "Status", "SuiteError", "UnknownResult", "check", "get", "ids",
+    "__version__",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    try:
-        module = _WHERE[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f"{__name__}.core.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_names(globals(), {name: f"{__name__}.core.{module}" for name, module in _WHERE.items()})

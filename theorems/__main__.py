@@ -2,7 +2,8 @@
 
 Exit status: 0 when a check holds (or a report was written), 1 when a check does not hold, 2 for a
 mistake on the command line (unknown id or parameter, malformed value, violated hypothesis, missing
-device, unwritable folder), which is reported as one ``error: ...`` line on stderr, never a traceback.
+device, unwritable folder), which is reported as one ``error: ...`` line on stderr, never a traceback; 3 for
+an internal error of the suite (a bug: the traceback, then one ``error:`` line), never 1.
 
 ``list``, ``show``, ``--help`` and the mistakes that need only a result's metadata (unknown id, parameter
 or form, malformed value) answer from ``theorems/manifest.json`` without importing torch or any paper
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Instance", "Progress", "build_parser", "main", "parse_assignments", "parse_value"]
 
-EXIT_HOLDS, EXIT_FAILS, EXIT_USAGE = 0, 1, 2
+EXIT_HOLDS, EXIT_FAILS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # the shell's convention for SIGINT
 
 _TRUE = frozenset({"true", "1", "yes", "y", "on"})
@@ -66,7 +67,8 @@ def _print_error(message: Any) -> None:
 # k=v parsing
 # ---------------------------------------------------------------------------------------------------
 def parse_value(name: str, text: str, kind: type) -> Any:
-    """``text`` as a value of ``kind`` (int, float, bool or str); ParameterError naming ``name`` if not."""
+    """``text`` as a value of ``kind`` (int, float, bool or str); ParameterError naming ``name`` if not. A
+    list kind keeps the comma-separated text: its Param parses and checks it."""
     if kind is bool:
         lowered = text.strip().lower()
         if lowered in _TRUE | _FALSE:
@@ -79,7 +81,7 @@ def parse_value(name: str, text: str, kind: type) -> Any:
             expected = "an integer" if kind is int else "a real number"
     else:
         return text
-    raise ParameterError(f"{name}={text!r}: expected {expected}")
+    raise ParameterError(f"{name}={text!r}: expected {expected}", name=name, value=text)
 
 
 def parse_assignments(result: "ResultInfo", assignments: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -167,12 +169,16 @@ def _indent(text: str, width: int = 100) -> str:
 
 
 def _param_table(r: "ResultInfo") -> list[str]:
-    rows = [("name", "type", "default", "valid", "meaning")]
+    """One block per parameter: name, type and default, meaning, then its declared domain, the range the
+    suite draws from and the theorem's hypothesis on it (all from the one declaration, `Param.describe`)."""
+    from theorems.core.params import kind_name
+
+    out: list[str] = []
     for p in r.params:
-        valid = p.valid or (f"one of {', '.join(map(str, p.choices))}" if p.choices else "")
-        rows.append((p.name, p.kind.__name__, repr(p.default), valid, p.doc))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[4] for row in rows]
+        default = ",".join(map(str, p.default)) if isinstance(p.default, tuple) else repr(p.default)
+        out.append(f"  {p.name} ({kind_name(p.kind)}, default {default}): {p.doc}")
+        out.append(_indent(p.describe(), 100).replace("  ", "      ", 1))
+    return out
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -223,10 +229,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         path = reports.build_report(out, evidences, meta, errors, only=only)
     except OSError as err:
         raise _unwritable(out, err) from None
-    c = reports.counts(evidences, errors)
-    print(f"wrote {path}: {c['instances']} instance(s), {c['holds']} hold, {c['fails']} fail "
-          f"(including {c['controls']} negative control(s)), {c['not_converged']} not converged, "
-          f"{c['errors']} error(s)")
+    print(f"wrote {path}: {reports.summary_line(reports.counts(evidences, errors))}")
     return EXIT_INTERRUPTED if interrupted else EXIT_HOLDS
 
 
@@ -388,6 +391,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _print_error("interrupted")
         return EXIT_INTERRUPTED
+    except Exception as err:  # a bug of the suite: never exit 1, which means "the bound does not hold"
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        _print_error(f"internal error of the suite, not a verdict: {type(err).__name__}: {err}")
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

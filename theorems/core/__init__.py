@@ -6,32 +6,20 @@ line's ``list`` / ``show`` do not import torch (via ``context``) or numpy (via `
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from .lazy import lazy_names
 
 _WHERE = {
     "Context": "context", "resolve_device": "context",
     "DeviceUnavailable": "errors", "HypothesisViolation": "errors", "IdentityFailure": "errors",
-    "ParameterError": "errors", "UnknownResult": "errors",
+    "ParameterError": "errors", "ResourceLimit": "errors", "SuiteError": "errors", "UnknownResult": "errors",
     "Claim": "evidence", "Evidence": "evidence",
+    "Cost": "params", "seed_param": "params",
     "check": "registry", "get": "registry", "ids": "registry", "register": "registry",
     "AS_PRINTED": "result", "CORRECTED": "result", "Binding": "result", "Logic": "result", "Outcome": "result",
-    "Param": "result", "ProofErratum": "result", "Result": "result", "Status": "result", "Violation": "result",
+    "Paper": "result", "Param": "result", "ProofErratum": "result", "Result": "result", "Status": "result",
+    "Violation": "result",
     "SUITES": "suite", "Suite": "suite", "get_suite": "suite",
 }
 
 __all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    try:
-        module = _WHERE[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_names(globals(), {name: f"{__name__}.{module}" for name, module in _WHERE.items()})

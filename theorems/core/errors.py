@@ -8,7 +8,7 @@ from typing import Any, Mapping
 class HypothesisViolation(ValueError):
     """Parameters that violate a hypothesis of the result being checked.
 
-    ``hypothesis`` names the hypothesis (as the paper or the digest states it), ``values`` holds the
+    ``hypothesis`` names the hypothesis (as the paper states it), ``values`` holds the
     offending parameter values, and the message says both, so that a user sees at once what to change.
     """
 
@@ -48,7 +48,24 @@ class UnknownResult(LookupError):
 
 
 class ParameterError(TypeError):
-    """A parameter name the result does not take, or a malformed value on the command line."""
+    """A value no instance can be built from: a parameter the result does not take, a value of the wrong
+    type, outside its declared domain (a NaN, a negative size, an unknown choice, a list out of order), an
+    unknown form, a malformed command-line word. ``name`` and ``value`` say which, where there is one."""
+
+    def __init__(self, message: str, *, name: str | None = None, value: Any = None) -> None:
+        super().__init__(message)
+        self.name = name
+        self.value = value
+
+
+class ResourceLimit(ParameterError):
+    """An instance inside its parameters' domains whose size together exceeds what one instance may use on
+    this machine (memory or time); the message names the ceiling and the variable that raises it."""
+
+
+class SuiteError(RuntimeError):
+    """The suite produced something it must never produce (a verdict on a non-finite number): a bug of the
+    suite, reported as such rather than as a verdict on the paper."""
 
 
 class DeviceUnavailable(RuntimeError):

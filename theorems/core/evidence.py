@@ -1,9 +1,20 @@
 """Evidence: what one check of one result on one instance found.
 
-An Evidence is a list of named *claims* (each an asserted inequality with its two numbers and its
-tolerance), one headline pair ``observed``/``bound`` with its ``tightness``, the optimiser's convergence
-certificate where one was used, and a dict of intermediate numbers. ``holds`` is true only when every
-claim passed *and* no optimiser that the evidence rests on failed to converge.
+An Evidence is a list of named *claims* (each a relation between an observed value and a bound, with its
+tolerance as a separate field, and a kind), a headline (the numbers of one claim: the ``bound`` claim with the
+least slack unless the result names another), the optimiser's convergence certificate where one was used,
+and a dict of intermediate numbers. ``holds`` is true only when every ``bound`` claim passed *and* no
+optimiser that the evidence rests on failed to converge.
+
+The numbers have one meaning across the suite:
+
+* ``observed`` / ``bound`` / ``relation`` / ``rtol`` / ``atol``: the headline claim's, exactly as the claim
+  states them (the tolerance is never folded into the bound);
+* ``slack``: the relative slack of a claim, the room left before it fails divided by the larger of |observed|,
+  |bound| and the tolerance; > 0 with room, 0 at the edge, < 0 failed (``Claim.slack``). ``Evidence.slack``
+  is the least slack over the bound claims;
+* ``tightness`` = 1 − slack of the headline claim: 1 attained, below 1 with room (observed/bound for a passing
+  ≤ between positive numbers, bound/observed for ≥), above 1 failed.
 """
 
 from __future__ import annotations
@@ -17,18 +28,27 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 
-# What a claim is to the verdict (see DESIGN.md, 'Verdicts'):
+# What a claim is to the verdict (README, 'Results and their status'):
 #   bound        asserted by the printed (or corrected) statement and able to fail: decides ``holds``;
 #   identity     holds by algebra or by construction: a test of the implementation, never evidence; one
 #                that fails outside a negative control is a bug, and `check` raises IdentityFailure;
 #   proof_step   a step of the paper's proof: its failure is a proof erratum, not a verdict on the statement;
 #   measurement  a number recorded beside the verdict, not asserted (``passed`` is always True).
 CLAIM_KINDS = ("bound", "identity", "proof_step", "measurement")
+# '<=', '>=', '==' are asserted (up to the claim's tolerance); '=' is a measurement's "recorded as".
+RELATIONS = ("<=", ">=", "==", "=")
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One relation ``observed <relation> bound`` (relation '<=' or '>='; '=' for a measurement), and its kind."""
+    """One relation between an observed value and a bound, with its tolerance, and its kind.
+
+    ``relation``: ``'<='`` (``at_most``), ``'>='`` (``at_least``), ``'=='`` (``close``: an equality up to the
+    tolerance), or ``'='`` for a measurement (recorded, not asserted). The tolerance is its own field and is
+    never folded into ``bound``: ``allowance = atol + rtol·|bound|`` is how far ``observed`` may pass the
+    bound (or, for ``'=='``, differ from it) while the claim still passes. ``bound`` is what the theorem
+    (or the proof, or a closed form) says, exactly.
+    """
 
     name: str
     passed: bool
@@ -37,18 +57,44 @@ class Claim:
     relation: str
     message: str = ""
     kind: str = "bound"
+    rtol: float = 0.0
+    atol: float = 0.0
 
     def __post_init__(self) -> None:
         if self.kind not in CLAIM_KINDS:
             raise ValueError(f"claim {self.name!r}: kind {self.kind!r} is not one of {', '.join(CLAIM_KINDS)}")
+        if self.relation not in RELATIONS:
+            raise ValueError(f"claim {self.name!r}: relation {self.relation!r} is not one of {', '.join(RELATIONS)}")
+        if not (self.rtol >= 0 and self.atol >= 0):
+            raise ValueError(f"claim {self.name!r}: tolerances must be ≥ 0 (rtol={self.rtol}, atol={self.atol})")
+
+    @staticmethod
+    def _allowance(bound: float, rtol: float, atol: float) -> float:
+        return atol + rtol * abs(bound) if (rtol or atol) else 0.0
 
     @classmethod
-    def at_most(cls, name: str, observed: float, bound: float, message: str = "", kind: str = "bound") -> "Claim":
-        return cls(name, bool(observed <= bound), float(observed), float(bound), "<=", message, kind)
+    def at_most(cls, name: str, observed: float, bound: float, message: str = "", kind: str = "bound", *,
+                rtol: float = 0.0, atol: float = 0.0) -> "Claim":
+        """observed ≤ bound, up to ``atol + rtol·|bound|``."""
+        observed, bound = float(observed), float(bound)
+        passed = observed <= bound + cls._allowance(bound, rtol, atol)
+        return cls(name, bool(passed), observed, bound, "<=", message, kind, float(rtol), float(atol))
 
     @classmethod
-    def at_least(cls, name: str, observed: float, bound: float, message: str = "", kind: str = "bound") -> "Claim":
-        return cls(name, bool(observed >= bound), float(observed), float(bound), ">=", message, kind)
+    def at_least(cls, name: str, observed: float, bound: float, message: str = "", kind: str = "bound", *,
+                 rtol: float = 0.0, atol: float = 0.0) -> "Claim":
+        """observed ≥ bound, up to ``atol + rtol·|bound|``."""
+        observed, bound = float(observed), float(bound)
+        passed = observed >= bound - cls._allowance(bound, rtol, atol)
+        return cls(name, bool(passed), observed, bound, ">=", message, kind, float(rtol), float(atol))
+
+    @classmethod
+    def close(cls, name: str, observed: float, bound: float, message: str = "", kind: str = "bound", *,
+              rtol: float = 0.0, atol: float = 0.0) -> "Claim":
+        """observed = bound, up to ``atol + rtol·|bound|`` (a closed form, an identity, an attained bound)."""
+        observed, bound = float(observed), float(bound)
+        passed = abs(observed - bound) <= cls._allowance(bound, rtol, atol)
+        return cls(name, bool(passed), observed, bound, "==", message, kind, float(rtol), float(atol))
 
     @classmethod
     def measurement(cls, name: str, value: float, reference: float = math.nan, message: str = "") -> "Claim":
@@ -56,24 +102,57 @@ class Claim:
         return cls(name, True, float(value), float(reference), "=", message, "measurement")
 
     @property
-    def slack(self) -> float:
-        """Normalised slack: > 0 with room to spare, 0 when attained, < 0 when the relation fails.
+    def allowance(self) -> float:
+        """How far ``observed`` may pass ``bound`` and still pass: ``atol + rtol·|bound|``."""
+        return self._allowance(self.bound, self.rtol, self.atol)
 
-        (bound − observed) for '<=' and (observed − bound) for '>=', divided by max(|observed|, |bound|)
-        (1 where both are 0), clipped to [−1, 1] so that an infinite bound reads as 'far away'; NaN for a
-        measurement and for a NaN side (a NaN never counts as room to spare)."""
-        if self.relation not in ("<=", ">="):
+    @property
+    def slack(self) -> float:
+        """The relative slack, one meaning suite-wide: > 0 with room to spare, 0 at the edge, < 0 failed.
+
+        The room left before the claim fails, (bound + allowance − observed) for '<=', (observed − bound +
+        allowance) for '>=', (allowance − |observed − bound|) for '==', divided by max(|observed|, |bound|,
+        allowance) (0 where all three are 0) and clipped to [−1, 1], so an infinite bound reads as 'far away'.
+        NaN for a measurement and for a NaN side: a NaN never counts as room to spare."""
+        if self.relation not in ("<=", ">=", "=="):
             return math.nan
-        a, b = self.observed, self.bound
-        if math.isnan(a) or math.isnan(b):
+        a, b, tol = self.observed, self.bound, self.allowance
+        if math.isnan(a) or math.isnan(b) or math.isnan(tol):
             return math.nan
-        if a == b:
+        if self.relation == "==":
+            if math.isinf(a) or math.isinf(b):
+                return 0.0 if a == b and tol == 0 else -1.0
+            room = tol - abs(a - b)
+        elif a == b:
+            room = tol
+        else:
+            room = (b - a if self.relation == "<=" else a - b) + tol
+        scale = max(abs(a), abs(b), tol)
+        if scale == 0:
             return 0.0
-        diff = (b - a) if self.relation == "<=" else (a - b)
-        scale = max(abs(a), abs(b))
         if math.isinf(scale):
-            return math.copysign(1.0, diff)
-        return max(-1.0, min(1.0, diff / scale))
+            return math.copysign(1.0, room) if room else 0.0
+        return max(-1.0, min(1.0, room / scale))
+
+    @property
+    def tightness(self) -> float:
+        """1 − slack: 1 at the edge, < 1 with room, > 1 failed (in [0, 2]). For a passing '<=' / '>=' claim
+        between positive numbers with no tolerance it is observed/bound / bound/observed."""
+        return 1.0 - self.slack
+
+    @property
+    def ratio(self) -> float:
+        """observed / bound (NaN where bound is 0 or either is not finite): the size of a failure in the
+        words a reader would use ('the printed optimum is 5.8× too low')."""
+        a, b = self.observed, self.bound
+        if b == 0 or not (math.isfinite(a) and math.isfinite(b)):
+            return math.nan
+        return a / b
+
+    def tolerance_text(self) -> str:
+        parts = [f"rtol {self.rtol:.0e}"] if self.rtol else []
+        parts += [f"atol {self.atol:.0e}"] if self.atol else []
+        return ", ".join(parts)
 
     def __str__(self) -> str:
         if self.kind == "measurement":
@@ -82,8 +161,27 @@ class Claim:
         else:
             mark = "ok  " if self.passed else "FAIL"
             tag = "" if self.kind == "bound" else f" [{self.kind}]"
-            text = f"{mark} {self.name}: {_fmt(self.observed)} {self.relation} {_fmt(self.bound)}{tag}"
+            tol = self.tolerance_text()
+            rel = {"<=": "≤", ">=": "≥", "==": "="}[self.relation]
+            slack = "" if math.isnan(self.slack) else f"; slack {self.slack:+.3g}"
+            observed, bound = fmt_pair(self.observed, self.bound)
+            text = (f"{mark} {self.name}: {observed} {rel} {bound}"
+                    f"{' (' + tol + ')' if tol else ''}{tag}{slack}")
         return text + (f"  ({self.message})" if self.message else "")
+
+
+def headline_claim(claims: Sequence[Claim], name: str | None = None) -> Claim | None:
+    """The claim an Evidence's headline numbers come from: ``name`` if given, else the ``bound`` claim
+    with the least slack (a NaN slack first: it is the one that needs a look), else the first claim."""
+    if name is not None:
+        for c in claims:
+            if c.name == name:
+                return c
+        raise KeyError(f"headline claim {name!r} is not among the claims {[c.name for c in claims]}")
+    bounds = bound_claims(claims)
+    if bounds:
+        return min(bounds, key=lambda c: (not math.isnan(c.slack), c.slack if not math.isnan(c.slack) else 0.0))
+    return claims[0] if claims else None
 
 
 def bound_claims(claims: Sequence[Claim]) -> list[Claim]:
@@ -97,6 +195,12 @@ def decides_holds(claims: Sequence[Claim], converged: bool | None) -> bool:
     bounds = bound_claims(claims)
     return (bool(bounds) and all(c.passed and not math.isnan(c.observed) and not math.isnan(c.bound)
                                  for c in bounds) and converged is not False)
+
+
+def non_finite_bounds(claims: Sequence[Claim]) -> list[Claim]:
+    """The ``bound`` claims with an infinite or NaN side: a verdict cannot rest on them (a bound that is
+    infinite on an instance says nothing there, and belongs in a measurement, not in a bound claim)."""
+    return [c for c in bound_claims(claims) if not (math.isfinite(c.observed) and math.isfinite(c.bound))]
 
 
 def to_jsonable(value: Any) -> Any:
@@ -142,6 +246,18 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def fmt_pair(a: float, b: float) -> tuple[str, str]:
+    """Both numbers with just enough digits to tell them apart (at most 17): a passing claim whose two
+    sides agree to 1e-9 must not print as '0.016129 ≥ 0.016129'."""
+    if not (isinstance(a, float) and isinstance(b, float)) or a == b or not (math.isfinite(a) and math.isfinite(b)):
+        return _fmt(a), _fmt(b)
+    for digits in range(6, 18):
+        fa, fb = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if fa != fb:
+            return (fa, fb) if digits > 6 else (_fmt(a), _fmt(b))
+    return f"{a!r}", f"{b!r}"
+
+
 def reproduce_command(result_id: str, params: Mapping[str, Any], form: str | None = None,
                       allow_violation: bool = False, device: str = "cpu") -> str:
     """``python -m theorems check ...`` for one instance, quoted for a POSIX shell."""
@@ -171,6 +287,12 @@ class Evidence:
     status: str = ""
     device: str = "cpu"
     elapsed_s: float = 0.0
+    # The headline claim (its name) and its relation and tolerance; "" where the result set the headline
+    # numbers by hand (the old convention).
+    headline: str = ""
+    relation: str = ""
+    rtol: float = 0.0
+    atol: float = 0.0
 
     # -- queries -----------------------------------------------------------------------------------
     def claim(self, name: str) -> Claim:
@@ -215,19 +337,27 @@ class Evidence:
         """The command line that reruns exactly this instance."""
         return reproduce_command(self.result_id, self.params, self.form, bool(self.violations), self.device)
 
-    # -- pictures (matplotlib and jinja2 are imported only when a picture is asked for) -------------
+    # -- pictures: drawn by the report package, found through `theorems.core.display` (no import of it here)
     def plot(self):
         """A matplotlib Figure: the sweep with its fitted and predicted exponents for a trend result,
         otherwise each claim's observed value against its bound."""
-        from reports.plots import evidence_figure
+        from .display import renderer
 
-        return evidence_figure(self)
+        draw = renderer("figure")
+        if draw is None:
+            raise RuntimeError("no figure renderer is installed (the `reports` package of this repository "
+                               "provides one: pip install -e .)")
+        return draw(self)
 
     def _repr_html_(self) -> str:
-        """A small table and picture for notebooks (Jupyter calls this)."""
-        from reports import evidence_html
+        """A small table and picture for notebooks (Jupyter calls this); the text summary where no renderer
+        is installed."""
+        from html import escape
 
-        return evidence_html(self)
+        from .display import renderer
+
+        draw = renderer("html")
+        return draw(self) if draw is not None else f"<pre>{escape(repr(self))}</pre>"
 
     # -- serialisation ---------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -242,6 +372,11 @@ class Evidence:
                 "observed": self.observed,
                 "bound": self.bound,
                 "tightness": self.tightness,
+                "headline": self.headline,
+                "relation": self.relation,
+                "rtol": self.rtol,
+                "atol": self.atol,
+                "slack": self.slack,
                 "claims": [asdict(c) for c in self.claims],
                 "details": self.details,
                 "violations": self.violations,
@@ -258,7 +393,8 @@ class Evidence:
     def from_dict(cls, data: Mapping[str, Any]) -> "Evidence":
         claims = [
             Claim(**{**c, "observed": _from_json_float(c["observed"]), "bound": _from_json_float(c["bound"]),
-                     "kind": c.get("kind", "bound")})
+                     "kind": c.get("kind", "bound"), "rtol": float(c.get("rtol", 0.0)),
+                     "atol": float(c.get("atol", 0.0))})
             for c in data.get("claims", [])
         ]
         tight = data.get("tightness")
@@ -277,16 +413,26 @@ class Evidence:
             status=data.get("status", ""),
             device=data.get("device", "cpu"),
             elapsed_s=float(data.get("elapsed_s", 0.0)),
+            headline=data.get("headline", ""),
+            relation=data.get("relation", ""),
+            rtol=float(data.get("rtol", 0.0)),
+            atol=float(data.get("atol", 0.0)),
         )
 
     def __repr__(self) -> str:
         verdict = "HOLDS" if self.holds else "DOES NOT HOLD"
         conv = {None: "n/a (no optimiser)", True: "yes", False: "NO"}[self.converged]
         tight = "n/a" if self.tightness is None else _fmt(self.tightness)
+        slack = "n/a" if math.isnan(self.slack) else f"{self.slack:+.3g}"
+        rel = {"<=": "≤", ">=": "≥", "==": "=", "=": "="}.get(self.relation, "vs")
+        observed, bound = fmt_pair(self.observed, self.bound)
+        tol = ", ".join(t for t in (f"rtol {self.rtol:.0e}" if self.rtol else "",
+                                   f"atol {self.atol:.0e}" if self.atol else "") if t)
         head = [
             f"Evidence {self.result_id} [{self.form}] -> {verdict}",
             f"  params    : {', '.join(f'{k}={v}' for k, v in self.params.items())}",
-            f"  observed  : {_fmt(self.observed)}   bound: {_fmt(self.bound)}   tightness: {tight}",
+            f"  headline  : {self.headline + ': ' if self.headline else ''}{observed} {rel} {bound}"
+            f"{' (' + tol + ')' if tol else ''}   relative slack: {slack}   tightness: {tight}",
             f"  converged : {conv}   device: {self.device}   time: {self.elapsed_s:.2f}s",
             "  claims    :",
         ]

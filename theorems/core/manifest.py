@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .result import AS_PRINTED, CORRECTED, Param, Status
+from .params import Param, kind_from_name, kind_name
+from .result import AS_PRINTED, CORRECTED, Status
 
 MANIFEST_FILE = Path(__file__).resolve().parents[1] / "manifest.json"
 REGENERATE = "python -m theorems manifest --write"
-FORMAT_VERSION = 1
-_KINDS = {k.__name__: k for k in (int, float, str, bool)}
+FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,9 @@ class ResultInfo:
     vacuity: str = ""
     counterexamples: tuple[dict, ...] = ()
     proof_errata: tuple[dict, ...] = ()
+    # Where in the paper, and the paper's reference (Paper.cite()).
+    section: str = ""
+    paper_cite: str = ""
 
     @property
     def default_form(self) -> str:
@@ -75,21 +78,42 @@ def info_of(result: Any) -> ResultInfo:
         counterexamples=tuple(dict(cx) for cx in getattr(result, "counterexamples", ())),
         proof_errata=tuple({"step": e.step, "printed": e.printed, "why": e.why, "params": dict(e.params),
                             "claim": e.claim, "form": e.form} for e in getattr(result, "proof_errata", ())),
+        section=getattr(result, "section", ""),
+        paper_cite=result.source.cite() if getattr(result, "source", None) is not None else "",
     )
 
 
+# The Param fields the manifest keeps besides name, kind, default, doc (their defaults are left out).
+_PARAM_FIELDS = ("valid", "choices", "low", "high", "finite", "length", "increasing", "distinct", "sample", "log")
+_PARAM_DEFAULTS = {f: Param.__dataclass_fields__[f].default for f in _PARAM_FIELDS}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
 def _param_to_json(p: Param) -> dict[str, Any]:
-    return {"name": p.name, "kind": p.kind.__name__, "default": p.default, "doc": p.doc, "valid": p.valid,
-            "choices": None if p.choices is None else list(p.choices)}
+    out = {"name": p.name, "kind": kind_name(p.kind), "default": _plain(p.default), "doc": p.doc}
+    for f in _PARAM_FIELDS:
+        value = getattr(p, f)
+        if value != _PARAM_DEFAULTS[f]:
+            out[f] = _plain(value)
+    return out
+
+
+def _tupled(value: Any) -> Any:
+    return tuple(_tupled(v) for v in value) if isinstance(value, list) else value
 
 
 def _param_from_json(d: Mapping[str, Any]) -> Param:
-    kind = _KINDS[d["kind"]]
-    default = d["default"]
+    kind = kind_from_name(d["kind"])
+    default = _tupled(d["default"])
     if kind is float and isinstance(default, int) and not isinstance(default, bool):
         default = float(default)  # JSON writes 1.0 as 1.0, but a hand edit may not
-    choices = None if d.get("choices") is None else tuple(d["choices"])
-    return Param(d["name"], kind, default, d["doc"], d.get("valid", ""), choices)
+    extra = {f: _tupled(d[f]) for f in _PARAM_FIELDS if f in d}
+    return Param(d["name"], kind, default, d["doc"], **extra)
 
 
 def to_json(infos: Iterable[ResultInfo]) -> dict[str, Any]:
@@ -102,7 +126,8 @@ def to_json(infos: Iterable[ResultInfo]) -> dict[str, Any]:
              "correction_reason": r.correction_reason, "forms": list(r.forms), "module": r.module,
              "params": [_param_to_json(p) for p in r.params],
              "for_all": r.for_all, "exists": r.exists, "open_reason": r.open_reason, "vacuity": r.vacuity,
-             "counterexamples": list(r.counterexamples), "proof_errata": list(r.proof_errata)}
+             "counterexamples": list(r.counterexamples), "proof_errata": list(r.proof_errata),
+             "section": r.section, "paper_cite": r.paper_cite}
             for r in infos
         ],
     }
@@ -119,7 +144,8 @@ def from_json(data: Mapping[str, Any]) -> list[ResultInfo]:
                    module=r.get("module", ""), for_all=r.get("for_all", ""), exists=r.get("exists", ""),
                    open_reason=r.get("open_reason", ""), vacuity=r.get("vacuity", ""),
                    counterexamples=tuple(r.get("counterexamples", ())),
-                   proof_errata=tuple(r.get("proof_errata", ())))
+                   proof_errata=tuple(r.get("proof_errata", ())),
+                   section=r.get("section", ""), paper_cite=r.get("paper_cite", ""))
         for r in data["results"]
     ]
 

@@ -8,10 +8,12 @@ the manifest (`theorems.core.manifest`) without loading them, for the command li
 from __future__ import annotations
 
 import importlib
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from .errors import HypothesisViolation, IdentityFailure, ParameterError, UnknownResult
+from .errors import HypothesisViolation, IdentityFailure, ParameterError, ResourceLimit, SuiteError, UnknownResult
+from .params import check_cost
 from .result import AS_PRINTED, CORRECTED, Result, Violation
 
 if TYPE_CHECKING:
@@ -99,17 +101,58 @@ def validate_structure(result: "Result | ResultInfo", params: dict[str, Any], fo
     if unknown:
         raise ParameterError(
             f"{result.id} takes no parameter {', '.join(map(repr, unknown))}; "
-            f"its parameters are {', '.join(sorted(known))} (and {', '.join(COMMON_OPTIONS)})"
+            f"its parameters are {', '.join(sorted(known))} (and {', '.join(COMMON_OPTIONS)})",
+            name=unknown[0],
         )
-    if form not in result.forms:
-        raise ParameterError(f"{result.id} has no form {form!r}; its forms are {', '.join(result.forms)}")
+    check_form(result, form)
     return {p.name: p.coerce(params.get(p.name, p.default), result.id) for p in result.params}
 
 
+def check_form(result: "Result | ResultInfo", form: Any) -> None:
+    if not isinstance(form, str) or form not in result.forms:
+        raise ParameterError(f"{result.id} has no form {form!r}; its forms are {', '.join(result.forms)}",
+                             name="form", value=form)
+
+
+def check_options(result_id: str, allow_violation: Any, device: Any) -> None:
+    """The options every check takes: typed errors for a non-boolean switch or a non-string device."""
+    if not isinstance(allow_violation, bool):
+        raise ParameterError(f"{result_id}: allow_violation={allow_violation!r} is not valid: expected True or "
+                             "False (any other value would silently switch the negative-control mode on or off)",
+                             name="allow_violation", value=allow_violation)
+    if device is not None and not isinstance(device, str) and type(device).__name__ != "device":
+        raise ParameterError(f"{result_id}: device={device!r} is not valid: expected 'cpu' or 'cuda'",
+                             name="device", value=device)
+
+
 def validate(result: Result, params: dict[str, Any], form: str) -> tuple[dict[str, Any], list[Violation]]:
-    """Fill defaults, type-check every value, and list the hypotheses the parameters violate."""
+    """Fill defaults, type-check every value, check the resources, and list the hypotheses violated."""
     full = validate_structure(result, params, form)
+    if result.cost is not None:
+        try:
+            cost = result.cost(full)
+        except (OverflowError, ZeroDivisionError) as err:  # sizes so large that the estimate itself overflows
+            raise ResourceLimit(f"{result.id}: the size of this instance cannot even be estimated ({err}); use "
+                                f"smaller sizes", name="cost") from None
+        check_cost(result.id, cost, full)
     return full, list(result.hypotheses(full, form))
+
+
+def _headline(outcome, claims: list) -> dict[str, Any]:
+    """The Evidence's headline numbers: those of the headline claim (see `theorems.core.evidence`), or,
+    for a result that still sets them by hand, the Outcome's."""
+    from .evidence import headline_claim
+
+    if outcome.observed is not None and outcome.headline is None:
+        return dict(observed=float(outcome.observed), bound=float(outcome.bound),
+                    tightness=None if outcome.tightness is None else float(outcome.tightness))
+    claim = headline_claim(claims, outcome.headline)
+    if claim is None:
+        return dict(observed=math.nan, bound=math.nan, tightness=None)
+    asserted = claim.relation != "="
+    return dict(observed=claim.observed, bound=claim.bound,
+                tightness=claim.tightness if asserted and not math.isnan(claim.slack) else None,
+                headline=claim.name, relation=claim.relation, rtol=claim.rtol, atol=claim.atol)
 
 
 def _raise_unless_allowed(result: Result, full: dict[str, Any], violations: list[Violation],
@@ -131,7 +174,7 @@ def check(
     device: Any = None,
     **params: Any,
 ) -> Evidence:
-    """Check one result on one instance and return its Evidence (see DESIGN.md, 'The contract').
+    """Check one result on one instance and return its Evidence (README, 'From the REPL').
 
     Parameters outside a hypothesis raise `HypothesisViolation`, unless ``allow_violation=True``: then
     the instance is run anyway (a negative control) and the violated hypotheses are listed in
@@ -139,13 +182,13 @@ def check(
     """
     # Imported here, not at the top: they import torch and numpy, which `list` and `show` never need.
     from .context import Context
-    from .evidence import Evidence, decides_holds
+    from .evidence import Evidence, decides_holds, non_finite_bounds
     from .recording import record
 
     result = get(result_id)
-    form = form or result.default_form
-    if form not in (AS_PRINTED, CORRECTED) or form not in result.forms:
-        raise ParameterError(f"{result.id} has no form {form!r}; its forms are {', '.join(result.forms)}")
+    form = result.default_form if form is None else form
+    check_form(result, form)
+    check_options(result.id, allow_violation, device)
     full, violations = validate(result, params, form)
     _raise_unless_allowed(result, full, violations, allow_violation)
     ctx = Context.make(device, seed=full.get("seed", 0))
@@ -165,9 +208,7 @@ def check(
         form=form,
         params=full,
         holds=holds,
-        observed=float(outcome.observed),
-        bound=float(outcome.bound),
-        tightness=None if outcome.tightness is None else float(outcome.tightness),
+        **_headline(outcome, claims),
         converged=outcome.converged,
         claims=claims,
         details=dict(outcome.details),
@@ -176,6 +217,11 @@ def check(
         device=str(ctx.device),
         elapsed_s=elapsed,
     )
+    if holds and (non_finite_bounds(claims) or not all(math.isfinite(x) for x in (
+            evidence.observed, evidence.bound, evidence.tightness if evidence.tightness is not None else 0.0))):
+        raise SuiteError(f"{result.id}: the instance would hold on a non-finite number (a bug of the suite, not a "
+                         f"verdict on the paper: a bound that is infinite says nothing and belongs in a measurement)"
+                         f"\n{evidence.explain()}")
     broken = [c for c in claims if c.kind == "identity" and not c.passed]
     if broken and not violations and outcome.converged is not False:
         raise IdentityFailure(result.id, broken, evidence.explain())

@@ -1,20 +1,53 @@
-"""What a registered result is: its statement as printed, its correction, its status and its parameters."""
+"""What a registered result is: its statement as printed, its correction, its status and its parameters.
+
+Converting a result (issues 18 and 19)
+--------------------------------------
+A result module written for this core:
+
+* declares each parameter once, as a :class:`~theorems.core.params.Param` with its structural domain
+  (``low``/``high``, list ``length``/``increasing``/``distinct``, ``choices``; reals are finite unless
+  ``finite=False``) and the range the suite draws from (``sample``, ``log``). Sizes get a ``high`` that keeps
+  one instance on a 2-core, 24 GiB machine. The seed is ``seed_param()``. Type, domain and "restarts ≥ 1"
+  checks do **not** appear in ``hypotheses``: that function lists only the theorem's hypotheses (and the
+  deliberately wrong constants of negative controls), each a bypassable :class:`Violation` unless no
+  instance can be built at all;
+* declares ``cost=`` (params -> :class:`~theorems.core.params.Cost`): the peak tensor elements and the
+  rough arithmetic of one instance, so that `theorems.check` refuses an instance that would exhaust the
+  machine (``ResourceLimit``) before drawing any data;
+* writes every claim with its tolerance as a separate field, ``Claim.at_most(name, observed, bound,
+  message, rtol=TOL)`` (or ``atol=``; ``Claim.close`` for an equality), never ``bound * (1 + TOL)``;
+* returns ``Outcome(claims=..., details=..., converged=...)`` without observed/bound/tightness: the
+  Evidence's headline is the bound claim with the least slack, or the claim named by ``headline=``, and
+  its tightness has the one meaning of `theorems.core.evidence`;
+* takes its paper from the package (``paper=PAPER`` from ``theorems/<package>/paper.py``) and says where in
+  the paper the result is (``section="Section 4.1, Lemma 4.2"``);
+* draws its hypothesis strategy and report instances from the declarations
+  (`theorems.strategies.declared_params`, `theorems.strategies.param`, `theorems.core.params.sample_params`),
+  narrowing a range only where a hypothesis ties two parameters together;
+* never lets a verdict rest on a non-finite number: a bound that is infinite (or an observed value that is
+  ±inf or NaN) on an instance says nothing there, so it is recorded as a measurement, not as a ``bound``
+  claim; `theorems.check` raises ``SuiteError`` when an instance would hold on one.
+
+``checks/test_conformance.py`` then fuzzes the result from its declarations (bad types, NaN/inf, values
+outside the domains, unknown names and choices: a typed error before any computation; the edges of the
+domains run as negative controls: an Evidence or a typed error, never a raw exception or a hang). The fake
+results of ``tests/fakes.py`` are a small worked example of every point above.
+"""
 
 from __future__ import annotations
 
 import enum
-import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .errors import HypothesisViolation
+from .params import Cost, Param, seed_param  # noqa: F401  (re-exported: result modules import them from here)
 
 AS_PRINTED = "as_printed"
 CORRECTED = "corrected"
 
 
 class Status(str, enum.Enum):
-    """The verdict on a printed statement (see DESIGN.md, 'Verdicts')."""
+    """The verdict on a printed statement (README, 'Results and their status')."""
 
     VERIFIED = "verified"
     VERIFIED_CORRECTED = "verified-corrected"
@@ -28,46 +61,19 @@ class Status(str, enum.Enum):
 
 
 @dataclass(frozen=True)
-class Param:
-    """One parameter of a result: its type, default, meaning and the range the hypotheses allow.
+class Paper:
+    """A paper the suite checks: its metadata, written once in its package (``theorems/<package>/paper.py``)."""
 
-    ``kind`` is ``int``, ``float``, ``str`` or ``bool``. Type and ``choices`` problems are structural: no
-    instance can be built from them, so they raise even under ``allow_violation=True``. Ranges that are
-    hypotheses of the theorem are checked by the result's own ``hypotheses`` function instead, so that a
-    negative control can step outside them on purpose.
-    """
+    number: str  # "000" … "004": the order of the papers in the suite, and the prefix of the checks file
+    title: str
+    authors: str
+    venue: str = ""
+    year: int | None = None
 
-    name: str
-    kind: type
-    default: Any
-    doc: str
-    valid: str = ""
-    choices: tuple[Any, ...] | None = None
-
-    def coerce(self, value: Any, result_id: str) -> Any:
-        def bad(msg: str) -> HypothesisViolation:
-            return HypothesisViolation(
-                f"{self.name} is {msg}", f"{self.doc}", result_id=result_id,
-                values={self.name: value}, bypassable=False,
-            )
-
-        if self.kind is int:
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise bad("an integer")
-            value = int(value)
-        elif self.kind is float:
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise bad("a real number")
-            value = float(value)
-        elif self.kind is bool:
-            if not isinstance(value, bool):
-                raise bad("a boolean")
-        elif self.kind is str:
-            if not isinstance(value, str):
-                raise bad("a string")
-        if self.choices is not None and value not in self.choices:
-            raise bad(f"one of {', '.join(map(repr, self.choices))}")
-        return value
+    def cite(self) -> str:
+        """'Authors, Title, Venue Year'."""
+        where = " ".join(str(x) for x in (self.venue, self.year) if x)
+        return ", ".join(part for part in (self.authors, self.title, where) if part)
 
 
 @dataclass(frozen=True)
@@ -82,17 +88,25 @@ class Violation:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a result's evaluation produces; `theorems.check` wraps it into an :class:`Evidence`."""
+    """What a result's evaluation produces; `theorems.check` wraps it into an :class:`Evidence`.
 
-    observed: float
-    bound: float
-    tightness: float | None
-    claims: Sequence[Any]
-    details: Mapping[str, Any]
+    Write ``Outcome(claims=..., details=..., converged=...)``: the Evidence's headline (observed, bound,
+    relation, tolerance, tightness) is taken from the ``bound`` claim with the least slack, or from the claim
+    named by ``headline``. ``observed``/``bound``/``tightness`` given by hand are the old convention (their
+    meaning varied from result to result); they are still read where a result has not been converted.
+    """
+
+    observed: float | None = None
+    bound: float | None = None
+    tightness: float | None = None
+    claims: Sequence[Any] = ()
+    details: Mapping[str, Any] = field(default_factory=dict)
     converged: bool | None = None
     # Hypotheses only the evaluation can decide (e.g. a supremum estimated on a sample): `check` raises
     # HypothesisViolation for them after evaluating, unless allow_violation=True (a negative control).
     violations: Sequence["Violation"] = ()
+    # The claim whose numbers are the Evidence's headline (default: the bound claim with the least slack).
+    headline: str | None = None
 
 
 @dataclass(frozen=True)
@@ -151,14 +165,14 @@ class Result:
     """
 
     id: str
-    paper: str
-    paper_title: str
-    title: str
-    statement: str
-    status: Status
-    params: tuple[Param, ...]
-    evaluate: Callable[..., Outcome]
-    hypotheses: Callable[[dict, str], list[Violation]]
+    paper: "str | Paper"
+    paper_title: str = ""
+    title: str = ""
+    statement: str = ""
+    status: Status = Status.OPEN
+    params: tuple[Param, ...] = ()
+    evaluate: Callable[..., Outcome] | None = None
+    hypotheses: Callable[[dict, str], list[Violation]] = lambda params, form: []
     correction: str | None = None
     correction_reason: str | None = None
     forms: tuple[str, ...] = (AS_PRINTED,)
@@ -185,6 +199,20 @@ class Result:
     # A zero-argument callable returning a hypothesis strategy of valid parameter dicts for the default
     # form: the worst-case search (hypothesis.target on the slack) draws from it.
     strategy: Callable[[], Any] | None = None
+    # Where in the paper (its own numbering): "Section 4.1, Lemma 4.2".
+    section: str = ""
+    # params -> Cost: what one instance needs, compared with the machine's ceilings before computing.
+    cost: Callable[[dict], Cost] | None = None
+    # The paper's metadata (set from ``paper`` when a Paper is given; ``paper`` then holds its number).
+    source: Paper | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.paper, Paper):
+            object.__setattr__(self, "source", self.paper)
+            object.__setattr__(self, "paper_title", self.paper.title)
+            object.__setattr__(self, "paper", self.paper.number)
+        if self.evaluate is None:
+            raise TypeError(f"result {self.id!r}: evaluate is required")
 
     @property
     def default_form(self) -> str:

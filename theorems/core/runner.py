@@ -89,6 +89,7 @@ def plan_instances(suite, only: Sequence[str] | None = None) -> tuple[list[Insta
     """Every instance the report runs (of the results in ``only``, in registry order, if given), and
     (result id, message) for each result whose ``report_instances`` raised."""
     from . import registry
+    from .result import AS_PRINTED
 
     wanted = set(only) if only else None
     planned: list[Instance] = []
@@ -97,15 +98,26 @@ def plan_instances(suite, only: Sequence[str] | None = None) -> tuple[list[Insta
         if wanted is not None and rid not in wanted:
             continue
         result = registry.get(rid)
+        mine: list[Instance] = []
         if result.report_instances is None:
-            planned.append(Instance(rid, result.default_form, {}, False))
-            continue
-        try:
-            for form, params, *allow in result.report_instances(suite):
-                # Result's docstring also allows (form, params) pairs: no third item means no violation.
-                planned.append(Instance(rid, form, dict(params), bool(allow and allow[0])))
-        except Exception as err:  # a defect of that result, not a reason to lose the whole report
-            errors.append((rid, f"report_instances failed: {describe_error(err)}"))
+            mine.append(Instance(rid, result.default_form, {}, False))
+        else:
+            try:
+                for form, params, *allow in result.report_instances(suite):
+                    # Result's docstring also allows (form, params) pairs: no third item means no violation.
+                    mine.append(Instance(rid, form, dict(params), bool(allow and allow[0])))
+            except Exception as err:  # a defect of that result, not a reason to lose the whole report
+                errors.append((rid, f"report_instances failed: {describe_error(err)}"))
+        # The page's errata and proof-errata lists show what each registered counterexample and proof
+        # erratum does in this run, so each is run once, whatever report_instances yields.
+        seen = {(i.form, tuple(sorted((k, repr(v)) for k, v in i.params.items())), i.allow_violation) for i in mine}
+        for form, params in [*((AS_PRINTED, cx) for cx in result.counterexamples),
+                             *((e.form, e.params) for e in result.proof_errata)]:
+            key = (form, tuple(sorted((k, repr(v)) for k, v in params.items())), False)
+            if key not in seen:
+                seen.add(key)
+                mine.append(Instance(rid, form, dict(params), False))
+        planned += mine
     return planned, errors
 
 

@@ -24,13 +24,20 @@ class Suite:
     # Steps of the batched optimiser that pushes a result's continuous instance data towards its worst
     # case (results that take the parameter ``adversarial_steps``; see checks/test_conformance.py).
     adversarial_steps: int = 0
+    # The self-fuzz of checks/test_conformance.py: bad parameter sets per result that must be refused before
+    # any computation (cheap: nothing runs), and negative-control runs at the edges of the declared domains
+    # (each runs the result, so few in the gate; tools/fuzz.py runs the large campaign).
+    fuzz_examples: int = 25
+    fuzz_runs: int = 1
 
 
 SUITES = {
-    "quick": Suite("quick", max_examples=3, restarts=8, derandomize=True, report_examples=2, adversarial_steps=10),
-    "ci": Suite("ci", max_examples=15, restarts=16, derandomize=True, report_examples=4, adversarial_steps=40),
+    "quick": Suite("quick", max_examples=3, restarts=8, derandomize=True, report_examples=2, adversarial_steps=10,
+                   fuzz_examples=10, fuzz_runs=1),
+    "ci": Suite("ci", max_examples=15, restarts=16, derandomize=True, report_examples=4, adversarial_steps=40,
+                fuzz_examples=25, fuzz_runs=1),
     "thorough": Suite("thorough", max_examples=60, restarts=64, derandomize=False, report_examples=16,
-                      adversarial_steps=400),
+                      adversarial_steps=400, fuzz_examples=200, fuzz_runs=20),
 }
 DEFAULT_SUITE = "ci"
 

@@ -1,4 +1,4 @@
-"""The rules that derive a result's status from its evidence (DESIGN.md, 'Verdicts').
+"""The rules that derive a result's status from its evidence (README, 'Results and their status').
 
 A registered status is a claim about the evidence; :func:`derive_status` re-derives it by running the
 instances the result registers, and the conformance checks (``checks/test_conformance.py``) fail wherever

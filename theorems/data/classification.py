@@ -1,4 +1,4 @@
-"""Synthetic classification data for the deep neural-collapse results of paper 004 (digest §5.5, §5.8).
+"""Synthetic classification data for the deep neural-collapse results of paper 004 (Theorem 4.3, Assumption 4.4).
 
 * ``gaussian_mixture``: K balanced classes of n inputs in R^{d0}, class means ~ N(0, sep²I), isotropic noise;
   columns ordered class by class (x_{ki} is column k·n + i, as ``balanced_labels``). With noise ≈ sep the

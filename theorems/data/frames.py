@@ -1,6 +1,6 @@
 """Labels and the canonical frames that collapsed configurations are built from.
 
-* ``balanced_labels(K, n)``: class-by-class ordering, x_{ki} is column k·n + i (digest 004 §1.1).
+* ``balanced_labels(K, n)``: class-by-class ordering, x_{ki} is column k·n + i (paper 004, Section 3: the samples of class k).
 * ``simplex_etf(K)``: K unit vectors in R^K with pairwise inner product −1/(K−1) spanning K−1 dims.
 * ``embed_in_ones_complement(U, d, rotation)``: an isometric copy of the columns of U inside 1^⊥ ⊂ R^d,
   optionally rotated by a random orthogonal map of 1^⊥; raises when 1^⊥ is too small to hold them.

@@ -1,7 +1,7 @@
 """The LayerNorm sphere: {x ∈ R^d : 1ᵀx = 0, ‖x‖ = √d}, the feasible set of LN outputs.
 
 LayerNorm without affine parameters and with the population std is exactly ``ln(v) = √d·Pv/‖Pv‖`` with
-``P = I − 11ᵀ/d`` (digest 004 §1.2). Optimising over free ``V`` with ``X = ln(V)`` is therefore optimising
+``P = I − 11ᵀ/d`` (paper 004, Section 3: LayerNorm without affine parameters). Optimising over free ``V`` with ``X = ln(V)`` is therefore optimising
 over the product of these spheres, one per column; the map is onto, so nothing is lost. For d = 2 the
 sphere is the two points ±(1, −1)/… and is not connected, which is why optimisers need d ≥ 3 here.
 """

@@ -1,0 +1,315 @@
+"""What the report page says, computed from the registry and the evidence (no HTML here).
+
+The page answers, in this order: which printed statements of which paper are wrong, how wrong and what is
+true instead (the errata, one table per paper); which proof steps are broken (proof errata); what the
+suite cannot decide and why (open), what is true but uninformative (vacuous); then every result, paper by
+paper. The numbers: the *relative slack* of a claim is the room left before it fails, divided by the larger of
+|observed|, |bound| and its tolerance (> 0 room, 0 at the edge, < 0 failed; `theorems.core.evidence`); the
+*size of an error* is observed/bound of the failed bound claim where that ratio is defined.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import theorems
+from theorems.core.evidence import Claim, Evidence, bound_claims, fmt_pair, reproduce_command, summarize
+from theorems.core.result import AS_PRINTED, Status
+
+HOLDS, FAILS, NOT_CONVERGED, MEASURED = "holds", "fails", "not converged", "measured"
+WRONG = (str(Status.VERIFIED_CORRECTED), str(Status.REFUTED))  # the verdicts that say the printed statement is false
+
+STATUS_MEANING = {
+    str(Status.VERIFIED): "the printed statement holds on generated and worst-case-searched instances, "
+                          "including where its hypothesis nearly binds",
+    str(Status.VERIFIED_CORRECTED): "the printed statement fails (a replayable counterexample inside its "
+                                    "hypotheses); the corrected one holds",
+    str(Status.REFUTED): "the printed statement fails (a replayable counterexample); no correction is established",
+    str(Status.VACUOUS): "true but never informative (shown against the trivial bound)",
+    str(Status.TREND): "an asymptotic claim: the fitted exponent is in the predicted range, and a regime where "
+                       "the paper predicts otherwise falls outside it",
+    str(Status.OPEN): "the evidence the suite can produce decides neither way (the reason is given)",
+}
+
+
+def outcome_of(evidence: Evidence) -> str:
+    """'not converged' outranks 'fails': an unconverged optimiser says nothing about the bound; an instance
+    that asserts no bound (an open result's measurements) is 'measured', neither holding nor failing."""
+    if evidence.converged is False:
+        return NOT_CONVERGED
+    if not bound_claims(evidence.claims):
+        return MEASURED
+    return HOLDS if evidence.holds else FAILS
+
+
+def control_failed(evidence: Evidence) -> bool:
+    """A negative control does its job when some claim fails on it (a bound, or an identity or proof step
+    whose failure shows that the check can fail), or the instance does not hold."""
+    return bool(evidence.failed_claims) or not evidence.holds
+
+
+@dataclass(frozen=True)
+class InstanceError:
+    """An instance the report tried to run that raised instead of giving Evidence.
+
+    ``form`` is None when the failure came before any instance existed (``report_instances`` raised).
+    """
+
+    result_id: str
+    form: str | None
+    params: Mapping[str, Any]
+    allow_violation: bool
+    message: str
+
+    def reproduce(self) -> str:
+        """The command line that reruns the instance, to see the traceback."""
+        return reproduce_command(self.result_id, self.params, self.form, self.allow_violation)
+
+
+def counts(evidences: Sequence[Evidence], errors: Sequence[InstanceError] = ()) -> dict[str, int]:
+    """Instances, holds, fails, not converged (as `summarize`), negative controls among them, how many of
+    those failed as they should, errors."""
+    controls = [e for e in evidences if e.violations]
+    rows = [Row(e, {}) for e in evidences]
+    return {
+        **summarize(evidences),
+        "controls": len(controls),
+        "controls_failed": sum(control_failed(e) for e in controls),
+        "counterexample_runs": sum(r.is_counterexample_run and not r.is_control and r.outcome == FAILS for r in rows),
+        "unexpected": sum(r.unexpected for r in rows),
+        "errors": len(errors),
+    }
+
+
+def summary_line(c: Mapping[str, int]) -> str:
+    """The counts of `counts` in words that say what happened (a failing negative control is a success)."""
+    return (f"{c['instances']} instance(s): {c['holds']} hold; negative controls failed as they should "
+            f"{c['controls_failed']}/{c['controls']}; {c['counterexample_runs']} counterexample run(s) of printed "
+            f"statements found wrong; {c['unexpected']} need a look; {c['not_converged']} not converged; "
+            f"{c['errors']} error(s)")
+
+
+def error_size(evidence: Evidence) -> str:
+    """How wrong a printed statement is on one counterexample, in a reader's words: the failed bound
+    claim with a defined observed/bound ratio and the largest one first ('5.8× the bound'), else the one
+    with the most negative relative slack."""
+    failed = evidence.failed_bounds
+    if not failed:
+        return ""
+
+    def key(c: Claim) -> tuple:
+        r = c.ratio
+        defined = math.isfinite(r) and r > 0
+        return (not defined, -abs(math.log(r)) if defined else c.slack)
+
+    c = sorted(failed, key=key)[0]
+    observed, bound = fmt_pair(c.observed, c.bound)
+    rel = {"<=": "≤", ">=": "≥", "==": "="}.get(c.relation, c.relation)
+    r = c.ratio
+    size = (f"{r:.3g}× the bound" if math.isfinite(r) and r > 0
+            else f"relative slack {c.slack:+.2g}")
+    return f"{c.name}: {observed}, printed {rel} {bound} ({size})"
+
+
+@dataclass
+class Row:
+    """One evidence as the page shows it."""
+
+    evidence: Evidence
+    shown_params: dict[str, Any]  # only what differs from the defaults; the full set is in the command
+
+    @property
+    def outcome(self) -> str:
+        return outcome_of(self.evidence)
+
+    @property
+    def is_control(self) -> bool:
+        return bool(self.evidence.violations)
+
+    @property
+    def is_counterexample_run(self) -> bool:
+        """The printed form of a result the suite found false: failing there is the expected finding."""
+        ev = self.evidence
+        return ev.form == AS_PRINTED and ev.status in WRONG
+
+    @property
+    def unexpected(self) -> bool:
+        """A non-converged optimiser, a control that held, or a failure that is neither a control nor a
+        run of a printed statement the suite already found false."""
+        if self.outcome == NOT_CONVERGED:
+            return True
+        if self.is_control:
+            return not control_failed(self.evidence)
+        return self.outcome == FAILS and not self.is_counterexample_run
+
+    @property
+    def headline(self) -> str:
+        ev = self.evidence
+        observed, bound = fmt_pair(ev.observed, ev.bound)
+        rel = {"<=": "≤", ">=": "≥", "==": "=", "=": "="}.get(ev.relation, "vs")
+        return f"{observed} {rel} {bound}"
+
+
+@dataclass
+class Section:
+    """One result: what it says, its verdict and what the verdict rests on, and its evidence."""
+
+    id: str
+    paper: str
+    title: str
+    status: str
+    statement: str
+    correction: str | None
+    correction_reason: str | None
+    registered: bool
+    where: str = ""  # the paper's own numbering and section
+    defaults: dict[str, Any] = field(default_factory=dict)
+    rows: list[Row] = field(default_factory=list)
+    errors: list[InstanceError] = field(default_factory=list)
+    figures: list[tuple[str, Any]] = field(default_factory=list)  # (caption, inline svg)
+    for_all: str = ""
+    exists: str = ""
+    open_reason: str = ""
+    vacuity: str = ""
+    registered_counterexamples: list[dict] = field(default_factory=list)
+    proof_errata: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return counts([r.evidence for r in self.rows], self.errors)
+
+    @property
+    def needs_attention(self) -> bool:
+        return bool(self.errors) or any(r.unexpected for r in self.rows)
+
+    @property
+    def counterexample_rows(self) -> list[Row]:
+        """Instances on which the printed statement fails, inside its hypotheses: the suite's finding."""
+        return [r for r in self.rows if r.is_counterexample_run and not r.is_control and r.outcome == FAILS]
+
+    @property
+    def worst_slack(self) -> float:
+        """The least relative slack over the instances of the asserted form inside the hypotheses."""
+        values = [r.evidence.slack for r in self.rows if not r.is_control and not r.is_counterexample_run
+                  and not math.isnan(r.evidence.slack)]
+        return min(values) if values else math.nan
+
+    @property
+    def wrong(self) -> bool:
+        return self.status in WRONG
+
+    def replays(self) -> list[dict[str, Any]]:
+        """Each registered counterexample with its command and, where this run has its evidence, the size of
+        the error there (None: not run in this report)."""
+        out = []
+        for cx in self.registered_counterexamples:
+            ev = next((r.evidence for r in self.rows if r.evidence.form == AS_PRINTED and not r.is_control
+                       and all(r.evidence.params.get(k) == _plain(v) for k, v in cx.items())), None)
+            out.append({"command": reproduce_command(self.id, cx, AS_PRINTED),
+                        "evidence": ev, "size": error_size(ev) if ev is not None and not ev.holds else None,
+                        "replayed": ev is not None and not ev.holds})
+        return out
+
+
+def _plain(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+@dataclass
+class PaperGroup:
+    number: str
+    title: str
+    cite: str
+    sections: list[Section] = field(default_factory=list)
+
+    @property
+    def anchor(self) -> str:
+        return f"paper-{self.number}"
+
+    @property
+    def statuses(self) -> dict[str, int]:
+        out = {str(st): 0 for st in Status}
+        for s in self.sections:
+            out[s.status] = out.get(s.status, 0) + 1
+        return out
+
+    @property
+    def errata(self) -> list[Section]:
+        return [s for s in self.sections if s.wrong]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return counts([r.evidence for s in self.sections for r in s.rows], [e for s in self.sections for e in s.errors])
+
+
+def registered_section(result: Any) -> Section:
+    logic = result.logic
+    return Section(
+        id=result.id, paper=result.paper, title=result.title, status=str(result.status),
+        statement=result.statement, correction=result.correction, correction_reason=result.correction_reason,
+        registered=True, where=getattr(result, "section", ""), defaults=result.defaults,
+        for_all=logic.for_all if logic else "", exists=logic.exists if logic else "",
+        open_reason=result.open_reason, vacuity=result.vacuity,
+        registered_counterexamples=[dict(cx) for cx in result.counterexamples],
+        proof_errata=[{"step": e.step, "printed": e.printed, "why": e.why,
+                       "reproduce": reproduce_command(result.id, e.params, e.form)} for e in result.proof_errata],
+    )
+
+
+def orphan_section(result_id: str, status: str) -> Section:
+    return Section(id=result_id, paper="", title="(no longer registered)", status=status or "unknown",
+                   statement="", correction=None, correction_reason=None, registered=False)
+
+
+def row(ev: Evidence, defaults: Mapping[str, Any]) -> Row:
+    missing = object()
+    shown = {k: v for k, v in ev.params.items() if defaults.get(k, missing) != _plain(v)}
+    return Row(evidence=ev, shown_params=shown)
+
+
+def sections_of(evidences: list[Evidence], errors: list[InstanceError],
+                only: Sequence[str] | None = None) -> list[Section]:
+    """One section per registered result (of those in ``only``), in registry order, then any result the
+    evidence names that is no longer registered (a recorded run can outlive a rename)."""
+    wanted = None if only is None else set(only)
+    sections = {rid: registered_section(theorems.get(rid)) for rid in theorems.ids()
+                if wanted is None or rid in wanted}
+
+    def section_for(result_id: str, status: str) -> Section:
+        if result_id not in sections:
+            sections[result_id] = orphan_section(result_id, status)
+        return sections[result_id]
+
+    for ev in evidences:
+        section = section_for(ev.result_id, ev.status)
+        section.rows.append(row(ev, section.defaults))
+    for err in errors:
+        section_for(err.result_id, "").errors.append(err)
+    return list(sections.values())
+
+
+def papers_of(sections: list[Section]) -> list[PaperGroup]:
+    """The sections grouped by paper, in paper order; results no longer registered last."""
+    groups: dict[str, PaperGroup] = {}
+    for s in sections:
+        key = s.paper or "?"
+        if key not in groups:
+            source = _source(s)
+            groups[key] = PaperGroup(
+                number=key, title=source.title if source else ("(not registered)" if not s.paper else s.paper),
+                cite=source.cite() if source else "")
+        groups[key].sections.append(s)
+    return sorted(groups.values(), key=lambda g: (g.number == "?", g.number))
+
+
+def _source(section: Section):
+    if not section.registered:
+        return None
+    result = theorems.get(section.id)
+    if result.source is not None:
+        return result.source
+    from theorems.core.result import Paper
+
+    return Paper(number=result.paper, title=result.paper_title, authors="")
