@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from theorems.core.context import Context
-from theorems.data.ssl_pairs import dataset, make_moons, ssl_triplets
+from theorems.data.ssl_pairs import dataset, make_moons
 from theorems.optim.ode import integrate, integrate_batched, rhs_theorem2, rhs_theorem3
 from theorems.optim.stiefel import (euclid_grads, flow_rhs, haar_stiefel, orthonormality_error, polar, qf, realise_q,
                                     step, trace_loss)

@@ -14,6 +14,8 @@ import math
 import torch
 
 from ..data.ssl_pairs import Triplets
+from ..core.params import Cost
+from ..core.result import Violation
 from ..optim.stiefel import euclid_grads, qf
 from .trace_form import trace_matrix
 
@@ -89,3 +91,22 @@ def train_and_compare(t: Triplets, W1: torch.Tensor, W2: torch.Tensor, acts: tup
             g1, g2 = euclid_grads(*lin, C)
             lin = (riemannian_step(lin[0], g1, eta), riemannian_step(lin[1], g2, eta))
     return torch.stack(gaps), at
+
+
+def sweep_violations(p: dict) -> list[Violation]:
+    """A width sweep needs three widths h ≥ max(d, z) = max(2, z) (half moons live in R²)."""
+    out = []
+    if len(p["widths"]) < 3:
+        out.append(Violation("≥ 3 widths", "a slope needs at least three widths", ("widths",), bypassable=False))
+    if min(p["widths"]) < max(2, p["z"]):
+        out.append(Violation("h ≥ max(d, z)", f"smallest width {min(p['widths'])} < max(d = 2, z = {p['z']})",
+                             ("widths", "z"), bypassable=False))
+    return out
+
+
+def sweep_cost(p: dict, networks: int) -> Cost:
+    """``networks`` nonlinear runs of ``steps`` steps on seeds × 3n × h pre-activations, summed over the widths
+    (about a dozen passes each), and the largest width's tensors at once."""
+    h_sum, h_max = sum(p["widths"]), max(p["widths"])
+    per = p["seeds"] * 3 * p["n"]
+    return Cost(elements=6 * per * h_max, work=12 * networks * (p["steps"] + 1) * per * h_sum * (2 + p["z"]))

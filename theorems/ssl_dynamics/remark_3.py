@@ -37,17 +37,18 @@ counterexample in the corrected form (both μ₁ and λ₁ repeated: a hypothesi
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, ProofErratum, Result, Status, Violation
+from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status,
+                           Violation, seed_param)
 from ..optim.stiefel import haar_stiefel
 from ..optim.threads import small_tensors
-from .instances import SIMPLE_GAP_RTOL, DATASETS, build_C, common_C_violations, is_simple, spectrum_of
-from .trace_form import LOSSES, PAPER, PAPER_TITLE, ssl_loss
+from .instances import (SIMPLE_GAP_RTOL, build_C, common_C_violations, d_param, data_param, explicit_C_param, is_simple,
+                        loss_param, n_param, spectrum_of)
+from .paper import PAPER
+from .trace_form import ssl_loss
 
 ID = "ssl_dynamics.remark_3"
 PROJECTORS = ("gaussian", "orthonormal")
@@ -132,42 +133,44 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                       / torch.linalg.matrix_norm(AAt))
     mu = torch.linalg.eigvalsh(AAt)
     claims = [
-        Claim.at_most("gd_is_gradient_descent", gd_res, GD_RTOL,
-                      "max_k ‖Θ_{k+1} − (Θ_k − η∇L(Θ_k))‖/‖Θ_{k+1}‖, ∇L by autograd of the loss", kind="identity"),
-        Claim.at_most("output_collapses", ratio, RANK_ONE_TOL, f"σ₂/σ₁ of the output map AΘ after {steps} steps"),
+        Claim.at_most("gd_is_gradient_descent", gd_res, 0.0,
+                      "max_k ‖Θ_{k+1} − (Θ_k − η∇L(Θ_k))‖/‖Θ_{k+1}‖, ∇L by autograd of the loss", kind="identity",
+                      atol=GD_RTOL),
+        Claim.at_most("output_collapses", ratio, 0.0, f"σ₂/σ₁ of the output map AΘ after {steps} steps",
+                      atol=RANK_ONE_TOL),
         Claim.measurement("outputs_in_lambda1_eigenspace", align, 0.0,
                           "1 − min_l ‖P₁ row_l(AΘ)‖/‖row_l(AΘ)‖, P₁ the projector on the λ₁-eigenspace (v₁ if simple)"),
-        Claim.at_most("components_identical", identical, IDENTICAL_RTOL,
-                      "‖AAᵀ − cI‖/‖AAᵀ‖: U̇ = −2(AAᵀ)UC has identical components only if AAᵀ ∝ I", kind="proof_step"),
+        Claim.at_most("components_identical", identical, 0.0,
+                      "‖AAᵀ − cI‖/‖AAᵀ‖: U̇ = −2(AAᵀ)UC has identical components only if AAᵀ ∝ I", kind="proof_step",
+                      atol=IDENTICAL_RTOL),
     ]
     details = {"eigenvalues_C": lam.tolist(), "eigenvalues_AAt": mu.tolist(), "steps_run": steps,
                "singular_values_end": (sv / sv[0]).tolist(), "gd_residual": gd_res, "eta": eta}
-    return Outcome(observed=ratio, bound=RANK_ONE_TOL, tightness=None, claims=claims, details=details)
+    return Outcome(claims=claims, details=details)
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = common_C_violations(p)
-    for n, lo in (("r", 2), ("z", 2), ("d", 2), ("steps", 4)):
-        if p[n] < lo:
-            out.append(Violation(f"{n} ≥ {lo}", f"{n} = {p[n]} (the remark is about r > 1 outputs)", (n,),
-                                 bypassable=False))
     if p["r"] > p["z"]:
         out.append(Violation("r ≤ z (a projection into a smaller dimension)", f"r = {p['r']} > z = {p['z']}",
                              ("r", "z"), bypassable=False))
-    if not (math.isfinite(p["eta"]) and p["eta"] >= 0):
-        out.append(Violation("eta ≥ 0", f"eta = {p['eta']}", ("eta",), bypassable=False))
+    if p["r"] < 2:
+        out.append(Violation("r ≥ 2 (the remark: 'for any r > 1')", f"r = {p['r']}", ("r",)))
     if any(not v.bypassable for v in out):
         return out
     lam = spectrum_of(p)
-    if p["C"] and len(lam) != p["d"]:
-        return out + [Violation("C is d×d", f"C is {len(lam)}×{len(lam)} but d = {p['d']}", ("C", "d"),
-                                bypassable=False)]
     if lam[0] >= 0:
         out.append(Violation("λ_min(C) < 0", f"λ_min = {lam[0]:.4g}: Θ → 0", ("C",)))
     if form == CORRECTED and p["projector"] == "orthonormal" and not is_simple(lam):
         out.append(Violation("μ₁(AAᵀ) or λ₁(C) simple", "AAᵀ = I and λ₁ repeated: the dominant eigenspace of "
                              "Θ ↦ AᵀAΘC has dimension > 1", ("projector", "C")))
     return out
+
+
+def cost(p: dict) -> Cost:
+    """steps iterates of Θ (z × d) stored for the batched backward pass, the triplets (3n·d)."""
+    return Cost(elements=2 * p["steps"] * p["z"] * p["d"] + 3 * p["n"] * p["d"],
+                work=p["steps"] * (p["z"] ** 2 * p["d"] + 3 * p["n"] * p["d"] * p["z"]) * 4)
 
 
 COUNTEREXAMPLE = dict(projector="orthonormal", C="-1,0,0;0,-1,0;0,0,0.5", d=3)
@@ -186,11 +189,11 @@ def report_instances(suite):
 def _strategy():
     from ..strategies.ssl_dynamics import ssl_remark3_params
 
-    return ssl_remark3_params()
+    return ssl_remark3_params()  # r ≤ z ties two ranges
 
 
 RESULT = register(Result(
-    id=ID, paper=PAPER, paper_title=PAPER_TITLE,
+    id=ID, paper=PAPER, section="Section 'Dynamics of Naïve SSL has Trivial Solution', Remark 3",
     title="Remark 3: a fixed projector u = AΘx still collapses the output",
     statement="For u(x) = AΘx with a fixed A ∈ R^{r×z}, r ≪ z, and any r > 1, all r components of u have identical "
               "learning dynamics and hence collapse at convergence.",
@@ -211,19 +214,17 @@ RESULT = register(Result(
     controls=(dict(COUNTEREXAMPLE, allow_violation=True), dict(COUNTEREXAMPLE, form="as_printed")),
     strategy=_strategy,
     params=(
-        Param("data", str, "gaussian", "SSL triplets (Gaussian with a non-zero mean, or half moons)", "",
-              choices=DATASETS),
-        Param("loss", str, "contrastive", "SSL loss (1) or (2)", "", choices=LOSSES),
-        Param("C", str, "", "explicit symmetric C ('a,b;c,d'), overrides the data", "symmetric, λ_min < 0"),
-        Param("d", int, 5, "input dimension", "≥ 2"),
-        Param("z", int, 10, "representation dimension (Θ ∈ R^{z×d})", "≥ r"),
-        Param("r", int, 3, "projected output dimension", "2 ≤ r ≤ z"),
-        Param("projector", str, "gaussian", "fixed A: Gaussian, or orthonormal rows (AAᵀ = I)", "", choices=PROJECTORS),
-        Param("n", int, 400, "anchors", "≥ 2"),
-        Param("eta", float, 0.0, f"GD step size (0: {ETA_SCALE:g}/(‖A‖₂²·max|λ(C)|))", "≥ 0"),
-        Param("steps", int, 5000, "GD step budget (stops once σ₂/σ₁ < 1e-8)", "≥ 4"),
-        Param("seed", int, 0, "seed", "any integer"),
+        data_param(), loss_param(), explicit_C_param("symmetric, λ_min < 0"),
+        d_param(5, low=2, sample=(2, 5)),
+        Param("z", int, 10, "representation dimension (Θ ∈ R^{z×d})", "≥ r", low=2, high=256, sample=(3, 12)),
+        Param("r", int, 3, "projected output dimension", "2 ≤ r ≤ z", low=1, high=256, sample=(2, 5)),
+        Param("projector", str, "gaussian", "fixed A: Gaussian, or orthonormal rows (AAᵀ = I)", choices=PROJECTORS,
+              sample=PROJECTORS),
+        n_param(400, sample=None),
+        Param("eta", float, 0.0, f"GD step size (0: {ETA_SCALE:g}/(‖A‖₂²·max|λ(C)|))", low=0.0, high=10.0),
+        Param("steps", int, 5000, "GD step budget (stops once σ₂/σ₁ < 1e-8)", low=4, high=1_000_000),
+        seed_param(),
     ),
-    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED, CORRECTED), report_instances=report_instances,
+    cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED, CORRECTED), report_instances=report_instances,
     module=__name__,
 ))

@@ -36,19 +36,21 @@ details: the q-velocity error against the Stiefel ODE too.
 
 from __future__ import annotations
 
-import math
+import random
 
 import numpy as np
 import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.params import sample_params
+from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..optim.threads import small_tensors
 from ..optim.ode import integrate_batched, rhs_stiefel, rhs_theorem2
 from ..optim.stiefel import FLOWS, flow_rhs, haar_stiefel, realise_q, trace_loss, velocities
-from .instances import matrix_C
-from .trace_form import PAPER, PAPER_TITLE, matrix_from_text, parse_floats, symmetric_C_violations, width_violations
+from .instances import explicit_C_param, matrix_C, spectrum_param
+from .paper import PAPER
+from .trace_form import symmetric_C_violations, width_violations
 
 ID = "ssl_dynamics.theorem_2"
 # (9) vs the W-velocities: an algebraic identity, rounding only.
@@ -134,12 +136,13 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     g_err = max(float(solW.global_error.max()), float(solq.global_error.max()))
     converged = solW.success and solq.success and g_err <= CERTIFIED_FRACTION * TRAJECTORY_TOL
     claims = [
-        Claim.at_most("velocity_matches_ode9", err9, IDENTITY_RTOL, f"‖q̇(W-flow '{flow}') − (9)‖/‖(9)‖"),
-        Claim.at_most("trajectory_matches_ode9", traj_err, TRAJECTORY_TOL, f"max_t |q_W(t) − q_(9)(t)|, T = {p['T']:g}"),
-        Claim.at_most("orthonormality_preserved", drift, ORTHO_TOL, "max_t |WᵢᵀWᵢ − I| along the W-flows",
-                      kind="identity"),
-        Claim.at_most("width_independent", width_err, TRAJECTORY_TOL,
-                      f"max_t |q_h(t) − q_h'(t)|, h, h' = {widths[1]}, {widths[2]}"),
+        Claim.at_most("velocity_matches_ode9", err9, 0.0, f"‖q̇(W-flow '{flow}') − (9)‖/‖(9)‖", atol=IDENTITY_RTOL),
+        Claim.at_most("trajectory_matches_ode9", traj_err, 0.0, f"max_t |q_W(t) − q_(9)(t)|, T = {p['T']:g}",
+                      atol=TRAJECTORY_TOL),
+        Claim.at_most("orthonormality_preserved", drift, 0.0, "max_t |WᵢᵀWᵢ − I| along the W-flows",
+                      kind="identity", atol=ORTHO_TOL),
+        Claim.at_most("width_independent", width_err, 0.0,
+                      f"max_t |q_h(t) − q_h'(t)|, h, h' = {widths[1]}, {widths[2]}", atol=TRAJECTORY_TOL),
         Claim.measurement("ode_global_error", g_err, CERTIFIED_FRACTION * TRAJECTORY_TOL,
                           "largest difference to the integrations at tolerances ÷ 100 (the certificate)"),
     ]
@@ -147,31 +150,16 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                "ode9_vs_stiefel_rel_diff": float(np.linalg.norm(r9 - rst) / den), "trajectory_err": traj_err,
                "orthonormality_drift": drift, "width_err": width_err, "widths": widths,
                "eigenvalues": lam_np.tolist(), **solW.certificate("w_ode"), **solq.certificate("q_ode")}
-    return Outcome(observed=err9, bound=IDENTITY_RTOL, tightness=None, claims=claims, details=details,
-                   converged=converged)
+    return Outcome(claims=claims, details=details, converged=converged, headline="trajectory_matches_ode9")
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out, A = symmetric_C_violations(p)
-    if not p["C"]:
-        spec = parse_floats(p["spectrum"])
-        if spec is None:
-            return out + [Violation("spectrum a list of reals", f"cannot read spectrum = {p['spectrum']!r}",
-                                    ("spectrum",), bypassable=False)]
-        d = len(spec)
-    elif A is None:
+    if p["C"] and A is None:
         return out
-    else:
-        d = A.shape[0]
-    if p["z"] < 1:
-        out.append(Violation("z ≥ 1", f"z = {p['z']}", ("z",), bypassable=False))
+    d = A.shape[0] if A is not None else len(p["spectrum"])
     out += width_violations(p["h"], d, p["z"])
-    if not (math.isfinite(p["T"]) and p["T"] > 0):
-        out.append(Violation("T > 0", f"T = {p['T']} must be positive", ("T",), bypassable=False))
-    if p["init_perturb"] < 0:
-        out.append(Violation("init_perturb ≥ 0", f"init_perturb = {p['init_perturb']}", ("init_perturb",),
-                             bypassable=False))
-    elif p["init_perturb"] > 0:
+    if p["init_perturb"] > 0:
         out.append(Violation("orthonormal initialisation W₁ᵀW₁ = I_d, W₂ᵀW₂ = I_z",
                              f"init_perturb = {p['init_perturb']} moves (W₁, W₂) off the Stiefel manifolds",
                              ("init_perturb",)))
@@ -182,17 +170,19 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     return out
 
 
+def cost(p: dict) -> Cost:
+    """Three W-flows of width ≤ max(h, 3(d + z) + 10) and (9), DOP853 (~13 stages) at ~100 steps, twice."""
+    d = len(p["spectrum"]) if not p["C"] else p["C"].count(";") + 1
+    H = max(p["h"], 3 * (d + p["z"]) + 10)
+    size = 3 * H * (d + p["z"])
+    return Cost(elements=14 * size + SAMPLES * size, work=2 * 13 * 200 * max(p["T"], 1.0) * size * (d + p["z"]) * 4)
+
+
 def report_instances(suite):
     yield AS_PRINTED, dict(), False
-    rng = np.random.default_rng(6)
+    rng = random.Random(6)
     for _ in range(suite.report_examples):
-        d = int(rng.integers(2, 6))
-        spec = np.sort(rng.uniform(-2, 2, d)) + 0.3 * np.arange(d)
-        spec[0] = -abs(spec[0]) - 0.3
-        spec = np.where(np.abs(spec) < 0.3, np.sign(spec + 1e-12) * 0.3, spec)
-        z = int(rng.integers(1, 4))
-        yield AS_PRINTED, dict(spectrum=",".join(f"{v:.3f}" for v in spec), z=z, h=d + z + int(rng.integers(0, 8)),
-                               seed=int(rng.integers(1000))), False
+        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
     yield AS_PRINTED, dict(flow="stiefel"), True
     yield AS_PRINTED, dict(flow="euclid_qr", z=1), True
     yield AS_PRINTED, dict(init_perturb=0.05), True
@@ -211,7 +201,7 @@ def _strategy():
 
 
 RESULT = register(Result(
-    id=ID, paper=PAPER, paper_title=PAPER_TITLE,
+    id=ID, paper=PAPER, section="Section 'Theoretical Analysis', Theorem 2, eq. (9) (proof: Appendix)",
     title="Theorem 2: the orthonormally constrained linear dynamics in eigen-coordinates",
     statement="With C = VΛVᵀ and q = (W₂ᵀW₁V)ᵀ, the constrained gradient flow of Tr(W₂ᵀW₁CW₁ᵀW₂) s.t. W₂ᵀW₂ = I_z, "
               "W₁ᵀW₁ = I_d satisfies q̇ = −2[2Λq − Λqqᵀq − qqᵀΛq].",
@@ -221,16 +211,17 @@ RESULT = register(Result(
     controls=(dict(init_perturb=PIN_PERTURB, allow_violation=True),),
     strategy=_strategy,
     params=(
-        Param("spectrum", str, "-1.5,-0.6,0.4,1.2", "eigenvalues of C (random eigenvectors)", "reals"),
-        Param("C", str, "", "explicit symmetric C ('a,b;c,d'), overrides spectrum", "symmetric"),
-        Param("z", int, 2, "output dimension", "≥ 1"),
-        Param("h", int, 12, "width", "≥ max(d, z)"),
+        spectrum_param((-1.5, -0.6, 0.4, 1.2), sample=None),
+        explicit_C_param(),
+        Param("z", int, 2, "output dimension", low=1, high=64, sample=(1, 3)),
+        Param("h", int, 12, "width", "≥ max(d, z)", low=1, high=100_000, sample=(2, 20)),
         Param("flow", str, "grassmann", "grassmann (the proof's flow); stiefel = Euclid + polar; euclid_qr = Euclid + "
               "QR (negative controls)", "grassmann", choices=FLOWS),
-        Param("T", float, 3.0, "horizon of the integrated flows", "> 0"),
-        Param("init_perturb", float, 0.0, "Gaussian perturbation off the Stiefel manifolds (control)", "= 0"),
-        Param("seed", int, 0, "seed", "any integer"),
+        Param("T", float, 3.0, "horizon of the integrated flows", low=1e-6, high=1e3),
+        Param("init_perturb", float, 0.0, "Gaussian perturbation off the Stiefel manifolds (control)", "= 0",
+              low=0.0, high=1.0),
+        seed_param(),
     ),
-    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
+    cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
 ))
