@@ -74,10 +74,24 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ[ENV_SUITE] = suite
     if settings is not None:
         settings.load_profile(suite)
+    if hasattr(config, "workerinput"):
+        _share_the_cores(int(config.workerinput.get("workercount", 1)))
     config._theorems_recording = recording()
     config._theorems_evidence = config._theorems_recording.__enter__()
     config._theorems_from_workers = []  # what xdist workers sent (controller only)
     config._theorems_start = time.perf_counter()
+
+
+def _share_the_cores(workers: int) -> None:
+    """An xdist worker takes its share of the cores for torch's intra-op pool (one thread each on two cores
+    with -n auto). The suite's tensors are small: with more threads than its share, every worker's
+    MKL/OpenMP pool spin-waits on every BLAS call against the others, which cost paper 002's dynamics about
+    7x their CPU time. One thread per worker also fixes the order of reductions, as in the report's workers."""
+    from theorems.core.runner import default_workers
+
+    import torch
+
+    torch.set_num_threads(max(1, default_workers() // max(workers, 1)))
 
 
 def _registered(evidence: list) -> list:
