@@ -29,9 +29,11 @@ What one check does
 -------------------
 Data: SSL triplets (Gaussian with a chosen covariance and a non-zero mean, or half moons), mean contrastive or
 non-contrastive loss. Or an explicit symmetric ``C`` (then the loss is Tr(ΘCΘᵀ)).
-1. GD on Θ with the gradient from autograd of the loss evaluated on the triplets (not from C), against the
-   closed form Θ₀(I − 2ηC)^k (``gd_matches_closed_form``, identity: the trace form (7)); the gradient flow
-   integrated by scipy against Θ₀e^{−2Ct} (``flow_matches_exponential``, identity). They test the implementation.
+1. GD on Θ for the loss evaluated on the triplets (not on C): its gradient is linear in Θ, Θ ↦ ΘM, with M from
+   one autograd call at Θ = I; one batched backward pass over every iterate certifies Θ_{k+1} = Θ_k − η∇L(Θ_k)
+   (``gd_is_gradient_descent``, identity); against the closed form Θ₀(I − 2ηC)^k (``gd_matches_closed_form``,
+   identity: the trace form (7)); the exact gradient flow Θ₀e^{−MT} against Θ₀e^{−2CT} (``flow_matches_exponential``,
+   identity). They test the implementation.
 2. The fitted per-step slope of log(σ₂/σ₁) against log((1−2ηλ₂)/(1−2ηλ₁)) (``collapse_rate``, a
    measurement: the rate is asymptotic and the statement does not assert it); at the end
    σ₂/σ₁ (``collapsed_to_rank_one``) and the alignment of every row with v₁ (``rows_align_with_v1``).

@@ -28,10 +28,11 @@ def gapped_spectrum_strategy(draw, d: int, gap: float = 0.1) -> tuple[float, ...
 
 @st.composite
 def ssl_theorem3_params(draw) -> dict:
-    """Theorem 3 (corrected) with λ₁ < 0 simple, ‖q₀‖ and the sign of e₁ᵀq₀ from their declarations."""
+    """Theorem 3 (corrected) with λ₁ < 0 simple, ‖q₀‖ from its declaration, e₁ᵀq₀ ≠ 0 (a hypothesis of the
+    corrected form: the sign is ±1, never the control's 0)."""
     rid = "ssl_dynamics.theorem_3"
     params = dict(lams=draw(gapped_spectrum_strategy(draw(st.integers(2, 6)), gap=0.15)),
-                  q0_norm=draw(param(param_of(rid, "q0_norm"))), e1_sign=draw(param(param_of(rid, "e1_sign"))),
+                  q0_norm=draw(param(param_of(rid, "q0_norm"))), e1_sign=draw(st.sampled_from((-1, 1))),
                   seed=draw(param(param_of(rid, "seed"))))
     return valid_for(rid, CORRECTED)(params)
 
