@@ -318,3 +318,62 @@ def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
 def test_structural_domains_are_parameter_errors(rid, params, name):
     with pytest.raises(theorems.ParameterError, match=name):
         theorems.check(P + rid, **params)
+
+
+# -- what every result of the paper declares ---------------------------------------------------------------
+SSL_IDS = [i for i in theorems.ids() if i.startswith(P)]
+
+
+@pytest.mark.parametrize("rid", SSL_IDS)
+def test_report_instances_are_marked_as_their_hypotheses_say(rid):
+    """A report instance is a negative control (allow_violation) exactly when it violates a hypothesis."""
+    from theorems.core.registry import validate
+    from theorems.core.suite import get_suite
+
+    result = theorems.get(rid)
+    for form, params, allow in result.report_instances(get_suite("ci")):
+        violations = validate(result, dict(params), form)[1]
+        assert bool(violations) == allow, f"{rid} {form} {params}: allow_violation={allow}, violates {violations}"
+
+
+@pytest.mark.parametrize("rid, params, hypothesis", [
+    ("lemma_2", dict(d=40), "d ≤ h"),
+    ("expected_c", dict(data="moons", d=3), "d = 2 for half moons"),
+    ("figure_3", dict(widths=(1, 10, 100)), "h ≥ max(d, z)"),
+    ("theorem_1", dict(h=2, d=3), "h ≥ d"),
+    ("proposition_3", dict(h=2, z=3), "h ≥ z"),
+    ("remark_3", dict(r=4, z=3), "r ≤ z"),
+    ("remark_2", dict(z=6), "z ≤ d"),
+    ("new_data_point", dict(h=2), "h ≥ d + z"),
+])
+def test_structural_hypotheses_cannot_be_stepped_over(rid, params, hypothesis):
+    """No instance can be built outside these, so not even a negative control may run there."""
+    with pytest.raises(HypothesisViolation) as err:
+        theorems.check(P + rid, allow_violation=True, **params)
+    assert hypothesis in str(err.value)
+
+
+def test_figure_3_horizon_is_judged_at_the_widest_width():
+    # The horizon grows with log h: T = 9.8 is enough for h = 10 (9.52) and not for h = 1000 (10.13).
+    with pytest.raises(HypothesisViolation, match="T long enough"):
+        theorems.check(P + "figure_3", T=9.8)
+
+
+COST_SIZES = {"h": 2, "n": 2, "draws": 2, "steps": 2, "seeds": 2, "restarts": 2, "max_iter": 2, "resamples": 2,
+              "n_test": 2, "starts": 2, "pairs": 2}
+
+
+@pytest.mark.parametrize("rid", SSL_IDS)
+def test_cost_grows_with_every_size(rid):
+    """Result.cost is what keeps an instance on the machine: doubling a size (or the widest width) must raise it."""
+    result = theorems.get(rid)
+    base = {p.name: p.default for p in result.params}
+    if rid == P + "theorem_3":
+        base["start"] = "network"  # the width h is only used by the network start
+    cost0 = result.cost(base)
+    grown = [(name, {**base, name: base[name] * factor}) for name, factor in COST_SIZES.items() if name in base]
+    if "widths" in base:
+        grown.append(("widths", {**base, "widths": tuple(base["widths"][:-1]) + (2 * base["widths"][-1],)}))
+    for name, params in grown:
+        cost = result.cost(params)
+        assert cost.elements > cost0.elements or cost.work > cost0.work, f"{rid}: doubling {name} costs nothing"

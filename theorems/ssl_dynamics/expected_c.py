@@ -44,7 +44,6 @@ from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome,
                            seed_param)
 from ..data.ssl_pairs import gaussian_data, make_moons
 from ..optim.threads import small_tensors
-from .instances import GAUSSIAN_SPECTRUM
 from .paper import PAPER
 from .trace_form import sym
 
@@ -60,7 +59,7 @@ def _data(p, ctx):
         X = make_moons(ctx, p["n"], 0.05)
     else:
         d = p["d"]
-        X = gaussian_data(ctx, p["n"], GAUSSIAN_SPECTRUM[:d] if d <= 5 else [4.0 * 0.5**k for k in range(d)])
+        X = gaussian_data(ctx, p["n"], [4.0 * 0.5**k for k in range(d)])  # 4, 2, 1, ½, … (the Gaussian data's)
     return X + p["shift"]
 
 

@@ -124,8 +124,8 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
 def cost(p: dict) -> Cost:
     """The W-flows of ``seeds`` networks (h × (2 + z)) and (9): DOP853 on a 41-point grid, ~300 steps, twice."""
     size = p["seeds"] * p["h"] * (2 + p["z"])
-    return Cost(elements=(14 + 2 * SAMPLES) * size + SAMPLES * p["seeds"] * p["n_test"] * p["z"],
-                work=2 * 13 * 300 * size * (2 + p["z"]) * 4)
+    return Cost(elements=(14 + 2 * SAMPLES) * size + SAMPLES * p["seeds"] * p["n_test"] * p["z"] + 6 * p["n"],
+                work=2 * 13 * 300 * size * (2 + p["z"]) * 4 + 12 * p["n"])
 
 
 BINDING_NARROW = dict(h=3)  # h = d + z: the narrowest width where any q₀ with ‖q₀‖ ≤ 1 is realisable

@@ -175,7 +175,9 @@ def cost(p: dict) -> Cost:
     d = len(p["spectrum"]) if not p["C"] else p["C"].count(";") + 1
     H = max(p["h"], 3 * (d + p["z"]) + 10)
     size = 3 * H * (d + p["z"])
-    return Cost(elements=14 * size + SAMPLES * size, work=2 * 13 * 200 * max(p["T"], 1.0) * size * (d + p["z"]) * 4)
+    velocity = p["h"] * (d + p["z"]) * 8  # the autograd q-velocity at width h
+    return Cost(elements=14 * size + SAMPLES * size + velocity,
+                work=2 * 13 * 200 * max(p["T"], 1.0) * size * (d + p["z"]) * 4 + velocity * d)
 
 
 def report_instances(suite):
