@@ -22,8 +22,8 @@ from theorems import HypothesisViolation
 from theorems.core.context import Context
 from theorems.optim.ode import rhs_stiefel, rhs_theorem2
 from theorems.optim.stiefel import haar_stiefel
-from theorems.ssl_dynamics import (expected_c, figure_3, lemma_1, lemma_2, proposition_2, proposition_3, remark_2,
-                                   remark_3, theorem_1, theorem_2)
+from theorems.ssl_dynamics import (expected_c, figure_3, lemma_1, lemma_2, new_data_point, proposition_2, proposition_3,
+                                   remark_2, remark_3, theorem_1, theorem_2)
 from theorems.ssl_dynamics.theorem_2 import q_velocity
 from theorems.ssl_dynamics.trace_form import random_symmetric
 
@@ -46,6 +46,7 @@ PINS = [
     ("figure_3", dict(step_sign=1.0), ["riemannian_gd_first_order"]),
     ("expected_c", dict(formula_scale=expected_c.PIN_SCALE), ["expectation"]),
     ("remark_2", dict(expansion_scale=1.2), ["infonce_second_order"]),
+    ("new_data_point", dict(time_scale=new_data_point.PIN_TIME_SCALE), ["ode_predicts_new_points"]),
 ]
 
 
@@ -226,6 +227,8 @@ def test_remark_3_fixed_projector(run):
     assert cx.details["singular_values_end"][1] > 0.1 and cx.details["eigenvalues_AAt"] == pytest.approx([1.0] * 3)
     generic = run(P + "remark_3")
     assert not generic.claim("components_identical").passed and generic.holds
+    given = run(P + "remark_3", eta=generic.details["eta"] / 2)  # a given step size is the one used
+    assert given.details["eta"] == generic.details["eta"] / 2 and given.holds
 
 
 # -- new data point -------------------------------------------------------------------------------------------
@@ -256,7 +259,12 @@ def test_theorem_3_counterexamples_and_readings(run):
 @pytest.mark.parametrize("params", [dict(), dict(lams="0.5,1,2,3"), dict(start="network", h=10), dict(e1_sign=-1)])
 def test_theorem_3_asymptotic_rate_matches_two_sided(run, params):
     # Generic starts: the fitted rate equals min(8|λ₁|, 2(λ₂ − λ₁)) (or 4λ_min) within 2%.
-    assert run(P + "theorem_3", **params).details["rate_rel_err"] < 0.02
+    ev = run(P + "theorem_3", **params)
+    assert ev.details["rate_rel_err"] < 0.02
+    # What the corrected proof step says for λ₁ < 0 (and only there): |e₁ᵀq| never decreases, whatever the sign.
+    names = [c.name for c in ev.claims]
+    assert ("abs_e1_component_nondecreasing" in names) == (params.get("lams") is None)
+    assert "abs_e1_component_nondecreasing" not in names or ev.claim("abs_e1_component_nondecreasing").passed
 
 
 # -- Conjecture 1 ---------------------------------------------------------------------------------------
@@ -331,9 +339,10 @@ def test_report_instances_are_marked_as_their_hypotheses_say(rid):
     from theorems.core.suite import get_suite
 
     result = theorems.get(rid)
-    for form, params, allow in result.report_instances(get_suite("ci")):
-        violations = validate(result, dict(params), form)[1]
-        assert bool(violations) == allow, f"{rid} {form} {params}: allow_violation={allow}, violates {violations}"
+    for suite in ("ci", "thorough"):
+        for form, params, allow in result.report_instances(get_suite(suite)):
+            violations = validate(result, dict(params), form)[1]
+            assert bool(violations) == allow, f"{rid} {form} {params}: allow_violation={allow}, violates {violations}"
 
 
 @pytest.mark.parametrize("rid, params, hypothesis", [
@@ -345,12 +354,25 @@ def test_report_instances_are_marked_as_their_hypotheses_say(rid):
     ("remark_3", dict(r=4, z=3), "r ≤ z"),
     ("remark_2", dict(z=6), "z ≤ d"),
     ("new_data_point", dict(h=2), "h ≥ d + z"),
+    ("theorem_3", dict(start="network", h=2), "h ≥ d"),
 ])
 def test_structural_hypotheses_cannot_be_stepped_over(rid, params, hypothesis):
     """No instance can be built outside these, so not even a negative control may run there."""
     with pytest.raises(HypothesisViolation) as err:
         theorems.check(P + rid, allow_violation=True, **params)
     assert hypothesis in str(err.value)
+
+
+def test_figure_3_step_size_is_judged_at_the_largest_eigenvalue():
+    # The 2η runs must be stable for the largest |λ|: η 1% above 1/(16|λ|_max) is outside.
+    from theorems.ssl_dynamics.instances import spectrum_of
+
+    base = {p.name: p.default for p in figure_3.RESULT.params}
+    lam = spectrum_of(base)
+    eta = 1.01 / (16 * max(abs(lam[0]), abs(lam[-1])))
+    assert 16 * eta * min(abs(lam[0]), abs(lam[-1])) < 1  # a check at the smaller |λ| would let it through
+    with pytest.raises(HypothesisViolation, match="the 2η runs are stable"):
+        theorems.check(P + "figure_3", eta=eta)
 
 
 def test_figure_3_horizon_is_judged_at_the_widest_width():
