@@ -74,24 +74,22 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ[ENV_SUITE] = suite
     if settings is not None:
         settings.load_profile(suite)
-    if hasattr(config, "workerinput"):
-        _share_the_cores(int(config.workerinput.get("workercount", 1)))
+    _one_thread_per_process()
     config._theorems_recording = recording()
     config._theorems_evidence = config._theorems_recording.__enter__()
     config._theorems_from_workers = []  # what xdist workers sent (controller only)
     config._theorems_start = time.perf_counter()
 
 
-def _share_the_cores(workers: int) -> None:
-    """An xdist worker takes its share of the cores for torch's intra-op pool (one thread each on two cores
-    with -n auto). The suite's tensors are small: with more threads than its share, every worker's
-    MKL/OpenMP pool spin-waits on every BLAS call against the others, which cost paper 002's dynamics about
-    7x their CPU time. One thread per worker also fixes the order of reductions, as in the report's workers."""
-    from theorems.core.runner import default_workers
-
+def _one_thread_per_process() -> None:
+    """Every test process (each xdist worker, or the one process of ``-n 0``) runs torch with one intra-op
+    thread. The suite's tensors are small: more threads do not split their work, but the MKL/OpenMP pool
+    spin-waits on every BLAS call, against the other worker and against anything else on the machine; that
+    cost paper 002's dynamics about 7x their CPU time, and Lemma 4.2's worst-case search 40x under load. One
+    thread also fixes the order of reductions, as in the report's workers."""
     import torch
 
-    torch.set_num_threads(max(1, default_workers() // max(workers, 1)))
+    torch.set_num_threads(1)
 
 
 def _registered(evidence: list) -> list:
@@ -149,33 +147,20 @@ def suite():
 
 @pytest.fixture(scope="session")
 def run() -> CachedRunner:
-    """`theorems.check`, each (id, form, allow_violation, params) evaluated once per test process; the
-    conformance checks and the per-paper checks share it, so a shared instance costs one evaluation."""
+    """`theorems.check`, each instance (id, form, allow_violation, every parameter filled) evaluated once per
+    test process; the conformance checks and the per-paper checks share it, so a shared instance costs one
+    evaluation."""
     return _RUNNER
 
 
-def _instance_key(result_id: str, form=None, allow_violation=False, **params) -> tuple:
-    return result_id, form, bool(allow_violation), tuple(sorted((k, repr(v)) for k, v in params.items()))
-
-
-_EVALUATED: set[tuple] = set()  # the instances _RUNNER has computed in this process
-
-
-def _check_noting_what_ran(result_id: str, **kwargs):
-    from theorems.core.registry import check
-
-    _EVALUATED.add(_instance_key(result_id, **kwargs))
-    return check(result_id, **kwargs)
-
-
-_RUNNER = CachedRunner(_check_noting_what_ran)
+_RUNNER = CachedRunner()
 
 
 @pytest.fixture(scope="session")
 def evaluated():
     """``evaluated(id, form=None, allow_violation=False, **params)``: whether the `run` fixture has already
     computed that instance in this process (then ``run`` returns the cached Evidence without computing)."""
-    return lambda result_id, **kwargs: _instance_key(result_id, **kwargs) in _EVALUATED
+    return _RUNNER.has
 
 
 # -- keeping a paper's cached instances in one xdist worker ------------------------------------------------

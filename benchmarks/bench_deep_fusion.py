@@ -20,7 +20,7 @@ import torch
 
 from theorems.core.context import Context
 from theorems.data.subspaces import subspace_instances
-from theorems.deep_fusion.theorem_2 import fusion_block
+from theorems.deep_fusion.fusion import fusion_block
 from theorems.metrics.cluster_integrity import construct_w
 
 B, M, K, R, SIZES = 128, 12, 3, 2, (4, 5, 6)
@@ -80,3 +80,39 @@ if __name__ == "__main__":
     t2 = time.perf_counter()
     _check(con, looped)
     print(f"batched {t1 - t0:.3f}s, loop {t2 - t1:.3f}s, speed-up {(t2 - t1) / (t1 - t0):.1f}x over {B} instances")
+
+
+# -- trained heads: S seeds as one tensor problem vs one seed at a time ----------------------------------------
+HEAD_SEEDS, HEAD_STEPS = 16, 50
+
+
+def _train(seeds: int, seed: int):
+    from theorems.deep_fusion.head import HeadShape, train_head
+
+    ctx = Context.make(seed=seed)
+    return train_head(ctx, HeadShape(seeds, 3, 12, 2), (6, 6, 6), 2, 0.05, HEAD_STEPS, 1e-2, 0.2, "views")
+
+
+def run_heads_batched():
+    return _train(HEAD_SEEDS, 0)
+
+
+def run_heads_loop():
+    return [_train(1, s) for s in range(HEAD_SEEDS)]
+
+
+def test_heads_batched(benchmark):
+    benchmark.group = "deep-fusion-trained-heads"
+    out = benchmark.pedantic(run_heads_batched, rounds=2, iterations=1, warmup_rounds=1)
+    assert out.theta.shape[0] == HEAD_SEEDS and bool(out.loss_last.isfinite().all())
+    if getattr(benchmark, "stats", None) is not None:
+        _MEANS["heads_batched"] = float(benchmark.stats.stats.mean)
+
+
+def test_heads_loop(benchmark):
+    benchmark.group = "deep-fusion-trained-heads"
+    benchmark.pedantic(run_heads_loop, rounds=1, iterations=1)
+    if getattr(benchmark, "stats", None) is not None and "heads_batched" in _MEANS:
+        speedup = float(benchmark.stats.stats.mean) / _MEANS["heads_batched"]
+        benchmark.extra_info["speedup"] = speedup
+        print(f"\nbatched training speed-up over a loop of {HEAD_SEEDS} seeds: {speedup:.1f}x")

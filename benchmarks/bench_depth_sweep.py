@@ -10,6 +10,11 @@ Both must give a gap that never increases with depth (warm starts by identity pa
 exact half of Thm 4.3). The speed-up (loop / batched) is stored in ``extra_info['speedup']``; no timing
 assertion. On a GPU pass ``--device cuda`` (or set THEOREMS_DEVICE) to time it there.
 
+A second group times the certified side of the depth results: the proof's explicit network of Theorem 4.3
+(``construction.build_resnet``) built in closed form and run forward at the depths of ``theorem_4_3_depth``
+(19 … 577), against the same sweep of the transformer construction; no training, so its cost is the forward
+passes (Σ depths blocks).
+
     pytest benchmarks/bench_depth_sweep.py --benchmark-only
     python benchmarks/bench_depth_sweep.py
 """
@@ -100,6 +105,29 @@ def test_depth_sweep_loop(benchmark, capsys):
     with capsys.disabled():
         print(f"\n[depth-sweep] loop over {SEEDS} seeds: {stats.stats.mean:.2f} s, batched: {_MEANS['batched']:.2f} s "
               f"-> speed-up {ratio:.1f}x")
+
+
+CONSTRUCTION_DEPTHS = (19, 37, 73, 145, 289, 577)
+
+
+def run_construction_sweep():
+    """U(L) of the proof's L-RN1 at every depth of theorem_4_3_depth's default instance."""
+    from theorems.neural_collapse.construction import build_resnet
+
+    ctx = Context.make(seed=0)
+    X0, labels = gaussian_mixture(ctx, 3, 2, 8)
+    spec = ModelSpec("rn1", 2, 8, 3, d0=8)
+    theta0 = init_params(spec, ctx, 1)
+    return [build_resnet(spec.with_depth(L), theta0, X0, labels, "ce", 0.05, 0.05) for L in CONSTRUCTION_DEPTHS]
+
+
+def test_construction_sweep(benchmark):
+    benchmark.group = "construction"
+    benchmark.extra_info.update(depths=list(CONSTRUCTION_DEPTHS), torch_threads=torch.get_num_threads())
+    built = benchmark.pedantic(run_construction_sweep, rounds=1, iterations=1, warmup_rounds=0)
+    excess = [b.objective - closed_form("ce", 3, 8, 0.05).value for b in built]
+    assert all(b.landing_error < 1e-10 for b in built) and excess[-1] < excess[0]
+    benchmark.extra_info["excess_by_depth"] = excess
 
 
 def main() -> None:

@@ -138,14 +138,15 @@ def scaling_figure(evidence: Evidence):
 
 
 def scaling_svg(evidence: Evidence, *, salt: str) -> str:
-    return _svg_of(scaling_figure, evidence, salt)
+    return svg_of(scaling_figure, evidence, salt)
 
 
 def evidence_svg(evidence: Evidence, *, salt: str) -> str:
-    return _svg_of(_picture, evidence, salt)
+    return svg_of(_picture, evidence, salt)
 
 
-def _svg_of(make_figure, evidence: Evidence, salt: str) -> str:
+def svg_of(make_figure, evidence: Evidence, salt: str) -> str:
+    """``make_figure(evidence)`` as an inline ``<svg>`` in the report's style (the figure is closed)."""
     with _style():
         fig = make_figure(evidence)
         try:

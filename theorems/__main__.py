@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import theorems
 from theorems.core import registry
 from theorems.core.errors import DeviceUnavailable, HypothesisViolation, ParameterError, UnknownResult
+from theorems.core.params import command_word
 from theorems.core.recording import DEFAULT_RUN_FILE
 from theorems.core.runner import RAY_LOCAL, BackendUnavailable, Instance, Progress, default_workers, describe_error
 from theorems.core.suite import SUITES, get_suite
@@ -148,13 +149,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     if r.counterexamples:
         out += ["", "Counterexamples to the printed statement (replay each):"]
         out += [f"  python -m theorems check {r.id} "
-                + " ".join(f"{k}={v}" for k, v in cx.items()) + " form=as_printed" for cx in r.counterexamples]
+                + " ".join(f"{k}={command_word(v)}" for k, v in cx.items()) + " form=as_printed" for cx in r.counterexamples]
     if r.proof_errata:
         out += ["", "Proof errata (broken proof steps; not a verdict on the statement):"]
         for e in r.proof_errata:
             out += [_indent(f"{e['step']}: the proof says \"{e['printed']}\". {e['why']}"),
                     f"    python -m theorems check {r.id} "
-                    + " ".join(f"{k}={v}" for k, v in e["params"].items()) + f" form={e['form']}"]
+                    + " ".join(f"{k}={command_word(v)}" for k, v in e["params"].items()) + f" form={e['form']}"]
     out += ["", "Parameters:"]
     out += _param_table(r) if r.params else ["  (none)"]
     out += ["", f"Try it: python -m theorems check {r.id}"]

@@ -8,3 +8,5 @@ from . import infonce  # noqa: F401
 from . import theorem_3  # noqa: F401
 from . import barlow_twins  # noqa: F401
 from . import augmentation_trend  # noqa: F401
+from . import composition_ordering  # noqa: F401
+from . import revised_infonce  # noqa: F401

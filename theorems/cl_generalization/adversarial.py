@@ -14,6 +14,8 @@ from typing import Callable, Sequence
 
 import torch
 
+from ..optim.adam import Adam
+
 # Restarts of the search: the instance itself and perturbed copies, optimised as one batch.
 RESTARTS = 6
 # Adam step size on unit-scale data (views on the unit sphere, BT features of unit second moment).
@@ -40,7 +42,7 @@ def descend(variables: Sequence[torch.Tensor], objective: Callable[..., torch.Te
     with torch.no_grad():
         start = objective(*xs).detach()
     best_val = start.clone()
-    opt = torch.optim.Adam(xs, lr=lr)
+    opt = Adam(xs, lr=lr)
     for _ in range(steps):
         opt.zero_grad()
         val = objective(*xs)

@@ -1,115 +1,129 @@
 """The instance every paper-003 check is run on: a finite population, an encoder, and the (δ, ε) grid.
 
-Shared by Lemma 1, Theorems 1–2 and the InfoNCE/Barlow Twins checks, so the parameters mean the same thing
-everywhere: ``harness`` (``sphere`` = H1 with the identity encoder, ``style_content`` = H2 with a random feature
-map or a trained MLP), ``sizes`` (points per class, comma-separated), ``m`` views per point (view 0 is the clean
-point unless ``identity_view=False``), and so on.
+Shared by Lemma 1, Theorems 1–3 and the InfoNCE/Barlow Twins checks, so the parameters mean the same thing
+everywhere and are declared once (:func:`instance_params`, with their domains, resource ceilings and the ranges
+the suite draws from): ``harness`` (``sphere``: unit points with the identity encoder; ``style_content``:
+x = [content, style] with template augmentation and a random feature map or a trained MLP), ``sizes`` (points
+per class), ``m`` views per point (view 0 is the clean point unless ``identity_view=False``), and so on.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import torch
 
-from ..core.result import Param, Violation
+from ..core.context import Context
+from ..core.result import Cost, Param, Violation, seed_param
 from ..data.finite_population import (
+    RANDOM_SPHERE_MODES,
     SPHERE_MODES,
     VIEW_WEIGHTS,
     Population,
-    parse_sizes,
     sphere_population,
     style_content_population,
 )
 from . import population as P
-from .encoders import identity_encoder, random_features, train_barlow_twins, train_infonce
+from .encoders import LossSpec, identity_encoder, random_features, train_barlow_twins, train_encoders
 
 HARNESSES = ("sphere", "style_content")
-INSTANCE_ENCODERS = ("identity", "random", "infonce")
-PAPER = "003"
-PAPER_TITLE = "Huang, Yi, Zhao, Jiang: The Generalization of Contrastive Self-Supervised Learning (ICLR 2023)"
+# identity and random are fixed maps; the others are MLPs trained on the exact population loss of that name
+# (InfoNCE with one negative at τ = 0.5, SimCLR and the slides' revised InfoNCE with n = 16 negatives).
+INSTANCE_ENCODERS = ("identity", "random", "infonce", "simclr", "revised")
+TRAINED = {"infonce": LossSpec("infonce", 0.5), "simclr": LossSpec("simclr", 0.5, negatives=16),
+           "revised": LossSpec("revised", 0.5, lam=0.1, negatives=16)}
 
-# Content dimension of the style–content harness (the random map scales the style columns after it).
+# Content and style dimensions of the style–content harness (the random map scales the style columns).
 DC = 4
+DS = 6
+# Ceilings of one instance: a class of MAX_CLASS points keeps the exact maximum clique (Bron–Kerbosch in
+# Python) within seconds, and MAX_VIEWS views keep the one-negative InfoNCE tensor (N²m³ per seed) in memory.
+MAX_CLASS = 30
+MAX_CLASSES = 6
+MAX_VIEWS = 12
 
 
-def instance_params(*, sizes="10,10", harness="sphere", mode="clustered", d=3, m=4, noise=0.15,
-                    view_noise=0.05, bad_frac=0.1, strength=0.5, weights="uniform", encoder="identity",
-                    seeds=1, steps=150) -> tuple[Param, ...]:
+def instance_params(*, sizes=(10, 10), harness="sphere", mode="clustered", d=3, m=4, noise=0.15, view_noise=0.05,
+                    bad_frac=0.1, strength=0.5, weights="uniform", encoder="identity", seeds=1,
+                    steps=150) -> tuple[Param, ...]:
     """The instance parameters, with per-result defaults."""
     return (
-        Param("sizes", str, sizes, "points per class, comma-separated (e.g. '10,10'); K = number of entries",
-              "every entry ≥ 1"),
-        Param("harness", str, harness, "sphere = unit points with the identity encoder (H1); style_content = "
-              "x = [content, style] with template augmentation (H2)", "sphere | style_content", choices=HARNESSES),
-        Param("mode", str, mode, "sphere harness generator: clustered, bad_aligned, hub (random); antipodal_bad "
-              "(adversarial, digest §7.3); merged (two classes on one centre)", "one of the modes",
-              choices=SPHERE_MODES),
-        Param("d", int, d, "sphere: input = embedding dimension; style_content: embedding dimension", "d ≥ 2"),
-        Param("m", int, m, "views per point, the clean point (view 0) included", "m ≥ 1 (≥ 2 without identity)"),
-        Param("noise", float, noise, "within-class noise of the clean points", "≥ 0"),
-        Param("view_noise", float, view_noise, "sphere harness: noise of a view around its point", "≥ 0"),
-        Param("bad_frac", float, bad_frac, "sphere harness: fraction of badly aligned points", "[0, 1]"),
-        Param("strength", float, strength, "style_content harness: augmentation strength s", "[0, 1]"),
+        Param("sizes", list[int], sizes, "points per class; K = number of entries", low=1, high=MAX_CLASS,
+              length=(2, MAX_CLASSES), sample=((5, 5), (4, 7), (8, 8), (3, 9), (4, 4, 4), (6, 6, 6), (2, 5, 8))),
+        Param("harness", str, harness, "sphere = unit points with the identity encoder; style_content = "
+              "x = [content, style] with template augmentation", choices=HARNESSES, sample=HARNESSES),
+        Param("mode", str, mode, "sphere harness generator: clustered, bad_aligned, hub (random); partial_hub "
+              "(a bad_frac fraction of each class lacks the shared view); antipodal_bad (adversarial: one bad "
+              "point whose views are antipodal but one); merged (two classes on one centre)",
+              choices=SPHERE_MODES, sample=RANDOM_SPHERE_MODES),
+        Param("d", int, d, "sphere: input = embedding dimension; style_content: embedding dimension", low=2,
+              high=64, sample=(2, 8)),
+        Param("m", int, m, "views per point, the clean point (view 0) included", low=1, high=MAX_VIEWS,
+              sample=(2, 5)),
+        Param("noise", float, noise, "within-class noise of the clean points", low=0.0, high=10.0,
+              sample=(0.0, 0.3)),
+        Param("view_noise", float, view_noise, "sphere harness: noise of a view around its point", low=0.0,
+              high=10.0, sample=(0.0, 0.1)),
+        Param("bad_frac", float, bad_frac, "sphere harness: fraction of badly aligned points", low=0.0, high=1.0,
+              sample=(0.0, 0.4)),
+        Param("strength", float, strength, "style_content harness: augmentation strength s", low=0.0, high=1.0,
+              sample=(0.0, 1.0)),
         Param("weights", str, weights, "view weights: uniform, or random (Dirichlet-like, floored)",
-              "uniform | dirichlet", choices=VIEW_WEIGHTS),
-        Param("encoder", str, encoder, "identity (sphere only), random feature map, or an MLP trained with "
-              "InfoNCE on the exact population loss", "identity | random | infonce", choices=INSTANCE_ENCODERS),
-        Param("seeds", int, seeds, "trained encoder: independent MLPs trained as one batch", "≥ 1"),
-        Param("steps", int, steps, "trained encoder: Adam steps", "≥ 1"),
-        Param("identity_view", bool, True, "the clean point is one of its own views (x ∈ A(x))", "True"),
-        Param("normalize", bool, True, "embeddings put on the sphere of radius r", "True where ‖f‖ ≡ r is assumed"),
-        Param("r", float, 1.0, "radius of the embedding sphere", "r > 0"),
-        Param("seed", int, 0, "seed of the population and the encoder", "any integer"),
+              choices=VIEW_WEIGHTS, sample=VIEW_WEIGHTS),
+        Param("encoder", str, encoder, "identity (sphere only), a random feature map, or an MLP trained on the "
+              "exact population loss infonce (one negative), simclr (16 negatives) or revised (the slides' "
+              "revised InfoNCE)", choices=INSTANCE_ENCODERS, sample=("identity", "random")),
+        Param("seeds", int, seeds, "trained encoder: independent MLPs trained as one batch", low=1, high=16),
+        Param("steps", int, steps, "trained encoder: Adam steps", low=1, high=5000),
+        Param("identity_view", bool, True, "the clean point is one of its own views (x ∈ A(x))"),
+        Param("normalize", bool, True, "embeddings put on the sphere of radius r"),
+        Param("r", float, 1.0, "radius of the embedding sphere", low=1e-3, high=1e3),
+        seed_param("seed of the population and the encoder"),
     )
 
 
+def input_dim(p: dict) -> int:
+    return p["d"] if p["harness"] == "sphere" else DC + DS
+
+
+def instance_cost(p: dict, *, infonce: bool = False, extra_elements: float = 0.0, extra_work: float = 0.0) -> Cost:
+    """Peak elements and work of building the instance and the shared quantities: the pairwise distances of
+    the support ((N(m+1))², also d_A and the Lipschitz constant), the one-negative InfoNCE tensor (N²m³ per
+    model) where ``infonce`` or a trained InfoNCE encoder needs it, and the training."""
+    N, m, d, S = sum(p["sizes"]), p["m"], p["d"], p["seeds"]
+    support = (N * (m + 1)) ** 2
+    trained = p["encoder"] in TRAINED
+    nce = N * N * m ** 3 * (S if trained else 1) if (infonce or p["encoder"] == "infonce") else 0.0
+    sims = S * (N * m) ** 2 if trained else 0.0
+    steps = p["steps"] if trained else 0
+    work = support * input_dim(p) * 3 + steps * 8 * (nce + sims) * d + 10 * nce + extra_work
+    return Cost(elements=max(support, nce, sims) + extra_elements, work=work)
+
+
 def instance_hypotheses(p: dict, *, needs_identity: bool = False, needs_sphere: bool = False) -> list[Violation]:
+    """Combinations no instance can be built from (non-bypassable), then the theorem's own hypotheses."""
     out: list[Violation] = []
-    try:
-        sizes = parse_sizes(p["sizes"])
-    except ValueError as err:
-        return [Violation("sizes well formed", str(err), ("sizes",), bypassable=False)]
-    if any(n < 0 for n in sizes):
-        out.append(Violation("class sizes ≥ 0", "a class cannot have a negative number of points", ("sizes",),
-                             bypassable=False))
-    elif any(n == 0 for n in sizes):
-        out.append(Violation("non-empty classes", "every class needs a point (p_k > 0): an empty class has no "
-                             "centre μ_k and no σ = P[C_k⁰]/P[C_k]", ("sizes",), bypassable=False))
-    if len(sizes) < 2:
-        out.append(Violation("K ≥ 2 classes", "a downstream classification problem needs two classes", ("sizes",),
-                             bypassable=False))
-    if p["m"] < 1 or (p["m"] < 2 and not p["identity_view"]):
-        out.append(Violation("m ≥ 1 views", "every point needs a view (two when the clean point is dropped)",
-                             ("m", "identity_view"), bypassable=False))
-    if p["d"] < 2:
-        out.append(Violation("d ≥ 2", "the sphere harness and the encoders need two dimensions", ("d",),
-                             bypassable=False))
-    for name in ("noise", "view_noise"):
-        if not (math.isfinite(p[name]) and p[name] >= 0):
-            out.append(Violation(f"{name} ≥ 0", "a noise scale is a finite non-negative number", (name,),
-                                 bypassable=False))
-    for name in ("bad_frac", "strength"):
-        if not (0.0 <= p[name] <= 1.0):
-            out.append(Violation(f"{name} ∈ [0, 1]", "a fraction / strength lies in [0, 1]", (name,),
-                                 bypassable=False))
+    if p["m"] < 2 and not p["identity_view"]:
+        out.append(Violation("m ≥ 2 without the identity view", "dropping the clean point from its views needs a "
+                             "second view", ("m", "identity_view"), bypassable=False))
     if p["encoder"] == "identity" and p["harness"] != "sphere":
         out.append(Violation("identity encoder only on the sphere harness", "style_content inputs are not unit "
-                             "vectors; use encoder=random or infonce", ("encoder", "harness"), bypassable=False))
-    if p["seeds"] < 1 or p["steps"] < 1:
-        out.append(Violation("seeds ≥ 1, steps ≥ 1", "training needs a model and a step", ("seeds", "steps"),
+                             "vectors; use encoder=random or a trained one", ("encoder", "harness"),
                              bypassable=False))
-    if not (math.isfinite(p["r"]) and p["r"] > 0):
-        out.append(Violation("r > 0", "the embedding radius is positive", ("r",), bypassable=False))
     if needs_identity and not p["identity_view"]:
-        out.append(Violation("identity view x ∈ A(x) (A2)", "G_f classifies the clean point f(x) while S_ε and "
-                             "μ_k only see the views: the proof's first hop ‖f(x) − f(x*)‖ ≤ ε needs x ∈ A(x)",
+        out.append(Violation("identity view x ∈ A(x)", "G_f classifies the clean point f(x) while S_ε and μ_k "
+                             "only see the views: the proof's first hop ‖f(x) − f(x*)‖ ≤ ε needs x ∈ A(x)",
                              ("identity_view",)))
     if needs_sphere and not p["normalize"]:
         out.append(Violation("‖f‖ ≡ r (features on the sphere)", "the result assumes every embedding has norm r; "
                              "normalize=False leaves raw features", ("normalize",)))
     return out
+
+
+def sub_context(ctx, stream: int) -> Context:
+    """An independent stream of draws derived from the instance seed: the same ``stream`` gives the same draws
+    (e.g. the same points under every augmentation of a sweep), whatever was drawn before."""
+    return Context(ctx.device, (ctx.seed * 1_000_003 + 7919 * (stream + 1)) % 2**63, ctx.dtype)
 
 
 @dataclass
@@ -122,7 +136,7 @@ class Instance:
 
 
 def build_population(p: dict, ctx) -> Population:
-    sizes = parse_sizes(p["sizes"])
+    sizes = list(p["sizes"])
     if p["harness"] == "sphere":
         return sphere_population(ctx, sizes, p["d"], p["m"], p["mode"], noise=p["noise"],
                                  view_noise=p["view_noise"], bad_frac=p["bad_frac"], weights=p["weights"],
@@ -142,8 +156,10 @@ def build(p: dict, ctx) -> Instance:
         F, F0 = random_features(pop, ctx, d=p["d"], r=r, Dc=DC if p["harness"] == "style_content" else None)
         F, F0 = F[None], F0[None]
     else:
-        F, F0, rec = train_infonce(pop, ctx, seeds=p["seeds"], d=p["d"], steps=p["steps"], r=r)
-        details.update(rec.to_details("infonce"))
+        trained = train_encoders(pop, ctx, [TRAINED[p["encoder"]]], seeds=p["seeds"], d=p["d"], steps=p["steps"],
+                                 r=r)
+        F, F0 = trained.F, trained.F0
+        details.update(trained.record.to_details(p["encoder"]))
     if not p["normalize"]:
         # non-constant norms (the bad input 'features off the sphere'): every view rescaled by its own factor;
         # the clean point keeps the factor of view 0 when it is that view, so f stays a function

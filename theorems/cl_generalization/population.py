@@ -1,4 +1,4 @@
-"""Exact quantities of paper 003 on a finite population (digest 003 §2, §6.0).
+"""Exact quantities of paper 003 on a finite population (the slides' definitions, as finite sums).
 
 Given a :class:`~theorems.data.finite_population.Population` and its embeddings ``F = f(views)`` (N, m, d),
 ``F0 = f(clean)`` (N, d), everything here is a finite sum, so the theorem checks are deterministic
@@ -13,11 +13,12 @@ inequalities with float64 rounding as the only tolerance:
 * ``class_centres``: μ_k = E_{x∈C_k} Σ_a w_a f(x_a) (D4); ``nearest_centre``: G_f on the clean points, ties
   counted as errors;
 * ``lipschitz_on_support``: the exact Lipschitz constant of f restricted to the support (the proofs use L only
-  there, digest §1).
+  there).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -88,8 +89,8 @@ def candidate_deltas(DA: torch.Tensor, labels: torch.Tensor, max_count: int) -> 
 
 
 def concentration(pop: Population, deltas: torch.Tensor | None = None, max_deltas: int = 12,
-                  clique: str = "exact") -> Concentration:
-    DA = augmented_distance(pop.views)
+                  clique: str = "exact", DA: torch.Tensor | None = None) -> Concentration:
+    DA = augmented_distance(pop.views) if DA is None else DA
     if deltas is None:
         deltas = candidate_deltas(DA, pop.labels, max_deltas)
     sizes = pop.class_sizes()
@@ -186,7 +187,7 @@ PAIRINGS = ("iid", "distinct")
 
 
 def pair_weights(w: torch.Tensor, pairing: str = "iid") -> torch.Tensor:
-    """(N, m, m) weights of the positive pair (x₁, x₂) within A(x): i.i.d. draws (the digest's reading, A6) or
+    """(N, m, m) weights of the positive pair (x₁, x₂) within A(x): i.i.d. draws (the reading used throughout; the slides use A(x) as a set and as a distribution) or
     two distinct views (without replacement)."""
     P = w[:, :, None] * w[:, None, :]
     if pairing == "distinct":
@@ -230,7 +231,7 @@ def second_moment(F: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 
 
 def bt_normalize(F: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """Scale every coordinate so that its population second moment is exactly 1 (D2, A12)."""
+    """Scale every coordinate so that its population second moment is exactly 1 (the slides' uncentred BT normalisation)."""
     return F / second_moment(F, w).sqrt()[..., None, None, :]
 
 
@@ -249,3 +250,89 @@ def infonce_point_pairs(F: torch.Tensor, w: torch.Tensor, pairing: str = "iid") 
     sneg = torch.einsum("nad,kcd->nakc", F, F)
     lse = torch.logaddexp(spos[:, :, :, None, None], sneg[:, :, None, :, :])
     return torch.einsum("nab,nabkc,kc->nk", Pn, lse, w)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Many negatives: SimCLR and the revised InfoNCE of the experiments (slide "Experiments", last table)
+# ------------------------------------------------------------------------------------------------------
+def _per_model(value, F: torch.Tensor) -> torch.Tensor | float:
+    """A float, or a tensor with one value per model (F's leading dimensions), shaped to broadcast over (N, m, …)."""
+    if isinstance(value, torch.Tensor):
+        return value.reshape(*value.shape, 1, 1)
+    return float(value)
+
+
+def negative_lse(F: torch.Tensor, w: torch.Tensor, tau, negatives) -> torch.Tensor:
+    """(..., N, m) log(n · E_{x'} E_{x⁻∈A(x')} e^{f(x_a)ᵀf(x⁻)/τ}) for every anchor view x_a: the log-sum-exp over n
+    negatives with the sum replaced by n times its expectation (the population form of n in-batch negatives,
+    exact as n → ∞ up to O(1/√n) fluctuations of the sum). ``w`` (N, m) or one per model (..., N, m); ``tau``
+    and ``negatives`` a number or one per model."""
+    N, m, d = F.shape[-3:]
+    flat = F.reshape(*F.shape[:-3], N * m, d)
+    tau_ = _per_model(tau, F)
+    S = flat @ flat.transpose(-1, -2) / tau_
+    log_w = torch.log(w / N).reshape(*w.shape[:-2], 1, N * m)
+    log_n = torch.log(negatives).reshape(*negatives.shape, 1) if isinstance(negatives, torch.Tensor) \
+        else math.log(negatives)
+    return (torch.logsumexp(S + log_w, dim=-1) + log_n).reshape(*F.shape[:-3], N, m)
+
+
+def _pairs(w: torch.Tensor, pairing: str) -> torch.Tensor:
+    """(..., N, m, m) weights of (x, x₁, x₂) for w (..., N, m): pair_weights over the population."""
+    P = w[..., :, :, None] * w[..., :, None, :]
+    if pairing == "distinct":
+        eye = torch.eye(w.shape[-1], dtype=torch.bool, device=w.device)
+        P = P.masked_fill(eye, 0.0)
+        P = P / P.sum(dim=(-2, -1), keepdim=True)
+    return P / w.shape[-2]
+
+
+def simclr_loss(F: torch.Tensor, w: torch.Tensor, tau, negatives, pairing: str = "iid") -> torch.Tensor:
+    """(...,) E_{x, x₁, x₂}[−s⁺/τ + log(e^{s⁺/τ} + Σ_{i≤n} e^{s_i⁻/τ})], the sum over n negatives in the population
+    form of :func:`negative_lse` (SimCLR's NT-Xent with n negatives per anchor)."""
+    tau_ = _per_model(tau, F)
+    spos = torch.einsum("...nad,...nbd->...nab", F, F) / (tau_[..., None] if isinstance(tau_, torch.Tensor) else tau_)
+    neg = negative_lse(F, w, tau, negatives)
+    val = torch.logaddexp(spos, neg[..., :, :, None]) - spos
+    return (_pairs(w, pairing) * val).sum((-3, -2, -1))
+
+
+def revised_loss(F: torch.Tensor, w: torch.Tensor, tau, lam, negatives, pairing: str = "iid") -> torch.Tensor:
+    """(...,) the revised InfoNCE of the slides' last experiment, E‖f(x₁) − f(x₂)‖² + λ E log Σ_{i≤n} e^{f(x₁)ᵀf(x_i⁻)/τ}:
+    alignment alone in the first term, the positive pair absent from the log-sum-exp (negatives in the
+    population form of :func:`negative_lse`). ``lam`` a number or one per model."""
+    N = F.shape[-3]
+    sq = (F ** 2).sum(-1)
+    spos = torch.einsum("...nad,...nbd->...nab", F, F)
+    align = (_pairs(w, pairing) * (sq[..., :, :, None] + sq[..., :, None, :] - 2 * spos)).sum((-3, -2, -1))
+    spread = ((w / N) * negative_lse(F, w, tau, negatives)).sum((-2, -1))
+    return align + lam * spread
+
+
+def held_out_error(F: torch.Tensor, w: torch.Tensor, labels: torch.Tensor, K: int, G: torch.Tensor,
+                   test_labels: torch.Tensor) -> torch.Tensor:
+    """(S,) error of the nearest-centre rule G_f of each model on held-out points: the centres μ_k from the
+    training views F (S, N, m, d), the embedded test points G (S, n, d); ties count as errors."""
+    onehot = torch.nn.functional.one_hot(labels, K).to(F.dtype)
+    mu = torch.einsum("nk,snd->skd", onehot, torch.einsum("na,snad->snd", w, F)) / onehot.sum(0)[None, :, None]
+    D2 = (G ** 2).sum(-1, keepdim=True) + (mu ** 2).sum(-1)[:, None, :] - 2 * G @ mu.transpose(1, 2)
+    own = D2.gather(2, test_labels[None, :, None].expand(G.shape[0], -1, 1)).squeeze(2)
+    other = D2.scatter(2, test_labels[None, :, None].expand(G.shape[0], -1, 1), torch.inf).amin(2)
+    return (other <= own).to(F.dtype).mean(1)
+
+
+def delta_at_sigma(pop: Population, sigma0: float, DA: torch.Tensor | None = None) -> float:
+    """The smallest δ at which Definition 1 admits σ ≥ σ₀: min{δ : σ(δ) ≥ σ₀}, by bisection over the distinct
+    within-class augmented distances (σ(δ) is a nondecreasing step function that only jumps there), each σ(δ)
+    from exact maximum cliques. Smaller is sharper concentration."""
+    DA = augmented_distance(pop.views) if DA is None else DA
+    same = pop.labels[:, None] == pop.labels[None, :]
+    cands = torch.unique(torch.cat([DA[same], DA.new_zeros(1)]))
+    lo, hi = 0, cands.numel() - 1  # σ(max within-class d_A) = 1 ≥ σ₀
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if float(concentration(pop, deltas=cands[mid:mid + 1], DA=DA).sigma[0]) >= sigma0:
+            hi = mid
+        else:
+            lo = mid + 1
+    return float(cands[lo])

@@ -27,6 +27,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .params import command_word
+
 
 # What a claim is to the verdict (README, 'Results and their status'):
 #   bound        asserted by the printed (or corrected) statement and able to fail: decides ``holds``;
@@ -261,7 +263,7 @@ def fmt_pair(a: float, b: float) -> tuple[str, str]:
 def reproduce_command(result_id: str, params: Mapping[str, Any], form: str | None = None,
                       allow_violation: bool = False, device: str = "cpu") -> str:
     """``python -m theorems check ...`` for one instance, quoted for a POSIX shell."""
-    cmd = ["python", "-m", "theorems", "check", result_id, *(f"{k}={v}" for k, v in params.items())]
+    cmd = ["python", "-m", "theorems", "check", result_id, *(f"{k}={command_word(v)}" for k, v in params.items())]
     if form:
         cmd.append(f"form={form}")
     if allow_violation:

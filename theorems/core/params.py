@@ -240,6 +240,13 @@ class Param:
         return rng.uniform(lo, hi)
 
 
+def command_word(value: Any) -> str:
+    """A parameter value as the command line reads it back (``k=<word>``): a list as comma-separated values."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
+    return str(value)
+
+
 def seed_param(doc: str = "seed of every random draw of the instance", default: int = 0) -> Param:
     """The seed parameter, with the domain the generators take (one declaration for every result)."""
     return Param("seed", int, default, doc, low=0, high=SEED_HIGH, sample=(0, 10_000))

@@ -214,9 +214,28 @@ class CachedRunner:
         self._check = check or registry_check
         self._cache: dict[tuple, Evidence | HypothesisViolation] = {}
 
+    @staticmethod
+    def key(result_id: str, form: str | None = None, allow_violation: bool = False, **params: Any) -> tuple:
+        """The instance a call names: its form resolved and every parameter filled with its default and
+        coerced, so that ``run(id)``, ``run(id, form=<default form>)`` and ``run(id, K=<default K>)`` share one
+        evaluation. A call that does not validate keys on what it was given (`check` then raises)."""
+        from .registry import get, validate_structure
+
+        try:
+            result = get(result_id)
+            form = result.default_form if form is None else form
+            params = validate_structure(result, params, form)
+        except Exception:  # noqa: BLE001 - the call itself reports what is wrong
+            pass
+        return result_id, form, allow_violation, tuple(sorted((k, repr(v)) for k, v in params.items()))
+
+    def has(self, result_id: str, **kwargs: Any) -> bool:
+        """Whether this runner has already computed that instance (then a call returns it without computing)."""
+        return self.key(result_id, **kwargs) in self._cache
+
     def __call__(self, result_id: str, *, form: str | None = None, allow_violation: bool = False,
                  fresh: bool = False, **params: Any) -> Evidence:
-        key = (result_id, form, bool(allow_violation), tuple(sorted((k, repr(v)) for k, v in params.items())))
+        key = self.key(result_id, form, allow_violation, **params)
         if fresh or key not in self._cache:
             try:
                 value: Evidence | HypothesisViolation = self._check(

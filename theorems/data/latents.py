@@ -140,8 +140,8 @@ def gaussian_mixture(weights, means, sigma: float, ctx) -> GaussianMixture:
 def simplex_mixture(ctx, d: int, radius: float, sigma: float, C: int | None = None, *,
                     weight_floor: float = 0.2) -> GaussianMixture:
     """C ≤ d+1 isotropic clusters (σ²I) at vertices of a randomly rotated regular simplex of circumradius
-    ``radius`` centred at 0 (the digest's tetrahedral instance for d = 3), Dirichlet weights. Centred,
-    well-separated clusters give one LME per cluster (digest §6 B)."""
+    ``radius`` centred at 0 (a tetrahedron for d = 3), Dirichlet weights. Centred, well-separated clusters give
+    one LME per cluster (checked in tests/test_nonlinear_cl_machinery.py)."""
     C = d + 1 if C is None else C
     k = d + 1
     etf = torch.eye(k, dtype=ctx.dtype, device=ctx.device) - 1.0 / k

@@ -7,3 +7,6 @@ from . import noise_lemma  # noqa: F401
 from . import theorem_2  # noqa: F401
 from . import algorithm_1  # noqa: F401
 from . import theorem_2_depth  # noqa: F401
+from . import tables  # noqa: F401
+from . import trained_attention  # noqa: F401
+from . import fusion_trend  # noqa: F401

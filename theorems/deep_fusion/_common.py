@@ -1,4 +1,5 @@
-"""Shared pieces of paper 000's results: the paper's identity, the common hypotheses, instance builders."""
+"""Shared pieces of paper 000's results: the union-of-subspaces parameters, the common hypotheses, instance
+builders."""
 
 from __future__ import annotations
 
@@ -15,64 +16,76 @@ from ..data.subspaces import (
     subspace_instances,
 )
 
-PAPER = "000"
-PAPER_TITLE = ("Deep Fusion: Capturing Dependencies in Contrastive Learning via Transformer Projection Heads")
 ARRANGEMENTS = ("random", "angle", "dependent")
+# Resource ceilings of one instance (sizes; `Result.cost` bounds their products): the batched min-norm points
+# and n×n attention matrices stay far inside a 2-core, 24 GiB machine at these sizes.
+M_HIGH, K_HIGH, R_HIGH, NU_HIGH, IMBALANCE_HIGH, INSTANCES_HIGH = 256, 16, 64, 512, 64, 4096
 
 
 def subspace_params(m: int, K: int, r: int, nu: int, imbalance: int, signs: str | None = None, *,
                     m_valid: str = "m > r", nu_doc: str = "samples in cluster 0",
-                    arrangements: tuple[str, ...] = ARRANGEMENTS) -> tuple[Param, ...]:
-    """The parameters of a union-of-subspaces instance (see ``build``), with each result's own defaults.
+                    arrangements: tuple[str, ...] = ARRANGEMENTS, sample: dict | None = None) -> tuple[Param, ...]:
+    """The parameters of a union-of-subspaces instance (see ``build``), with each result's own defaults and the
+    ranges its strategy and report draw from (``sample``: name -> (lo, hi) or a tuple of values).
     ``signs=None`` leaves the sign parameter out (a result whose samples are always sign-consistent)."""
+    s = {"m": (3, 24), "K": (2, 4), "r": (1, 3), "nu": (1, 6), "imbalance": (0, 2), "angle_deg": (5.0, 90.0),
+         "arrangement": tuple(a for a in arrangements if a != "dependent"), "signs": ("cone", "arbitrary"),
+         **(sample or {})}
     params = (
-        Param("m", int, m, "ambient dimension", m_valid),
-        Param("K", int, K, "number of subspaces (clusters)", "K ≥ 2"),
-        Param("r", int, r, "subspace dimension", "1 ≤ r < m"),
-        Param("nu", int, nu, nu_doc, "ν ≥ 1"),
-        Param("imbalance", int, imbalance, "cluster c has ν + c·imbalance samples", "≥ 0"),
+        Param("m", int, m, "ambient dimension", m_valid, low=2, high=M_HIGH, sample=s["m"]),
+        Param("K", int, K, "number of subspaces (clusters)", "K ≥ 2", low=2, high=K_HIGH, sample=s["K"]),
+        Param("r", int, r, "subspace dimension", "1 ≤ r < m", low=1, high=R_HIGH, sample=s["r"]),
+        Param("nu", int, nu, nu_doc, "ν ≥ 1", low=1, high=NU_HIGH, sample=s["nu"]),
+        Param("imbalance", int, imbalance, "cluster c has ν + c·imbalance samples", "≥ 0", low=0,
+              high=IMBALANCE_HIGH, sample=s["imbalance"]),
         Param("arrangement", str, "random", " | ".join(arrangements) + " (angle: equal principal angles)",
-              choices=arrangements),
-        Param("angle_deg", float, 45.0, "principal angle for arrangement='angle'", "(0, 90]"),
+              choices=arrangements, sample=s["arrangement"]),
+        Param("angle_deg", float, 45.0, "principal angle for arrangement='angle'", "(0, 90]", low=1e-3, high=90.0,
+              sample=s["angle_deg"]),
     )
     if signs is not None:
-        params += (Param("signs", str, signs, "cone (sign-consistent clusters) | arbitrary", choices=("cone", "arbitrary")),)
+        params += (Param("signs", str, signs, "cone (sign-consistent clusters) | arbitrary", choices=("cone", "arbitrary"),
+                         sample=s["signs"]),)
     return params
 
 
+def instances_param(default: int, doc: str = "instances checked together") -> Param:
+    return Param("instances", int, default, doc, low=1, high=INSTANCES_HIGH)
+
+
+def union_elements(p: dict, n: int | None = None) -> float:
+    """Peak elements of a batch of unions and its n×n (and m×m) matrices: instances·(n² + n·m + m²)."""
+    n = n_samples(p) if n is None else n
+    return float(p.get("instances", 1)) * (n * n + n * p["m"] + p["m"] ** 2)
+
+
+def enumeration_elements(p: dict) -> float:
+    """Peak elements of Definition 1's exact ρ: per instance and cluster, 2^(N−1) sign patterns of N ≤ n
+    out-of-cluster points in R^m (and their N×N Gram matrices)."""
+    n = n_samples(p)
+    out = n - p["nu"]
+    return float(p.get("instances", 1)) * p["K"] * 2.0 ** max(out - 1, 0) * out * (p["m"] + out)
+
+
+def n_samples(p: dict) -> int:
+    """n = Σ_c (ν + c·imbalance) of a random union (the parameters' instance size)."""
+    return sum(p["nu"] + c * p.get("imbalance", 0) for c in range(p["K"]))
+
+
 def structural_violations(p: dict) -> list[Violation]:
-    """The data model's structural hypotheses (no instance exists without them): not bypassable."""
+    """What no instance can be built without and no single parameter's domain says (they tie parameters
+    together): not bypassable."""
     out: list[Violation] = []
-    K, r, m, nu = p.get("K"), p.get("r"), p.get("m"), p.get("nu")
-    if K is not None and K < 2:
-        out.append(Violation("K ≥ 2 subspaces", "a union of subspaces needs at least two clusters", ("K",), False))
-    if r is not None and r < 1:
-        out.append(Violation("subspace dimension r ≥ 1", "each subspace needs a dimension", ("r",), False))
+    K, r, m = p.get("K"), p.get("r"), p.get("m")
     if r is not None and m is not None and r >= m:
         out.append(Violation("subspace dimension r < m", "a subspace of dimension r ≥ m is the whole space, so no "
                              "vector is orthogonal to it", ("r", "m"), False))
-    if nu is not None and nu < 1:
-        out.append(Violation("non-empty clusters (ν ≥ 1)", "every cluster needs at least one sample", ("nu",), False))
-    if p.get("imbalance", 0) < 0:
-        out.append(Violation("imbalance ≥ 0", "cluster sizes are ν + c·imbalance", ("imbalance",), False))
-    if p.get("instances", 1) < 1:
-        out.append(Violation("instances ≥ 1", "at least one instance must be drawn", ("instances",), False))
-    for name in ("eps", "angle_deg", "w_scale", "eps_z", "alpha", "tau"):
-        if name in p and not math.isfinite(p[name]):
-            out.append(Violation(f"{name} finite", "non-finite data cannot be an instance", (name,), False))
-    if "eps" in p and math.isfinite(p["eps"]) and not 0.0 <= p["eps"] <= 1.0:
-        out.append(Violation("ε ∈ [0, 1] (eq. 6)", "the noise bound x_iᵀx̃_i ≥ 1 − ε needs ε in [0, 1]", ("eps",),
-                             False))
-    if p.get("arrangement") == "angle" and K is not None and r is not None and m is not None and K >= 2 and r >= 1:
+    if p.get("arrangement") == "angle" and K is not None and r is not None and m is not None:
         need = angle_arrangement_dim(K, r)
         if m < need:
             out.append(Violation(f"m ≥ {'2r' if K == 2 else '(K+1)r'} for arrangement='angle'",
                                  "the equal-angle arrangement is built from disjoint coordinate blocks",
                                  ("m", "K", "r"), False))
-        a = p.get("angle_deg", 45.0)
-        if math.isfinite(a) and not 0.0 < a <= 90.0:
-            out.append(Violation("principal angle in (0°, 90°]", "angle 0 makes the subspaces coincide",
-                                 ("angle_deg",), False))
     if p.get("arrangement") == "dependent" and K is not None and K < 3:
         out.append(Violation("K ≥ 3 for arrangement='dependent'",
                              "the dependent arrangement puts the last subspace in the sum of the first two",

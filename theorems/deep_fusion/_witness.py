@@ -28,6 +28,8 @@ import numpy as np
 import torch
 from scipy.optimize import linprog
 
+from ..optim.threads import single_threaded
+
 # Null space of the cross constraints: singular values below this fraction of the largest are zero (the
 # constraint rows are products of unit vectors, exact to ~1e-16; genuinely independent rows sit far above).
 NULL_RTOL = 1e-10
@@ -41,29 +43,29 @@ DUAL_LR = 0.05
 def block_diagonal_lp(X: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """(B,) t* = max_M min_{c_i=c_j} x_iᵀMx_j subject to x_pᵀMx_q = 0 for c_p ≠ c_q, M in a box of the null
     space (orthonormal coordinates). t* ≤ 0: no bilinear form, hence no (W^Q, W^K), is block-diagonal with a
-    positive block; t* > 0: a witness exists."""
-    Xn = X.detach().cpu().numpy()
-    lab = labels.cpu().numpy()
+    positive block; t* > 0: a witness exists. The null spaces come from torch's SVD (in the caller's thread
+    setting; numpy's BLAS would start its own threads), the LP from HiGHS."""
+    lab = labels.cpu()
     same = lab[:, None] == lab[None, :]
+    U, S, _ = torch.linalg.svd(X.detach().cpu(), full_matrices=False)
     out = []
-    for Xb in Xn:
+    for Ub, Sb in zip(U, S):
         # A = XMXᵀ only sees M on the row space of X: reduce to Y = U S (n×q), A = Y Z Yᵀ, Z ∈ R^{q×q} free
-        U, S, _ = np.linalg.svd(Xb, full_matrices=False)
-        q = int((S > NULL_RTOL * S[0]).sum())
-        Y = U[:, :q] * S[:q]
-        kron = np.einsum("ia,jb->ijab", Y, Y).reshape(len(lab), len(lab), q * q)
+        q = int((Sb > NULL_RTOL * Sb[0]).sum())
+        Y = Ub[:, :q] * Sb[:q]
+        kron = torch.einsum("ia,jb->ijab", Y, Y).reshape(len(lab), len(lab), q * q)
         cross = kron[~same]
-        if cross.size:
+        if cross.numel():
             # full right factor only when there are fewer rows than unknowns (then it is small anyway)
-            _, s, vt = np.linalg.svd(cross, full_matrices=cross.shape[0] < cross.shape[1])
-            rank = int((s > NULL_RTOL * max(s[0], 1e-300)).sum())
+            _, sv, vt = torch.linalg.svd(cross, full_matrices=cross.shape[0] < cross.shape[1])
+            rank = int((sv > NULL_RTOL * max(float(sv[0]), 1e-300)).sum())
             N = vt[rank:].T  # (q², dim) orthonormal basis of admissible Z
         else:
-            N = np.eye(q * q)
+            N = torch.eye(q * q, dtype=X.dtype, device="cpu")
         if N.shape[1] == 0:
             out.append(0.0)  # only M = 0 is admissible: every entry is 0
             continue
-        G = kron[same] @ N  # same-cluster entries as linear functions of the coefficients
+        G = (kron[same] @ N).numpy()  # same-cluster entries as linear functions of the coefficients
         k = N.shape[1]
         # variables (c_1..c_k, t): maximise t s.t. t − G c ≤ 0, |c| ≤ BOX
         res = linprog(np.r_[np.zeros(k), -1.0], A_ub=np.c_[-G, np.ones(len(G))], b_ub=np.zeros(len(G)),
@@ -78,7 +80,13 @@ def block_diagonal_lp(X: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 def unit_column_upper_bound(X: torch.Tensor, labels: torch.Tensor, b: torch.Tensor, n_cols: int,
                             steps: int = DUAL_STEPS) -> torch.Tensor:
     """(B,) an upper bound on max over unit-column W^Q, W^K ∈ R^{m×n_cols} with zero cross entries of
-    min_{c_i=c_j} A_ij / b_ij (b: (B, n, n) positive bounds), by weak duality (module docstring)."""
+    min_{c_i=c_j} A_ij / b_ij (b: (B, n, n) positive bounds), by weak duality (module docstring). One intra-op
+    thread: a loop of small operations (`theorems.optim.threads`)."""
+    with single_threaded():
+        return _unit_column_upper_bound(X, labels, b, n_cols, steps)
+
+
+def _unit_column_upper_bound(X, labels, b, n_cols: int, steps: int) -> torch.Tensor:
     same = labels[:, None] == labels[None, :]
     B, n, m = X.shape
     outer = torch.einsum("bia,bjc->bijac", X, X)  # x_i x_jᵀ

@@ -31,14 +31,18 @@ reference.
 
 from __future__ import annotations
 
-import numpy as np
+import random
+
 import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, CORRECTED, Logic, Outcome, Param, Result, Status, Violation
+from ..core.params import sample_params
+from ..core.result import AS_PRINTED, CORRECTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..optim.threads import one_thread
 from ..metrics.cluster_integrity import MAX_ENUMERATED, RANK_RTOL, cluster_integrity
-from ._common import PAPER, PAPER_TITLE, build, structural_violations, subspace_params
+from ._common import build, enumeration_elements, instances_param, n_samples, structural_violations, subspace_params
+from .paper import PAPER
 
 ID = "deep_fusion.algorithm_1"
 
@@ -88,15 +92,9 @@ def greedy_rho(ctx, X: torch.Tensor, labels: torch.Tensor, K: int, T: int, alpha
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = structural_violations(p)
-    for name, lo in (("T", 0), ("restarts", 1)):
-        if p[name] < lo:
-            out.append(Violation(f"{name} ≥ {lo}", "the algorithm needs it", (name,), False))
-    if p["alpha"] <= 0 or p["tau"] < 0:
-        out.append(Violation("α > 0, τ ≥ 0", "step and tolerance of Algorithm 1", ("alpha", "tau"), False))
     if out:
         return out
-    n = sum(p["nu"] + c * p["imbalance"] for c in range(p["K"]))
-    if n - p["nu"] > MAX_ENUMERATED:
+    if n_samples(p) - p["nu"] > MAX_ENUMERATED:
         out.append(Violation(f"≤ {MAX_ENUMERATED} out-of-cluster samples (exact ρ reference)",
                              "the exact ρ enumerates 2^(N−1) sign patterns", ("K", "nu", "imbalance"), False))
     if p["nu"] < p["r"]:
@@ -123,9 +121,9 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     rel_gap = 1 - alg_min / ref_min.unsqueeze(-1).clamp_min(1e-300)
     rel_gap_k = 1 - runs / ref_k.unsqueeze(-1).clamp_min(1e-300)
     claims = [
-        Claim.at_most("lower_bound_on_exact_rho", float(torch.maximum(excess, excess_k)), LOWER_ATOL,
+        Claim.at_most("lower_bound_on_exact_rho", float(torch.maximum(excess, excess_k)), 0.0,
                       "max over runs of (Algorithm 1's ρ_k or min_k ρ_k) − exact ρ_k (or ρ): every recorded value is "
-                      "the objective at a feasible u", kind="identity"),
+                      "the objective at a feasible u", kind="identity", atol=LOWER_ATOL),
         Claim.measurement("relative_gap_mean", float(rel_gap.mean()), 0.0,
                           "mean over runs of 1 − Algorithm 1's ρ / exact ρ"),
     ]
@@ -139,26 +137,33 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "runs": int(runs.shape[0] * runs.shape[-1]),
         "exact_bracket_max": float((exact.rho_k_upper - exact.rho_k).max()),
     }
-    first_ref, first_alg = float(ref_min[0]), float(alg_min[0].max())
-    return Outcome(observed=first_alg, bound=first_ref, tightness=first_alg / first_ref if first_ref > 0 else None,
-                   claims=claims, details=details, converged=bool(exact.converged.all()))
+    details["exact_rho_min_first"], details["alg_rho_best_restart_first"] = float(ref_min[0]), float(alg_min[0].max())
+    return Outcome(claims=claims, details=details, converged=bool(exact.converged.all()), headline="relative_gap_mean")
 
 
 def report_instances(suite):
-    rng = np.random.default_rng(5)
+    rng = random.Random(5)
     yield CORRECTED, dict(), False
     yield AS_PRINTED, dict(), False
     for _ in range(suite.report_examples):
-        yield str(rng.choice([AS_PRINTED, CORRECTED])), dict(seed=int(rng.integers(0, 1000)),
-                                                              alpha=round(float(10 ** rng.uniform(-2, 0)), 3)), False
+        form = rng.choice([AS_PRINTED, CORRECTED])
+        params = sample_params(RESULT, form, rng)
+        if params is not None:
+            yield form, params, False
     yield CORRECTED, dict(exact_scale=0.5), True
     yield CORRECTED, dict(K=2, r=4, m=8, nu=2, signs="cone"), True  # ν < r: samples do not span 𝒰_k
+
+
+def cost(p: dict) -> Cost:
+    runs = p["instances"] * p["K"] * p["restarts"]
+    elements = enumeration_elements(p) + runs * n_samples(p) * p["m"]
+    return Cost(elements=elements, work=enumeration_elements(p) * 3000.0 + runs * (p["T"] + 1) * n_samples(p) * p["m"])
 
 
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
-    paper_title=PAPER_TITLE,
+    section="Appendix A, Algorithm 1",
     title="Algorithm 1: greedy search for the cluster integrity ρ (a lower bound, not the value)",
     statement="Algorithm 1 (Appendix A) estimates ρ of Definition 1 by a greedy projected search per class.",
     correction="The step must follow the sign of the projection: u_{t+1} ∝ u⊥ + α·sign(x*ᵀu⊥)·x*.",
@@ -173,16 +178,19 @@ RESULT = register(Result(
                  "exact ρ on the default instances, the sign-fixed step closer. A stated accuracy guarantee (e.g. "
                  "within a factor of ρ after T steps) is what a verdict would need."),
     params=(
-        *subspace_params(m=6, K=3, r=1, nu=3, imbalance=0, signs="arbitrary"),
-        Param("T", int, 100, "maximum iterations", "≥ 0"),
-        Param("alpha", float, 0.1, "step α toward the worst sample", "> 0"),
-        Param("tau", float, 1e-6, "stopping tolerance τ", "≥ 0"),
-        Param("restarts", int, 16, "runs from random u_0 per class and instance", "≥ 1"),
-        Param("exact_scale", float, 1.0, "multiplies the exact reference ρ (≠ 1: wrong constant)", "= 1"),
-        Param("instances", int, 4, "instances checked together", "≥ 1"),
-        Param("seed", int, 0, "seed", "any integer"),
+        *subspace_params(m=6, K=3, r=1, nu=3, imbalance=0, signs="arbitrary",
+                         sample=dict(m=(3, 10), K=(2, 4), r=(1, 3), nu=(1, 4), imbalance=(0, 1))),
+        Param("T", int, 100, "maximum iterations", low=0, high=100_000),
+        Param("alpha", float, 0.1, "step α toward the worst sample", low=1e-9, high=1e3, sample=(0.01, 1.0), log=True),
+        Param("tau", float, 1e-6, "stopping tolerance τ", low=0.0, high=1.0),
+        Param("restarts", int, 16, "runs from random u_0 per class and instance", low=1, high=4096),
+        Param("exact_scale", float, 1.0, "multiplies the exact reference ρ (≠ 1: wrong constant)", "= 1", low=1e-3,
+              high=1e3),
+        instances_param(4),
+        seed_param(),
     ),
-    evaluate=evaluate,
+    cost=cost,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED, CORRECTED),
     report_instances=report_instances,

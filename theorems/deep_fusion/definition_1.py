@@ -31,6 +31,7 @@ arbitrary-sign data).
 from __future__ import annotations
 
 import itertools
+import random
 
 import numpy as np
 import torch
@@ -38,7 +39,9 @@ from scipy.optimize import minimize
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.params import sample_params
+from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..optim.threads import one_thread
 from ..data.subspaces import SubspaceBatch, labels_from_sizes, orthonormalise
 from ..metrics.cluster_integrity import (
     GAP_TOL,
@@ -47,7 +50,9 @@ from ..metrics.cluster_integrity import (
     min_norm_point,
     perp_projector,
 )
-from ._common import PAPER, PAPER_TITLE, build, random_rotations, structural_violations, subspace_params
+from ._common import (build, enumeration_elements, instances_param, n_samples, random_rotations, structural_violations,
+                      subspace_params)
+from .paper import PAPER
 
 ID = "deep_fusion.definition_1"
 INSTANCES = ("random", "intersecting")
@@ -66,17 +71,13 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     out = structural_violations(p)
     if out:
         return out
-    n = sum(p["nu"] + c * p["imbalance"] for c in range(p["K"])) if p["instance"] == "random" else 4
+    n = n_samples(p) if p["instance"] == "random" else 4
     if n - p["nu"] > REFERENCE_MAX_N:
         out.append(Violation(f"≤ {REFERENCE_MAX_N} out-of-cluster samples (exact ρ by sign enumeration, checked "
                              "by a reference solver)", "both solvers enumerate 2^(N−1) sign patterns",
                              ("K", "nu", "imbalance"), False))
-    if p["row_norm"] <= 0:
-        out.append(Violation("row_norm > 0", "rows are scaled by a positive factor", ("row_norm",), False))
     if p["row_norm"] != 1.0:
         out.append(Violation("unit-norm rows", "ρ 'ranges from 0 to 1' only for unit rows", ("row_norm",)))
-    if not (p["offset"] >= 0 and p["offset"] <= 1):
-        out.append(Violation("offset ∈ [0, 1]", "distance of the intersecting sample from 𝒰_1", ("offset",), False))
     if p["instance"] == "intersecting" and p["offset"] == 0:
         out.append(Violation("x_i ∉ 𝒰_k for every sample of another cluster",
                              "instance='intersecting' puts a cluster-2 sample on 𝒰_1 ∩ 𝒰_2", ("instance",)))
@@ -140,12 +141,12 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
            for k in range(K)]
     ref_err = float(np.abs(np.array(ref) - rho_k[w].cpu().numpy()).max())
     claims = [
-        Claim.at_most("rho_in_unit_interval", float(rho_k.max()), 1.0 + RANGE_ATOL, "max_{b,k} ρ_k ≤ 1"),
+        Claim.at_most("rho_in_unit_interval", float(rho_k.max()), 1.0, "max_{b,k} ρ_k ≤ 1", atol=RANGE_ATOL),
         Claim.at_least("rho_positive", float(rho_k.min()), RHO_MIN,
                        "min_{b,k} ρ_k > 0: some u ⟂ 𝒰_k has non-zero cosine with every x_i ∉ 𝒰_k"),
-        Claim.at_most("matches_reference_solver", ref_err, REFERENCE_ATOL,
+        Claim.at_most("matches_reference_solver", ref_err, 0.0,
                       "max_k |ρ_k − ρ_k(scipy SLSQP, all sign patterns)| on the instance with the smallest ρ",
-                      kind="identity"),
+                      kind="identity", atol=REFERENCE_ATOL),
     ]
     details = {
         "rho_min": float(rho.min()), "rho_first": float(rho[0]), "rho_k_first": rho_k[0].tolist(),
@@ -156,28 +157,34 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     }
     if K == 2:  # the signed per-cluster margin is a restriction of the |·| one: ρ̃_c ≤ ρ_{other}
         details["K2_rho_tilde_c_minus_rho_other_max"] = float((con.rho_tilde_c - rho_k.flip(-1)).max())
-    return Outcome(observed=float(rho.min()), bound=0.0, tightness=None, claims=claims, details=details,
-                   converged=bool(converged.all()))
+    return Outcome(claims=claims, details=details, converged=bool(converged.all()), headline="rho_positive")
 
 
 def report_instances(suite):
-    rng = np.random.default_rng(1)
+    rng = random.Random(1)
     yield AS_PRINTED, dict(), False
     for _ in range(suite.report_examples):
-        K = int(rng.integers(2, 4))
-        r = int(rng.integers(1, 3))
-        yield AS_PRINTED, dict(K=K, r=r, m=K * r + int(rng.integers(0, 4)), nu=int(rng.integers(1, 4)),
-                               imbalance=0, signs=str(rng.choice(["cone", "arbitrary"])),
-                               seed=int(rng.integers(0, 1000))), False
-    yield AS_PRINTED, dict(row_norm=1.5), True
-    yield AS_PRINTED, dict(instance="intersecting"), True
-    yield AS_PRINTED, dict(patterns="positive", signs="arbitrary"), True
+        params = sample_params(RESULT, AS_PRINTED, rng, fixed=dict(instance="random"))
+        if params is not None:
+            yield AS_PRINTED, params, False
+    for spec in CONTROLS + (dict(patterns="positive", signs="arbitrary", allow_violation=True),):
+        yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
+
+
+def cost(p: dict) -> Cost:
+    elements = enumeration_elements(p) if p["instance"] == "random" else p["instances"] * 64.0
+    # the min-norm points run ≤ SCREEN_ROUNDS + polish iterations, each ~ the elements; the reference solver
+    # is one SLSQP per sign pattern of the worst instance
+    return Cost(elements=elements, work=elements * 3000.0 + 2.0 ** REFERENCE_MAX_N * 1e4)
+
+
+CONTROLS = (dict(row_norm=1.5, allow_violation=True), dict(instance="intersecting", allow_violation=True))
 
 
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
-    paper_title=PAPER_TITLE,
+    section="§One-Layer Fusion without Noise, Definition 1 (eq. 2)",
     title="Definition 1: cluster integrity ρ (exact, by sign enumeration and min-norm points)",
     statement=("ρ_k = max_{u ⟂ 𝒰_k, ‖u‖=1} min_{x_i ∉ 𝒰_k} |x_iᵀu|, ρ = min_k ρ_k; ρ ranges in [0, 1] and "
                "ρ_k > 0 (a unit u_k^⊥ ⟂ 𝒰_k has non-zero cosine with every x_i ∉ 𝒰_k)."),
@@ -187,20 +194,23 @@ RESULT = register(Result(
     binding=(Binding(hypothesis="x_i ∉ 𝒰_k for the samples of the other clusters",
                      params=dict(instance="intersecting", offset=1e-3),
                      margin="a cluster-2 sample at distance 8e-4 from 𝒰_1: ρ_1 ≈ 1e-3"),),
-    controls=(dict(row_norm=1.5, allow_violation=True), dict(instance="intersecting", allow_violation=True)),
+    controls=CONTROLS,
+    cost=cost,
     strategy=lambda: _strategy(),
     params=(
-        *subspace_params(m=6, K=2, r=2, nu=3, imbalance=1, signs="cone"),
+        *subspace_params(m=6, K=2, r=2, nu=3, imbalance=1, signs="cone",
+                         sample=dict(m=(3, 12), K=(2, 4), r=(1, 3), nu=(1, 3), imbalance=(0, 1))),
         Param("instance", str, "random", "random | intersecting (a sample on 𝒰_1 ∩ 𝒰_2)", choices=INSTANCES),
         Param("offset", float, 0.0, "instance='intersecting': distance parameter of the shared sample from 𝒰_1 "
-              "(0: on 𝒰_1 ∩ 𝒰_2)", "[0, 1]; > 0 for the hypothesis"),
-        Param("row_norm", float, 1.0, "norm of every row (≠ 1 breaks the unit-row reading)", "= 1"),
+              "(0: on 𝒰_1 ∩ 𝒰_2)", "> 0 for the hypothesis", low=0.0, high=1.0),
+        Param("row_norm", float, 1.0, "norm of every row (≠ 1 breaks the unit-row reading)", "= 1", low=1e-3,
+              high=1e3),
         Param("patterns", str, "all", "sign patterns enumerated: all | positive (s ≡ +1 only)",
               choices=("all", "positive")),
-        Param("instances", int, 8, "instances checked together", "≥ 1"),
-        Param("seed", int, 0, "seed", "any integer"),
+        instances_param(8),
+        seed_param(),
     ),
-    evaluate=evaluate,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED,),
     report_instances=report_instances,

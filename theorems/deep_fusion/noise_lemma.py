@@ -36,15 +36,20 @@ just above 1 (noise beyond eq. 6, by 1e-10 relative: pins the tolerance), ``nois
 from __future__ import annotations
 
 import math
+import random
+from dataclasses import dataclass
 
-import numpy as np
 import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.params import sample_params
+from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
+                           seed_param)
+from ..optim.threads import one_thread
 from ..data.subspaces import orthonormalise
-from ._common import PAPER, PAPER_TITLE, structural_violations
+from ._common import M_HIGH, R_HIGH, instances_param, structural_violations
+from .paper import PAPER
 
 ID = "deep_fusion.noise_lemma"
 
@@ -77,11 +82,6 @@ def separable(eps: float, rho: float) -> bool:
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = structural_violations(p)
-    if not 0.0 <= p["rho"] <= 1.0 or not math.isfinite(p["rho"]):
-        out.append(Violation("ρ ∈ [0, 1]", "a margin between unit vectors lies in [0, 1]", ("rho",), False))
-    if p["noisy_norm"] <= 0 or p["theta_scale"] < 0:
-        out.append(Violation("noisy_norm > 0, theta_scale ≥ 0", "scales of the noise construction", 
-                             ("noisy_norm", "theta_scale"), False))
     if out:
         return out
     if p["theta_scale"] > 1.0:
@@ -93,8 +93,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["noisy_norm"] != 1.0:
         out.append(Violation("unit-norm noisy samples", "‖x̃‖ ≠ 1 breaks the cosine reading of eq. (6)",
                              ("noisy_norm",)))
-    if p["adversarial_steps"] < 0:
-        out.append(Violation("adversarial_steps ≥ 0", "a number of steps", ("adversarial_steps",), False))
     return out
 
 
@@ -107,10 +105,22 @@ def _perp(v: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     return _unit(v - (v * x).sum(-1, keepdim=True) * x)
 
 
-def evaluate(p: dict, form: str, ctx) -> Outcome:
-    B, m, r, eps, rho = p["instances"], p["m"], p["r"], p["eps"], p["rho"]
-    phi = math.acos(1.0 - eps)
-    delta, Delta = delta_of(eps), Delta_of(eps, rho)
+@dataclass
+class Instance:
+    """A batch of case-1 / case-2 samples, the normal u, the noise angles and directions (see module docstring)."""
+
+    u: torch.Tensor
+    x1: torch.Tensor
+    x2: torch.Tensor
+    theta: torch.Tensor
+    e1: torch.Tensor
+    e2: torch.Tensor
+    sgn: float
+
+
+def draw_instance(p: dict, ctx) -> Instance:
+    B, m, r, rho = p["instances"], p["m"], p["r"], p["rho"]
+    phi = math.acos(1.0 - p["eps"])
     U = orthonormalise(ctx.randn(B, m, r))  # 𝒰_k
     g = ctx.randn(B, m)
     u = _unit(g - (U @ (U.transpose(-1, -2) @ g.unsqueeze(-1))).squeeze(-1))  # unit u ⟂ 𝒰_k
@@ -130,81 +140,96 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         e2 = torch.where(w.norm(dim=-1, keepdim=True) > 1e-12, -_unit(w), t)
     else:
         e1, e2 = _perp(ctx.randn(B, m), x1), _perp(ctx.randn(B, m), x2)
+    return Instance(u, x1, x2, theta, e1, e2, sgn)
+
+
+def measures(inst: Instance, e1, e2, p: dict, absolute: bool):
+    """(x̃₁, |x̃₁ᵀu|, x̃₂ᵀu (|·| in the corrected form), sign(x₂ᵀu)·x̃₂ᵀu) for noise directions e1, e2."""
+    c, s = torch.cos(inst.theta), torch.sin(inst.theta)
+    xt1 = p["noisy_norm"] * (c * inst.x1 + s * e1)
+    xt2 = p["noisy_norm"] * (c * inst.x2 + s * e2)
+    c2 = (xt2 * inst.u).sum(-1)
+    return xt1, (xt1 * inst.u).sum(-1).abs(), c2.abs() if absolute else c2, inst.sgn * c2
+
+
+def slack(c1, c2, delta: float, Delta: float) -> float:
+    """Relative slack of the tighter of the two bounds (as Claim.slack)."""
+    s1 = (delta - c1.max()) / max(float(c1.max().abs()), delta, 1e-300)
+    s2 = (c2.min() - Delta) / max(float(c2.min().abs()), abs(Delta), 1e-300)
+    return float(torch.minimum(s1, s2))
+
+
+def adversarial_search(inst: Instance, p: dict, absolute: bool, delta: float, Delta: float):
+    """Adam on the noise directions (unit, ⟂ x) toward the bounds: maximise |x̃₁ᵀu|, minimise x̃₂ᵀu. Returns the
+    measures where the search ended (only if it moved toward the bound) and the start/end slacks."""
+    start = measures(inst, inst.e1, inst.e2, p, absolute)
+    s0 = slack(start[1], start[2], delta, Delta)
+    g1, g2 = inst.e1.clone().requires_grad_(True), inst.e2.clone().requires_grad_(True)
+    opt = torch.optim.Adam([g1, g2], lr=ADV_LR)
+    for _ in range(p["adversarial_steps"]):
+        _, a1, a2, _ = measures(inst, _perp(g1, inst.x1), _perp(g2, inst.x2), p, absolute)
+        opt.zero_grad()
+        (a2 - a1).sum().backward()
+        opt.step()
+    with torch.no_grad():
+        end = measures(inst, _perp(g1, inst.x1), _perp(g2, inst.x2), p, absolute)
+    if slack(end[1], end[2], delta, Delta) > s0:  # the search only moves toward the bound
+        end = start
+    return end, {"adversarial_start_slack": s0, "adversarial_end_slack": slack(end[1], end[2], delta, Delta)}
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    eps, rho = p["eps"], p["rho"]
+    delta, Delta = delta_of(eps), Delta_of(eps, rho)
     absolute = form == CORRECTED
-
-    def measures(e1, e2):
-        xt1 = p["noisy_norm"] * (torch.cos(theta) * x1 + torch.sin(theta) * e1)
-        xt2 = p["noisy_norm"] * (torch.cos(theta) * x2 + torch.sin(theta) * e2)
-        c2 = (xt2 * u).sum(-1)
-        return xt1, (xt1 * u).sum(-1).abs(), c2.abs() if absolute else c2, sgn * c2
-
-    def slack(c1, c2):  # normalised slack of the tighter of the two bounds (as Claim.slack)
-        s1 = (delta - c1.max()) / max(float(c1.max().abs()), delta, 1e-300)
-        s2 = (c2.min() - Delta) / max(float(c2.min().abs()), abs(Delta), 1e-300)
-        return float(torch.minimum(s1, s2))
-
-    xt1, c1, c2, c2s = measures(e1, e2)
-    details_adv = {}
+    inst = draw_instance(p, ctx)
     if p["adversarial_steps"] > 0:
-        # move the noise directions (unit, ⟂ x) toward the bounds: maximise |x̃₁ᵀu|, minimise x̃₂ᵀu
-        details_adv["adversarial_start_slack"] = slack(c1, c2)
-        g1, g2 = e1.clone().requires_grad_(True), e2.clone().requires_grad_(True)
-        opt = torch.optim.Adam([g1, g2], lr=ADV_LR)
-        for _ in range(p["adversarial_steps"]):
-            f1, f2 = _perp(g1, x1), _perp(g2, x2)
-            _, a1, a2, _ = measures(f1, f2)
-            loss = (a2 - a1).sum()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        with torch.no_grad():
-            e1n, e2n = _perp(g1, x1), _perp(g2, x2)
-            xt1n, c1n, c2n, c2sn = measures(e1n, e2n)
-        keep = slack(c1n, c2n) <= details_adv["adversarial_start_slack"]  # the search only moves toward the bound
-        if keep:
-            xt1, c1, c2, c2s = xt1n, c1n, c2n, c2sn
-        details_adv["adversarial_end_slack"] = slack(c1, c2)
+        (xt1, c1, c2, c2s), details = adversarial_search(inst, p, absolute, delta, Delta)
+    else:
+        (xt1, c1, c2, c2s), details = measures(inst, inst.e1, inst.e2, p, absolute), {}
     claims = [
-        Claim.at_most("case1_upper_bound", float(c1.max()), delta + BOUND_ATOL,
-                      "max |x̃ᵀu| over x ∈ 𝒰_k, u ⟂ 𝒰_k"),
-        Claim.at_least("case2_lower_bound", float(c2.min()), Delta - BOUND_ATOL,
-                       ("min |x̃ᵀu|" if absolute else "min x̃ᵀu") + " over x with |xᵀu| ≥ ρ (Definition 1), u ⟂ 𝒰_k"),
+        Claim.at_most("case1_upper_bound", float(c1.max()), delta, "max |x̃ᵀu| over x ∈ 𝒰_k, u ⟂ 𝒰_k", atol=BOUND_ATOL),
+        Claim.at_least("case2_lower_bound", float(c2.min()), Delta,
+                       ("min |x̃ᵀu|" if absolute else "min x̃ᵀu") + " over x with |xᵀu| ≥ ρ (Definition 1), u ⟂ 𝒰_k",
+                       atol=BOUND_ATOL),
     ]
-    if adversarial:
+    if p["mode"] == "adversarial":
         claims += [
-            Claim.at_least("case1_attained", float(c1.min()), delta - ATTAIN_ATOL,
-                           "e = u: every |x̃ᵀu| equals δ", kind="identity"),
-            Claim.at_most("case2_attained", float(c2s.max()), Delta + ATTAIN_ATOL,
-                          "coplanar rotation away from sign(xᵀu)·u with |xᵀu| = ρ: every sign(xᵀu)·x̃ᵀu equals Δ",
-                          kind="identity"),
+            Claim.close("case1_attained", float(c1.min()), delta, "e = u: every |x̃ᵀu| equals δ", kind="identity",
+                        atol=ATTAIN_ATOL),
+            Claim.close("case2_attained", float(c2s.max()), Delta, "coplanar rotation away from sign(xᵀu)·u with "
+                        "|xᵀu| = ρ: every sign(xᵀu)·x̃ᵀu equals Δ", kind="identity", atol=ATTAIN_ATOL),
         ]
     s_phi, c_psiphi = angular_forms(eps, rho)
-    cos_eps = ((xt1 * x1).sum(-1) / xt1.norm(dim=-1)).min()
-    details = {
+    details.update({
         "delta": delta, "Delta": Delta, "delta_angular": s_phi, "Delta_angular": c_psiphi,
         "separable_delta_lt_Delta": delta < Delta, "separable_closed_form": separable(eps, rho),
         "case1_max_ratio": float(c1.max()) / delta if delta > 0 else float("nan"),
-        "case2_min_minus_Delta": float(c2.min()) - Delta, "min_cosine_noisy_clean": float(cos_eps),
-        "phi_deg": math.degrees(phi), **details_adv,
-    }
-    tight = float(c1.max()) / delta if delta > 0 and float(c1.max()) <= delta * (1 + 1e-9) else None
-    return Outcome(observed=float(c1.max()), bound=delta, tightness=tight, claims=claims, details=details)
+        "case2_min_minus_Delta": float(c2.min()) - Delta,
+        "min_cosine_noisy_clean": float(((xt1 * inst.x1).sum(-1) / xt1.norm(dim=-1)).min()),
+        "phi_deg": math.degrees(math.acos(1.0 - eps)),
+    })
+    return Outcome(claims=claims, details=details)
 
 
 def report_instances(suite):
-    rng = np.random.default_rng(2)
+    rng = random.Random(2)
     yield CORRECTED, dict(), False
     yield CORRECTED, dict(mode="adversarial"), False
     yield CORRECTED, dict(adversarial_steps=suite.adversarial_steps), False
     for _ in range(suite.report_examples):
-        yield CORRECTED, dict(eps=round(float(rng.uniform(0, 0.99)), 4), rho=round(float(rng.uniform(0.01, 1)), 4),
-                              m=int(rng.integers(3, 25)), r=1, mode=str(rng.choice(["random", "adversarial"])),
-                              margin_sign=str(rng.choice(["positive", "negative"])),
-                              seed=int(rng.integers(0, 1000))), False
+        params = sample_params(RESULT, CORRECTED, rng)
+        if params is not None:
+            yield CORRECTED, params, False
     for cx in COUNTEREXAMPLES:
         yield AS_PRINTED, dict(cx), False
     for spec in CONTROLS:
         yield CORRECTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
+
+
+def cost(p: dict) -> Cost:
+    elements = 12.0 * p["instances"] * p["m"] + p["instances"] * p["m"] * p["r"]
+    return Cost(elements=elements, work=elements * (20.0 + 30.0 * p["adversarial_steps"]))
 
 
 COUNTEREXAMPLES = (dict(margin_sign="negative"),)
@@ -218,7 +243,7 @@ CONTROLS = (
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
-    paper_title=PAPER_TITLE,
+    section="§Deep Fusion, the bounds 1) and 2) after eq. (6) (reused in Appendix B)",
     title="Noise lemma: x̃ᵀu ≤ δ on the own subspace's normal, ≥ Δ on another's (eq. 6 noise)",
     statement=("If x_iᵀx̃_i ≥ 1 − ε (unit vectors), δ = √(1−(1−ε)²), Δ = (1−ε)ρ − √((1−(1−ε)²)(1−ρ²)): for "
                "x_i ∈ 𝒰_k and u ⟂ 𝒰_k, x̃_iᵀu ≤ δ; for x_i ∉ 𝒰_k and u = u_k^⊥ of Definition 1, x̃_iᵀu ≥ Δ."),
@@ -236,23 +261,26 @@ RESULT = register(Result(
                                                                        eps=0.2, rho=0.3),
                      margin="θ = φ, x_iᵀu = −ρ, Δ = −0.18 < 0 (the bound is below zero)")),
     controls=CONTROLS,
+    cost=cost,
     strategy=lambda: _strategy(),
     params=(
-        Param("eps", float, 0.05, "noise level ε of eq. (6)", "[0, 1]"),
-        Param("rho", float, 0.7, "margin ρ: case-2 samples have |x_iᵀu| ≥ ρ", "[0, 1]"),
-        Param("m", int, 8, "ambient dimension", "m > r"),
-        Param("r", int, 2, "dimension of 𝒰_k", "1 ≤ r < m"),
+        Param("eps", float, 0.05, "noise level ε of eq. (6)", low=0.0, high=1.0, sample=(0.0, 0.99)),
+        Param("rho", float, 0.7, "margin ρ: case-2 samples have |x_iᵀu| ≥ ρ", low=0.0, high=1.0, sample=(0.01, 1.0)),
+        Param("m", int, 8, "ambient dimension", "m > r", low=2, high=M_HIGH, sample=(3, 24)),
+        Param("r", int, 2, "dimension of 𝒰_k", "1 ≤ r < m", low=1, high=R_HIGH, sample=(1, 8)),
         Param("mode", str, "random", "random noise, or the adversarial (extremal) construction",
-              choices=("random", "adversarial")),
-        Param("theta_scale", float, 1.0, "noise angle θ = theta_scale·φ (> 1 leaves eq. 6)", "≤ 1"),
-        Param("noisy_norm", float, 1.0, "‖x̃‖ (≠ 1 breaks the unit-norm reading)", "= 1"),
+              choices=("random", "adversarial"), sample=("random", "adversarial")),
+        Param("theta_scale", float, 1.0, "noise angle θ = theta_scale·φ (> 1 leaves eq. 6)", "≤ 1", low=0.0,
+              high=10.0),
+        Param("noisy_norm", float, 1.0, "‖x̃‖ (≠ 1 breaks the unit-norm reading)", "= 1", low=1e-3, high=1e3),
         Param("margin_sign", str, "positive", "sign of x_iᵀu in case 2 (Definition 1 allows both)",
-              choices=("positive", "negative")),
-        Param("adversarial_steps", int, 0, "gradient steps moving the noise directions toward the bounds", "≥ 0"),
-        Param("instances", int, 256, "instances checked together", "≥ 1"),
-        Param("seed", int, 0, "seed", "any integer"),
+              choices=("positive", "negative"), sample=("positive", "negative")),
+        Param("adversarial_steps", int, 0, "gradient steps moving the noise directions toward the bounds", low=0,
+              high=10_000),
+        instances_param(256),
+        seed_param(),
     ),
-    evaluate=evaluate,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED, CORRECTED),
     report_instances=report_instances,

@@ -51,25 +51,30 @@ entries, attainment and unit columns. The hypotheses bite on ``k3_near_dependent
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, CORRECTED, Binding, Logic, Outcome, Param, ProofErratum, Result, Status, Violation
+from ..core.params import sample_params
+from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status,
+                           Violation, seed_param)
+from ..optim.threads import one_thread
 from ..metrics.cluster_integrity import MAX_ENUMERATED, cluster_integrity, construct_w
 from ._witness import allocation_lower_bound, block_diagonal_lp, unit_column_upper_bound
 from ._common import (
-    PAPER,
-    PAPER_TITLE,
     build,
+    enumeration_elements,
     independence_violation,
+    instances_param,
     lines_instance,
     random_rotations,
     structural_violations,
     subspace_params,
 )
+from .paper import PAPER
 
 ID = "deep_fusion.theorem_1"
 
@@ -102,10 +107,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     out = structural_violations(p)
     if out:
         return out
-    if p["instance"] == "k3_near_dependent" and not 0 < p["eps_z"]:
-        out.append(Violation("eps_z > 0", "eps_z = 0 puts u₃ in span(u₁, u₂)", ("eps_z",), False))
-    if p["w_scale"] <= 0:
-        out.append(Violation("w_scale > 0", "W is scaled by a positive factor", ("w_scale",), False))
     K, r, m = _shape(p)
     if form == AS_PRINTED:
         if (K - 1) * r >= m:
@@ -226,11 +227,94 @@ def _lp_certificate(t: torch.Tensor) -> str:
             "the failing instance; A is linear in M, so no W^Q, W^K of any scale or shape gives positive blocks")
 
 
+def corrected_claims(p: dict, inst, con, details: dict, integ) -> list[Claim]:
+    """The corrected form on the construction: ρ̃ > 0 (a bound) and the identities of the construction."""
+    X, labels, K = inst.X, inst.labels, inst.K
+    nu_c = torch.tensor(inst.sizes, dtype=X.dtype, device=X.device)
+    W = p["w_scale"] * con.W
+    A = attention_matrix(X, W, p["attention"])
+    cross = labels[:, None] != labels[None, :]
+    scale = A.abs().amax(dim=(-1, -2)).clamp_min(1.0)
+    cross_rel = float(((A.abs() * cross).amax(dim=(-1, -2)) / scale).max())
+    details["cross_entries_max_rel"] = cross_rel
+    t, _, _ = _ratio_per_cluster(A, labels, K, nu_c, con.rho_tilde_c)
+    col = W.norm(dim=-2)
+    worst_col = float(col.flatten()[(col - 1).abs().flatten().argmax()])
+    claims = [
+        Claim.at_least("margin_positive", float(con.rho_tilde.min()), RHO_MIN,
+                       "ρ̃ = min_c dist(0, conv{P_c x_i}) > 0 (implied by sign consistency and independence)"),
+        Claim.at_most("cross_entries_zero", cross_rel, 0.0, "max_{c_p≠c_q} |A_pq| / max(1, max|A|) for the "
+                      "construction (w_l ⟂ other subspaces)", kind="identity", atol=CROSS_RTOL),
+        Claim.at_least("same_cluster_lower_bound", float(t.min()), 1.0, "min_{b,c} min_{i,j∈c} A_ij / (ν_c ρ̃_c²): "
+                       "ρ̃_c is the margin of the v_c that builds W", kind="identity", rtol=BOUND_RTOL),
+        Claim.at_most("bound_attained", float(t.max()), 1.0, "max_{b,c} min_{i,j∈c} A_ij / (ν_c ρ̃_c²): equality "
+                      "in every cluster", kind="identity", rtol=BOUND_RTOL),
+        Claim.close("unit_columns", worst_col, 1.0, "the column norm ‖w_l‖ farthest from 1", kind="identity",
+                    atol=UNIT_ATOL),
+    ]
+    details["tightness_per_cluster_min"] = float(t.min())
+    details["tightness_per_cluster_max"] = float(t.max())
+    if integ is not None:  # the same construction judged against Definition 1's ρ (the printed bound)
+        tp, _, _ = _ratio_per_cluster(A, labels, K, nu_c, integ.rho[:, None].expand(-1, K))
+        claims.append(Claim.measurement("construction_vs_printed_bound", float(tp.min()), 1.0,
+                                        "min A_same/(ν_iρ²) with Definition 1's ρ"))
+    return claims
+
+
+def printed_claims(p: dict, inst, con, details: dict, integ, certificates: list[str]) -> list[Claim]:
+    """The proof's W (unit columns, d_k = n) on the printed bound (proof steps), and, in the unit-column
+    reading, the best unit-column witness found against the printed bound, with its dual certificate."""
+    X, labels, K = inst.X, inst.labels, inst.K
+    nu_c = torch.tensor(inst.sizes, dtype=X.dtype, device=X.device)
+    tp, _, _ = _ratio_per_cluster(attention_matrix(X, con.W, "bilinear"), labels, K, nu_c,
+                                  integ.rho[:, None].expand(-1, K))
+    claims = [
+        Claim.at_least("proof_margin_at_least_rho", float((con.rho_tilde / integ.rho.clamp_min(1e-300)).min()), 1.0,
+                       "proof of Thm 1, display before eq. (4): [XW]_ij ≥ ρ in-cluster, i.e. margin of the proof's W "
+                       "/ Definition 1's ρ", kind="proof_step", rtol=BOUND_RTOL),
+        Claim.at_least("proof_strict_inequality", float(tp.min()) - 1.0, STRICT_RTOL,
+                       "Theorem 1's '>' from eq. (4): min A_same/(ν_iρ²) − 1 for the proof's W must exceed rounding",
+                       kind="proof_step"),
+        Claim.measurement("proof_W_vs_printed_bound", float(tp.min()), 1.0,
+                          "min over instances of min A_same/(ν_iρ²) for the proof's W"),
+    ]
+    if p["normalisation"] != "unit_columns":
+        return claims
+    need = nu_c[None] * integ.rho[:, None] ** 2  # (B, K)
+    low = allocation_lower_bound(con.rho_tilde_c, need, inst.n)
+    details["unit_column_best_found_min"] = float(low.min())
+    claims.append(Claim.at_least("unit_column_witness_reaches_printed_bound", float(low.min()), 1.0,
+                                 "min over instances of the best unit-column witness found (proof's directions, best "
+                                 "column allocation): min_same A_ij / (ν_iρ²)", rtol=BOUND_RTOL))
+    short = low < 1 - BOUND_RTOL
+    if bool(short.any()):
+        b = (inst.nu[None, :, None] * integ.rho[:, None, None] ** 2).expand(-1, -1, inst.n)
+        up = unit_column_upper_bound(X[short], labels, b[short], inst.n)
+        details["unit_column_dual_upper_bound_max"] = float(up.max())
+        if bool((up < 1 - BOUND_RTOL).all()):
+            certificates.append(
+                f"weak duality: every W^Q, W^K ∈ R^(m×n) with unit columns has ‖W^QW^Kᵀ‖_* ≤ n, and a dual point "
+                f"(λ, μ) gives n‖Σλ_ij x_ix_jᵀ/(ν_iρ²) + Σμ_pq x_px_qᵀ‖₂ ≤ {float(up.max()):.4f} < 1 on every "
+                "failing instance: no unit-column witness reaches ν_iρ²")
+    return claims
+
+
+def instance_certificates(ctx, p: dict, inst) -> dict:
+    """The fixed counterexamples' own certificates (every W: antipodal, dependent lines; the trace bound)."""
+    if p["instance"] == "antipodal":
+        return antipodal_certificate(ctx, inst.X, inst.n)
+    if p["instance"] == "dependent_lines":
+        return dependent_certificate(inst.X, inst.labels)
+    if p["instance"] == "k3_near_dependent":
+        rho_max = trace_certificate(inst.X, inst.labels, inst.bases, inst.sizes, inst.n)[0].clamp_min(0).sqrt()
+        return {"rho_max_any_W_first": float(rho_max)}
+    return {}
+
+
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     inst = instance_batch(ctx, p)
     X, labels, K = inst.X, inst.labels, inst.K
     con = construct_w(X, labels, inst.bases)
-    nu_c = torch.tensor(inst.sizes, dtype=X.dtype, device=X.device)
     lp = block_diagonal_lp(X, labels)  # (B,) the witness search over every (W^Q, W^K): exact
     details: dict = {
         "n": inst.n, "m": inst.m, "K": K, "sizes": list(inst.sizes), "instances": inst.B,
@@ -241,116 +325,39 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     integ = None
     if form == AS_PRINTED or inst.n - min(inst.sizes) <= DETAIL_ENUMERATED:
         integ = cluster_integrity(X, labels, inst.bases)
-        details["rho_def1_min"] = float(integ.rho.min())
-        details["rho_def1_first"] = float(integ.rho[0])
-        details["rho_def1_gap_max"] = float((integ.rho_upper - integ.rho).max())
+        details.update(rho_def1_min=float(integ.rho.min()), rho_def1_first=float(integ.rho[0]),
+                       rho_def1_gap_max=float((integ.rho_upper - integ.rho).max()))
         if K == 2:  # for K = 2 the signed ρ̃ can never beat Definition 1's |·| version
             details["K2_rho_tilde_minus_rho_def1_max"] = float((con.rho_tilde - integ.rho).max())
-    converged = bool(con.converged.all()) and (integ is None or bool(integ.converged.all()))
     claims = [Claim.at_least("witness_exists", float(lp.min()), WITNESS_ATOL,
                              "min over instances of max_M min_same A_ij over block-diagonal forms M (LP): some "
                              "(W^Q, W^K) has zero cross entries and positive same-cluster entries")]
-    certificates: list[str] = []
     lp_certified = bool((lp <= LP_ZERO).any())
-    if lp_certified:
-        certificates.append(_lp_certificate(lp))
+    certificates = [_lp_certificate(lp)] if lp_certified else []
     if form == CORRECTED:
-        W = p["w_scale"] * con.W
-        A = attention_matrix(X, W, p["attention"])
-        cross = labels[:, None] != labels[None, :]
-        scale = A.abs().amax(dim=(-1, -2)).clamp_min(1.0)
-        cross_rel = float(((A.abs() * cross).amax(dim=(-1, -2)) / scale).max())
-        details["cross_entries_max_rel"] = cross_rel
-        t, a_min, bnd = _ratio_per_cluster(A, labels, K, nu_c, con.rho_tilde_c)
-        col = W.norm(dim=-2)
-        claims += [
-            Claim.at_least("margin_positive", float(con.rho_tilde.min()), RHO_MIN,
-                           "ρ̃ = min_c dist(0, conv{P_c x_i}) > 0 (implied by sign consistency and independence)"),
-            Claim.at_most("cross_entries_zero", cross_rel, CROSS_RTOL,
-                          "max_{c_p≠c_q} |A_pq| / max(1, max|A|) for the construction (w_l ⟂ other subspaces)",
-                          kind="identity"),
-            Claim.at_least("same_cluster_lower_bound", float(t.min()), 1 - BOUND_RTOL,
-                           "min_{b,c} min_{i,j∈c} A_ij / (ν_c ρ̃_c²): ρ̃_c is the margin of the v_c that builds W",
-                           kind="identity"),
-            Claim.at_most("bound_attained", float(t.max()), 1 + BOUND_RTOL,
-                          "max_{b,c} min_{i,j∈c} A_ij / (ν_c ρ̃_c²): equality in every cluster", kind="identity"),
-            Claim.at_most("unit_columns", float((col - 1).abs().max()), UNIT_ATOL, "max_l |‖w_l‖ − 1|",
-                          kind="identity"),
-        ]
-        worst = torch.nonzero(t == t.min())[0]
-        observed, bound = float(a_min[worst[0], worst[1]]), float(bnd[worst[0], worst[1]])
-        details["tightness_per_cluster_min"] = float(t.min())
-        details["tightness_per_cluster_max"] = float(t.max())
-        if integ is not None:  # the same construction judged against Definition 1's ρ (the printed bound)
-            tp, _, _ = _ratio_per_cluster(A, labels, K, nu_c, integ.rho[:, None].expand(-1, K))
-            claims.append(Claim.measurement("construction_vs_printed_bound", float(tp.min()), 1.0,
-                                            "min A_same/(ν_iρ²) with Definition 1's ρ"))
+        claims += corrected_claims(p, inst, con, details, integ)
     else:
-        # the proof's W (unit columns, d_k = n) judged on the printed bound: proof steps, not the statement
-        A = attention_matrix(X, con.W, "bilinear")
-        tp, a_min, bnd = _ratio_per_cluster(A, labels, K, nu_c, integ.rho[:, None].expand(-1, K))
-        rho_ratio = con.rho_tilde / integ.rho.clamp_min(1e-300)
-        claims += [
-            Claim.at_least("proof_margin_at_least_rho", float(rho_ratio.min()), 1 - BOUND_RTOL,
-                           "proof of Thm 1, display before eq. (4): [XW]_ij ≥ ρ in-cluster, i.e. margin of the "
-                           "proof's W / Definition 1's ρ", kind="proof_step"),
-            Claim.at_least("proof_strict_inequality", float(tp.min()), 1 + STRICT_RTOL,
-                           "Theorem 1's '>' from eq. (4): the proof's W strictly above ν_iρ² (beyond rounding)",
-                           kind="proof_step"),
-            Claim.measurement("proof_W_vs_printed_bound", float(tp.min()), 1.0,
-                              "min over instances of min A_same/(ν_iρ²) for the proof's W"),
-        ]
-        worst = torch.nonzero(tp == tp.min())[0]
-        observed, bound = float(a_min[worst[0], worst[1]]), float(bnd[worst[0], worst[1]])
-        if p["normalisation"] == "unit_columns":
-            need = nu_c[None] * integ.rho[:, None] ** 2  # (B, K)
-            low = allocation_lower_bound(con.rho_tilde_c, need, inst.n)
-            details["unit_column_best_found_min"] = float(low.min())
-            claims.append(Claim.at_least(
-                "unit_column_witness_reaches_printed_bound", float(low.min()), 1 - BOUND_RTOL,
-                "min over instances of the best unit-column witness found (proof's directions, best column "
-                "allocation): min_same A_ij / (ν_iρ²)"))
-            short = low < 1 - BOUND_RTOL
-            if bool(short.any()):
-                b = (inst.nu[None, :, None] * integ.rho[:, None, None] ** 2).expand(-1, -1, inst.n)
-                up = unit_column_upper_bound(X[short], labels, b[short], inst.n)
-                details["unit_column_dual_upper_bound_max"] = float(up.max())
-                if bool((up < 1 - BOUND_RTOL).all()):
-                    certificates.append(
-                        f"weak duality: every W^Q, W^K ∈ R^(m×n) with unit columns has ‖W^QW^Kᵀ‖_* ≤ n, and a dual "
-                        f"point (λ, μ) gives n‖Σλ_ij x_ix_jᵀ/(ν_iρ²) + Σμ_pq x_px_qᵀ‖₂ ≤ {float(up.max()):.4f} < 1 "
-                        "on every failing instance: no unit-column witness reaches ν_iρ²")
-    if p["instance"] == "antipodal":
-        details.update(antipodal_certificate(ctx, X, inst.n))
-    if p["instance"] == "dependent_lines":
-        details.update(dependent_certificate(X, labels))
-    if p["instance"] == "k3_near_dependent":
-        details["rho_max_any_W_first"] = float(trace_certificate(X, labels, inst.bases, inst.sizes, inst.n)[0]
-                                               .clamp_min(0).sqrt())
+        claims += printed_claims(p, inst, con, details, integ, certificates)
+    details.update(instance_certificates(ctx, p, inst))
     failed = [c for c in claims if c.kind == "bound" and not c.passed]
     # a failure is a counterexample only if every failed bound is certified over all witnesses
     certified = {"witness_exists": lp_certified,
                  "unit_column_witness_reaches_printed_bound": len(certificates) > int(lp_certified) or lp_certified}
     if failed and all(certified.get(c.name, False) for c in failed):
         details["no_witness_certificate"] = "; ".join(certificates)
-    tight = None
-    if bound > 0 and observed > 0 and math.isfinite(observed):
-        tight = bound / observed
-    return Outcome(observed=observed, bound=bound, tightness=tight, claims=claims, details=details,
-                   converged=converged)
+    converged = bool(con.converged.all()) and (integ is None or bool(integ.converged.all()))
+    return Outcome(claims=claims, details=details, converged=converged)
 
 
 def report_instances(suite):
-    rng = np.random.default_rng(3)
+    rng = random.Random(3)
     yield CORRECTED, dict(), False
     yield CORRECTED, dict(instance="paper_example"), False
     yield CORRECTED, dict(instance="k3_near_dependent"), False
     for _ in range(suite.report_examples):
-        K = int(rng.integers(2, 5))
-        r = int(rng.integers(1, 4))
-        m = int(rng.integers(K * r, K * r + 6)) if K * r > 1 else 3
-        yield CORRECTED, dict(m=max(m, r + 1), K=K, r=r, nu=int(rng.integers(1, 6)), imbalance=int(rng.integers(0, 3)),
-                              seed=int(rng.integers(0, 1000))), False
+        params = sample_params(RESULT, CORRECTED, rng)
+        if params is not None:
+            yield CORRECTED, params, False
     yield AS_PRINTED, dict(), False
     yield AS_PRINTED, dict(instance="paper_example"), False  # the proof's W attains equality
     for cx in COUNTEREXAMPLES:
@@ -358,6 +365,17 @@ def report_instances(suite):
     for spec in CONTROLS:
         yield spec.get("form", CORRECTED), {k: v for k, v in spec.items() if k not in ("form", "allow_violation")}, \
             bool(spec.get("allow_violation", False))
+
+
+def cost(p: dict) -> Cost:
+    """The LP holds the n×n×q² Kronecker rows (q ≤ min(n, m)); the printed form also enumerates sign patterns."""
+    n = _n(p)
+    m = _shape(p)[2]
+    q = min(n, m)
+    elements = p["instances"] * (n * n * q * q + n * m + m * m)
+    if p["instance"] == "random":
+        elements += enumeration_elements(p) if n - p["nu"] <= MAX_ENUMERATED else 0.0
+    return Cost(elements=float(elements), work=float(elements) * 3000.0)
 
 
 COUNTEREXAMPLES = (
@@ -378,7 +396,7 @@ CONTROLS = (
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
-    paper_title=PAPER_TITLE,
+    section="§One-Layer Fusion without Noise, Theorem 1 (eqs. 3–5)",
     title="Theorem 1: a block-diagonal attention matrix on a union of subspaces (no noise)",
     statement=(
         "If every sample lies in one of 𝒦 subspaces with (𝒦−1)r < m, there exist W^Q, W^K such that "
@@ -416,23 +434,26 @@ RESULT = register(Result(
                 margin="u₃ ∝ (1, 1, 0.02): distance of u₃ from span(u₁, u₂) 0.014, so ρ̃ = 0.014"),
     ),
     controls=CONTROLS,
+    cost=cost,
     strategy=lambda: _strategy(),
     params=(
         *subspace_params(m=6, K=2, r=2, nu=3, imbalance=1, signs="cone",
+                         sample=dict(m=(3, 16), K=(2, 5), r=(1, 4), nu=(1, 6), imbalance=(0, 2)),
                          m_valid="m > r; corrected: K·r ≤ m (random subspaces)"),
         Param("instance", str, "random", "random, or a fixed counterexample: " + ", ".join(INSTANCES[1:]),
               choices=INSTANCES),
-        Param("eps_z", float, 0.1, "third coordinate of u₃ in instance='k3_near_dependent'", "> 0"),
+        Param("eps_z", float, 0.1, "third coordinate of u₃ in instance='k3_near_dependent' (> 0: u₃ ∉ span(u₁, u₂))",
+              low=1e-9, high=10.0),
         Param("normalisation", str, "none", "printed form: none (W free, the literal reading) | unit_columns "
               "(W^Q, W^K ∈ R^(m×n) with unit columns)", choices=NORMALISATIONS),
         Param("attention", str, "bilinear", "corrected form: bilinear A = XWWᵀXᵀ | softmax | scaled (1/√d_k)",
               choices=ATTENTIONS),
         Param("w_scale", float, 1.0, "corrected form: multiplies W (≠ 1 breaks the unit-column normalisation)",
-              "= 1"),
-        Param("instances", int, 8, "random instances (or random rotations) checked together", "≥ 1"),
-        Param("seed", int, 0, "seed of the instances", "any integer"),
+              "= 1", low=1e-3, high=1e3),
+        instances_param(8, "random instances (or random rotations) checked together"),
+        seed_param(),
     ),
-    evaluate=evaluate,
+    evaluate=one_thread(evaluate),
     hypotheses=hypotheses,
     forms=(AS_PRINTED, CORRECTED),
     report_instances=report_instances,

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import torch
 
+from ..optim.threads import single_threaded
+
 # Rounds of a screening run: patterns whose upper bound cannot beat the best lower bound are settled early.
 SCREEN_ROUNDS = (100, 400)
 MAX_ENUMERATED = 12  # 2^11 sign patterns of ≤ 12 points per instance: about a second for a batch of 8
@@ -135,8 +137,14 @@ def _certify(A: torch.Tensor, G: torch.Tensor, lam: torch.Tensor, iterations: in
 def min_norm_point(A: torch.Tensor, iterations: int = 3000, check_every: int = 25) -> MinNormPoint:
     """Min-norm point of conv(rows of A) for A (..., k, m); see the module docstring for the certificate.
 
-    Stops early once every instance's bracket is closed (checked every ``check_every`` iterations).
+    Stops early once every instance's bracket is closed (checked every ``check_every`` iterations). Runs with one
+    intra-op thread: thousands of operations on small batches, where threads only add synchronisation.
     """
+    with single_threaded():
+        return _min_norm_point(A, iterations, check_every)
+
+
+def _min_norm_point(A: torch.Tensor, iterations: int, check_every: int) -> MinNormPoint:
     k = A.shape[-2]
     G = A @ A.transpose(-1, -2)
     L = torch.linalg.eigvalsh(G)[..., -1:].clamp_min(1e-300)  # Lipschitz constant of ∇(½λᵀGλ)

@@ -13,7 +13,7 @@ i.e. min_same S / max_diff S when max_diff S > 0. The paper never says which S (
 * ``"softmax"``: S = row-softmax(A): always defined, computed in log space (log S = A − logsumexp_row A).
 
 ``include_diagonal`` says whether i = j counts as a same-cluster pair (the paper does not exclude it).
-Everything is batched: A (..., n, n), labels (n,).
+Everything is batched: A (..., n, n), labels (n,) shared by every matrix or (..., n) one per matrix.
 """
 
 from __future__ import annotations
@@ -39,12 +39,14 @@ class Sharpness:
 
 
 def _extremes(S: torch.Tensor, labels: torch.Tensor, include_diagonal: bool) -> tuple[torch.Tensor, torch.Tensor]:
-    n = labels.shape[0]
-    same = labels[:, None] == labels[None, :]
+    """min over same-cluster and max over cross-cluster entries of S (..., n, n); labels (n,) or (..., n), one
+    labelling per matrix."""
+    n = labels.shape[-1]
+    same = labels.unsqueeze(-1) == labels.unsqueeze(-2)
     if not include_diagonal:
         same = same & ~torch.eye(n, dtype=torch.bool, device=labels.device)
-    diff = labels[:, None] != labels[None, :]
-    if not bool(same.any()) or not bool(diff.any()):
+    diff = labels.unsqueeze(-1) != labels.unsqueeze(-2)
+    if not bool(same.flatten(-2).any(-1).all()) or not bool(diff.flatten(-2).any(-1).all()):
         raise ValueError("sharpness needs at least one same-cluster pair and one cross-cluster pair")
     inf = torch.full_like(S, float("inf"))
     min_same = torch.where(same, S, inf).amin(dim=(-1, -2))
@@ -75,3 +77,26 @@ def logit_ratio(A: torch.Tensor, labels: torch.Tensor, include_diagonal: bool = 
     """min_same A / max_diff A as a plain ratio (may be negative; ±inf/nan where max_diff = 0)."""
     lo, hi = _extremes(A, labels, include_diagonal)
     return lo / hi
+
+
+def cross_cluster_mass(logits: torch.Tensor, labels: torch.Tensor, exclude_self: bool = True) -> torch.Tensor:
+    """Per row, the share of row-softmax(logits) attention that goes to samples of other clusters, (..., n).
+
+    ``labels`` (..., n) broadcasts against the rows (one labelling per sequence is allowed). With
+    ``exclude_self`` the share is taken of the attention to the *other* samples (Σ_{c_j≠c_i} P_ij / (1 − P_ii)):
+    attention to itself is within-cluster by definition, so without this a head that only grows more
+    self-focused would look more block-diagonal whatever the labels.
+    """
+    P = torch.softmax(logits, -1)
+    diff = labels.unsqueeze(-1) != labels.unsqueeze(-2)
+    mass = (P * diff).sum(-1)
+    if exclude_self:
+        mass = mass / (1 - P.diagonal(dim1=-2, dim2=-1)).clamp_min(torch.finfo(P.dtype).tiny)
+    return mass
+
+
+def chance_cross_mass(labels: torch.Tensor, dtype: torch.dtype, exclude_self: bool = True) -> torch.Tensor:
+    """(..., n) the cross-cluster share of uniform attention: (n − ν_i)/(n − 1) (or /n with the self)."""
+    n = labels.shape[-1]
+    nu = (labels.unsqueeze(-1) == labels.unsqueeze(-2)).sum(-1).to(dtype)
+    return (n - nu) / (n - 1 if exclude_self else n)

@@ -1,8 +1,10 @@
-"""Paper 004: Súkeník, Lampert, Mondelli, "Neural Collapse is Globally Optimal in Deep Regularized
-ResNets and Transformers". One module per result; importing this package registers them."""
+"""Paper 004: Súkeník, Lampert, Mondelli, "Neural Collapse is Globally Optimal in Deep Regularized ResNets and
+Transformers". One module per result; importing this package registers them."""
 
 from . import lemma_4_2  # noqa: F401  (registers neural_collapse.lemma_4_2)
+from . import lemma_4_1  # noqa: F401  (registers neural_collapse.lemma_4_1)
 from . import theorem_4_3  # noqa: F401  (registers neural_collapse.theorem_4_3)
 from . import depth_trend  # noqa: F401  (registers neural_collapse.theorem_4_3_depth, neural_collapse.theorem_4_6)
+from . import transformer_depth  # noqa: F401  (registers neural_collapse.theorem_4_3_transformer, ..._4_6_transformer)
 from . import dimension_conditions  # noqa: F401  (registers neural_collapse.dimension_conditions)
 from . import errata  # noqa: F401  (registers neural_collapse.errata_a9, neural_collapse.errata_a12)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..metrics.neural_collapse import nc_metrics
+from ..metrics.neural_collapse import both_families
 from ..optim.lbfgs import GTOL, MAX_ITER, autograd_objective, batched_lbfgs
 from .models import ModelSpec, evaluate, init_params, objective, pad_with_identity_blocks, trainable_mask
 
@@ -36,7 +36,7 @@ class Trained:
     converged: torch.Tensor  # (B,) bool
     iterations: torch.Tensor
     status: list[str]
-    metrics: dict[str, torch.Tensor]  # nc1, nc2a, nc2b, nc3 (B,)
+    metrics: dict[str, torch.Tensor]  # both NC families (metrics.neural_collapse.both_families), (B,)
     feasibility: torch.Tensor  # (B,) max over samples of |‖x‖ − √d| and |1ᵀx|
     X: torch.Tensor = field(repr=False, default=None)  # (B, d, N)
     WL: torch.Tensor = field(repr=False, default=None)
@@ -75,7 +75,7 @@ def summarise(spec: ModelSpec, theta: torch.Tensor, inputs, labels, loss, lam_la
         grad_norm=grad_norm if grad_norm is not None else torch.full((B,), math.nan, dtype=theta.dtype),
         converged=torch.tensor([s == GTOL for s in status], device=theta.device),
         iterations=iterations if iterations is not None else torch.zeros(B, dtype=torch.long),
-        status=status, metrics=nc_metrics(ev.WL, ev.X, labels), feasibility=feas, X=ev.X, WL=ev.WL,
+        status=status, metrics=both_families(ev.WL, ev.X, labels), feasibility=feas, X=ev.X, WL=ev.WL,
     )
 
 

@@ -30,8 +30,9 @@ networks (depth 3) have NC2B ≈ 0.56.
 
 Status: verified-corrected → **refuted**. The MSE counterexample (K = d = 4) replays with its certificate.
 The natural correction (add d ≥ K+1 for MSE) is necessary but not established as sufficient: the corrected
-corollary is Theorem 4.3's limit plus Lemma 4.2 (corrected), and Theorem 4.3's limit is open in this suite
-(``theorem_4_3_depth``), so no corrected form is registered; Lemma 4.2's corrected form verifies the limit
+corollary is Theorem 4.3's limit plus Lemma 4.2 (corrected), and Theorem 4.3's limit is a trend in this suite
+(``theorem_4_3_depth``: a certified sandwich whose width falls at the proof's rate, not a verified limit), so no
+corrected form is registered; Lemma 4.2's corrected form verifies the limit
 object at d ≥ K+1.
 
 What one check does
@@ -55,13 +56,15 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .depth_sweep import train
 from .lemma_4_2 import GTOL as UFM_GTOL
-from .lemma_4_2 import NC2_TOL, REACH_RTOL, best_start
+from .lemma_4_2 import NC2_TOL, REACH_RTOL
+from .ufm import best_start
 from .models import init_params
+from .paper import PAPER
 from .rank_certificate import certificate_text, collapse_floor, rank_inequality_slack
-from .theorem_4_3 import deep_hypotheses, make_data
+from .deep import deep_cost, deep_hypotheses, make_data
 from .ufm import LOSSES, closed_form, solve_ufm
 
 ID = "neural_collapse.dimension_conditions"
@@ -69,11 +72,9 @@ NC2_OF = {"mse": "nc2b", "ce": "nc2a"}
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
-    out = deep_hypotheses({**p, "arch": "rn1"}, form, archs=("rn1",))
+    out = deep_hypotheses({**p, "arch": "rn1"}, form)
     K, d = p["K"], p["d"]
-    if p["restarts"] < 1:
-        out.append(Violation("restarts ≥ 1", "the UFM solver needs a start", ("restarts",), bypassable=False))
-    if K >= 2 and d < K:
+    if d < K:
         out.append(Violation("d ≥ K (Definition 3.4: W has at least as many columns as rows)",
                              "the NC metrics the corollary speaks of are defined for d ≥ K", ("d", "K")))
     return out
@@ -87,10 +88,11 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     nc2 = NC2_OF[loss]
     best_value = float(sol.values[best])
     claims = [
-        Claim.at_most("gufm_optimum_is_collapsed_value", best_value / optimum.value, 1 + REACH_RTOL,
-                      "best certified GUFM value / collapsed closed form (Lemma 4.2)"),
-        Claim.at_most(f"gufm_optimum_collapsed_{nc2}", float(sol.metrics[nc2][best]), NC2_TOL,
-                      f"{nc2} of the GUFM optimum, the L → ∞ limit of the corollary (through Theorem 4.3)"),
+        Claim.at_most("gufm_optimum_is_collapsed_value", best_value, optimum.value,
+                      "best certified GUFM value vs the collapsed closed form (Lemma 4.2)", rtol=REACH_RTOL),
+        Claim.at_most(f"gufm_optimum_collapsed_{nc2}", float(sol.metrics[nc2][best]), 0.0,
+                      f"{nc2} of the GUFM optimum, the L → ∞ limit of the corollary (through Theorem 4.3)",
+                      atol=NC2_TOL),
     ]
     spec, X0, labels, min_dist = make_data({**p, "arch": "rn1"}, ctx)
     net = train(spec, init_params(spec, ctx, p["seeds"]), X0, labels, loss, lam, lam, max_iter=p["train_iter"],
@@ -122,8 +124,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         details["collapse_floor_delta_K"] = collapse_floor(K)
         details["certificate"] = certificate_text(K, d)
         details["deep_net_min_of_max_nc2b_nc3"] = float(torch.maximum(net.metrics["nc2b"], net.metrics["nc3"]).min())
-    return Outcome(observed=best_value, bound=optimum.value, tightness=optimum.value / best_value, claims=claims,
-                   details=details, converged=bool(sol.converged[best]))
+    return Outcome(claims=claims, details=details, converged=bool(sol.converged[best]),
+                   headline=f"gufm_optimum_collapsed_{nc2}")
 
 
 COUNTEREXAMPLES = (dict(loss="mse", K=4, d=4),)  # d = K ≥ 4: inside Thm 4.3's and Definition 3.4's hypotheses
@@ -139,32 +141,41 @@ def report_instances(suite):
         yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
 
 
+def cost(p: dict) -> Cost:
+    K, d, N, R = p["K"], p["d"], p["K"] * p["n"], p["restarts"]
+    m = K * (d - 1)
+    net = deep_cost({**p, "arch": "rn1", "V": 1, "C": 1}, p["train_iter"])
+    return Cost(elements=R * (m * m + N * d * d) + net.elements, work=R * 5000 * (m ** 3 + N * d ** 3) + net.work)
+
+
 RESULT = register(Result(
     id=ID,
-    paper="004",
-    paper_title="Súkeník, Lampert, Mondelli: Neural Collapse is Globally Optimal in Deep Regularized ResNets "
-                "and Transformers",
+    paper=PAPER,
+    section="Section 4.2, Corollary 4.5 (and Section 4.3, Corollary 4.7); Definition 3.4",
     title="Corollaries 4.5 / 4.7 with MSE at d = K (≥ 4): no network of any depth approaches NC",
     statement=("Under Assumption 4.4 and Theorem 4.3's hypotheses (L-RN1, d ≥ 4; NC metrics need d ≥ K, Definition "
                "3.4), with CE or MSE, all global optima of (7) are approximately collapsed, increasingly so as L "
                "grows."),
     status=Status.REFUTED,
     params=(
-        Param("K", int, 3, "number of classes", "K ≥ 2"),
-        Param("n", int, 2, "samples per class", "n ≥ 1"),
-        Param("d0", int, 4, "input dimension", "≥ 1"),
-        Param("d", int, 4, "inner width", "d ≥ 4 (Theorem 4.3), d ≥ K (Definition 3.4)"),
-        Param("L", int, 3, "depth of the trained L-RN1 reported beside the GUFM", "L ≥ 1"),
+        Param("K", int, 3, "number of classes", low=2, high=16, sample=(2, 5)),
+        Param("n", int, 2, "samples per class", low=1, high=32, sample=(1, 3)),
+        Param("d0", int, 4, "input dimension", low=1, high=64, sample=(2, 6)),
+        Param("d", int, 4, "inner width", "d ≥ 4 (Theorem 4.3), d ≥ K (Definition 3.4)", low=2, high=64,
+              sample=(4, 8)),
+        Param("L", int, 3, "depth of the trained L-RN1 reported beside the GUFM", low=1, high=64, sample=(1, 4)),
         Param("lam", float, 0.2, "weight decay λ (0.2 rather than 0.05: the MSE-UFM's weak curvature "
-              "λK/(N(d+λK)²), which sets the solver's speed, is ~4x larger)", "λ > 0"),
-        Param("loss", str, "mse", "'mse' or 'ce'", "mse | ce", choices=LOSSES),
-        Param("seed", int, 0, "seed", "any integer"),
-        Param("seeds", int, 2, "trained networks, batched", "≥ 1"),
-        Param("train_iter", int, 60, "L-BFGS iterations of the trained networks", "≥ 0"),
-        Param("restarts", int, 8, "random starts of the GUFM solver", "≥ 1"),
+              "λK/(N(d+λK)²), which sets the solver's speed, is ~4x larger)", "λ > 0", low=0.0, high=1e3,
+              sample=(0.05, 1.0), log=True),
+        Param("loss", str, "mse", "'mse' or 'ce'", choices=LOSSES, sample=LOSSES),
+        seed_param(),
+        Param("seeds", int, 2, "trained networks, batched", low=1, high=64),
+        Param("train_iter", int, 60, "L-BFGS iterations of the trained networks", low=0, high=100_000),
+        Param("restarts", int, 8, "random starts of the GUFM solver", low=1, high=256),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
+    cost=cost,
     forms=(AS_PRINTED,),
     report_instances=report_instances,
     module=__name__,

@@ -25,7 +25,7 @@ cap. Claims (kind):
 * [identity] ``angle_formula_exact`` (the chord geometry above) and ``phase1_constant_step_reaches`` (the
   constant step α = 4√dβ⁰/(L_1 m), presumably intended, same cost bound; reaching follows from the lower
   bound, the last step shortened so as not to overshoot): tests of the construction code.
-Status: verified-corrected → **verified** (issue 14 re-judgement): the failures are broken proof steps,
+Status: **verified** (unchanged by the conversion to declared parameters): the failures are broken proof steps,
 recorded as two proof errata; the printed properties the proof relies on hold on random instances, where the
 margin hypothesis binds (``others_at='boundary'``), and on the generated instances of ``Result.strategy``.
 Negative controls: ``step_scale`` ≠ 1 scales (W, b) (a deliberately wrong constant; 1 + 1e-9 pins
@@ -46,10 +46,11 @@ rotation of 1^⊥), ∀ x at the phase-1 stopping point xᵀh̄ = d(1 − cm), 0
 Both fail on random targets (measured at d = 8, cm = 0.02, α = 0.5 over 2000 pairs: negative entries in most,
 about 1 % moving away) and hold with ``target='flat'`` (h̄ a balanced ±1 pattern, entries ≥ −1: a rotated GUFM
 optimum with small entries, the natural repair).
-Status: refuted → **open** (issue 14 re-judgement): a broken proof step does not refute the statement (Theorem
-4.3), and this id asserts no statement of the paper of its own; both failures are proof errata, replayed.
-What would decide whether the proof's phase 2 can be repaired: building the whole construction with the
-rotated small-entry optimum and certifying its cost bound O(N d λ log² L_2 / (m² L_2)).
+Status: **open** (unchanged): a broken proof step does not refute the statement (Theorem 4.3), and this id
+asserts no statement of the paper of its own; both failures are proof errata, replayed. The repair is built:
+``construction.phase2_blocks`` raises the offset 1 of v_j = 1 + cm h̄_j to a_j ≥ max_i(−(h̄_j)_i)(1 − cm), which
+keeps every pre-activation ≥ 0 (``tests/test_neural_collapse_models.py``), and the whole construction built with
+it lands where it predicts and costs O(log² L/L) (``theorem_4_3_depth``, trend).
 
 Listed, not checked numerically: the CE proof of Lemma 4.2 via [71] states the optimal norms increase with the
 regularisation (reversed; Lemma 4.2's CE optimum itself is checked in ``lemma_4_2``); the transformer
@@ -65,8 +66,10 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, ProofErratum, Result, Status, Violation
+from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
+                           seed_param)
 from ..optim.manifolds import ln, random_point
+from .paper import PAPER
 
 ID_A9 = "neural_collapse.errata_a9"
 ID_A12 = "neural_collapse.errata_a12"
@@ -79,8 +82,6 @@ ANGLE_RTOL = 1e-6
 # to rounding; the adaptive one leaves ~0.1).
 REACH_RTOL = 1e-6
 
-PAPER_TITLE = ("Súkeník, Lampert, Mondelli: Neural Collapse is Globally Optimal in Deep Regularized ResNets "
-               "and Transformers")
 
 
 def _angle(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -125,19 +126,8 @@ def printed_angle(alpha, m, d):
 
 # ------------------------------------------------------------------------------------------------------
 def hypotheses_a9(p: dict, form: str) -> list[Violation]:
+    """The deliberate violations of the controls (the ranges of d, m, α, β⁰ are the Param domains)."""
     out = []
-    if p["d"] < 3:
-        out.append(Violation("d ≥ 3", "the mover needs a tangent direction in 1^⊥ orthogonal to x", ("d",),
-                             bypassable=False))
-    if not 0 < p["m"] < 0.5:
-        out.append(Violation("0 < m < 0.5 (margin)", "the proof takes a small margin m", ("m",), bypassable=False))
-    if not 0 < p["alpha"] <= 0.2:
-        out.append(Violation("0 < α ≤ 0.2", "the step size of one block", ("alpha",), bypassable=False))
-    if p["instances"] < 1 or p["others"] < 1 or p["L1"] < 1:
-        out.append(Violation("instances, others, L1 ≥ 1", "structural counts", ("instances", "others", "L1"),
-                             bypassable=False))
-    if not 0 < p["beta0"] < math.pi / 2:
-        out.append(Violation("0 < β⁰ < π/2", "the phase-1 angle to travel", ("beta0",), bypassable=False))
     if p["step_scale"] != 1.0:
         out.append(Violation("exact construction constants", "step_scale ≠ 1 scales (W, b): a deliberately wrong "
                              "constant (negative control)", ("step_scale",)))
@@ -145,6 +135,11 @@ def hypotheses_a9(p: dict, form: str) -> list[Violation]:
         out.append(Violation("margin: other samples have x'ᵀx ≤ d(1 − m)", "others_at='inside' draws them inside "
                              "the cap (negative control)", ("others_at",)))
     return out
+
+
+def cost_a9(p: dict) -> Cost:
+    B, d = p["instances"], p["d"]
+    return Cost(elements=B * d * (d + p["others"] + 4), work=B * d * d * (p["others"] + 2 * p["L1"] * 8))
 
 
 def _phase1(x, goal, L1: int, beta0: float, m: float, scale: float, *, adaptive: bool) -> float:
@@ -200,28 +195,30 @@ def evaluate_a9(p: dict, form: str, ctx) -> Outcome:
     exact_err = float(((moved - exact).abs() / exact).max())
     printed_err = float(((moved - printed).abs() / printed).max())
     claims = [
-        Claim.at_most("lands_on_target", land, EXACT_RTOL, "max ‖LN(x + σ(Wx+b)) − x̃‖/√d"),
-        Claim.at_most("weight_norm_is_alpha", wnorm, EXACT_RTOL, "max |‖W‖_F − α|/α"),
+        Claim.at_most("lands_on_target", land, 0.0, "max ‖LN(x + σ(Wx+b)) − x̃‖/√d", atol=EXACT_RTOL),
+        Claim.at_most("weight_norm_is_alpha", wnorm, 0.0, "max |‖W‖_F − α|/α", atol=EXACT_RTOL),
         Claim.at_least("angle_lower_bound", lower, 1.0, "min (angle moved)/(mα/(4√d))"),
         Claim.at_most("others_untouched", touched, 0.0, f"max σ(Wx'+b) over {R} other samples per instance "
                       f"({p['others_at']})"),
-        Claim.at_most("angle_formula_as_printed", printed_err, ANGLE_RTOL,
+        Claim.at_most("angle_formula_as_printed", printed_err, 0.0,
                       "max relative error of the angle moved vs the printed 2 arcsin(αm/(2√(d+m²/4)))",
-                      kind="proof_step"),
-        Claim.at_most("phase1_reaches_stopping_point", left_adaptive, REACH_RTOL,
-                      f"remaining angle / β⁰ after L1 = {L1} steps of the printed adaptive step", kind="proof_step"),
-        Claim.at_most("angle_formula_exact", exact_err, ANGLE_RTOL,
-                      "max relative error of the angle moved vs 2 arcsin(αm/(4√(d+m²/4)))", kind="identity"),
-        Claim.at_most("phase1_constant_step_reaches", left_constant, REACH_RTOL,
-                      f"remaining angle / β⁰ after L1 = {L1} constant steps 4√dβ⁰/(L1 m)", kind="identity"),
+                      kind="proof_step", atol=ANGLE_RTOL),
+        Claim.at_most("phase1_reaches_stopping_point", left_adaptive, 0.0,
+                      f"remaining angle / β⁰ after L1 = {L1} steps of the printed adaptive step", kind="proof_step",
+                      atol=REACH_RTOL),
+        Claim.at_most("angle_formula_exact", exact_err, 0.0,
+                      "max relative error of the angle moved vs 2 arcsin(αm/(4√(d+m²/4)))", kind="identity",
+                      atol=ANGLE_RTOL),
+        Claim.at_most("phase1_constant_step_reaches", left_constant, 0.0,
+                      f"remaining angle / β⁰ after L1 = {L1} constant steps 4√dβ⁰/(L1 m)", kind="identity",
+                      atol=REACH_RTOL),
     ]
     details = {"landing_error": land, "weight_norm_error": wnorm, "angle_moved_first": float(moved[0]),
                "exact_formula_first": float(exact[0]), "printed_formula_first": float(printed[0]),
                "angle_over_lower_bound_min": lower, "max_relu_on_others": touched,
                "phase1_remaining_fraction_adaptive": left_adaptive,
                "phase1_remaining_fraction_constant": left_constant, "exp(-2)": math.exp(-2)}
-    return Outcome(observed=lower, bound=1.0, tightness=1.0 / lower if lower > 0 else None, claims=claims,
-                   details=details)
+    return Outcome(claims=claims, details=details)
 
 
 A9_BINDING = (Binding("margin: other samples have x'ᵀx ≤ d(1 − m)", dict(others_at="boundary"),
@@ -257,15 +254,13 @@ def report_a9(suite):
 
 
 def _strategy_a9():
-    from hypothesis import strategies as st
+    from ..strategies.neural_collapse import phase1_mover_params
 
-    return st.fixed_dictionaries(dict(d=st.integers(3, 16), m=st.floats(0.01, 0.49), alpha=st.floats(0.001, 0.2),
-                                      seed=st.integers(0, 2**16), instances=st.just(8), others=st.just(32),
-                                      L1=st.just(20), others_at=st.sampled_from(("random", "boundary"))))
+    return phase1_mover_params()
 
 
 RESULT_A9 = register(Result(
-    id=ID_A9, paper="004", paper_title=PAPER_TITLE,
+    id=ID_A9, paper=PAPER, section="Appendix A, proof of Theorem 4.3, phase 1 (eq. (14))",
     title="Proof of Thm 4.3, phase-1 one-sample mover (eq. 14): the properties the proof uses hold; two proof errata",
     statement=("A proof step of Theorem 4.3 (Appendix A, eq. (14)), not a statement of the paper: the block "
                "W = α(1+(m/2)d)xᵀ/(√(d+m²/4)√d), b = −(1−m/2)α√d/√(d+m²/4)·1 moves x exactly to the point at chord "
@@ -274,19 +269,22 @@ RESULT_A9 = register(Result(
                "α^l = 4√dβ^l/(L_1 m) reaches the stopping point (both proof errata)."),
     status=Status.VERIFIED,
     params=(
-        Param("d", int, 8, "dimension", "d ≥ 3"),
-        Param("m", float, 0.3, "margin", "0 < m < 0.5"),
-        Param("alpha", float, 0.1, "step α of the single-block checks", "0 < α ≤ 0.2"),
-        Param("beta0", float, 0.5, "angle phase 1 travels", "0 < β⁰ < π/2"),
-        Param("L1", int, 40, "blocks of phase 1", "≥ 1"),
-        Param("instances", int, 64, "random instances, batched", "≥ 1"),
-        Param("others", int, 256, "other samples per instance for the untouched check", "≥ 1"),
-        Param("seed", int, 0, "seed", "any integer"),
-        Param("step_scale", float, 1.0, "scales (W, b): ≠ 1 is a deliberately wrong constant", "1.0"),
+        Param("d", int, 8, "dimension (d ≥ 3: a tangent direction in 1^⊥ orthogonal to x)", low=3, high=256,
+              sample=(3, 16)),
+        Param("m", float, 0.3, "margin (the proof takes a small margin)", low=1e-4, high=0.49, sample=(0.01, 0.49)),
+        Param("alpha", float, 0.1, "step α of the single-block checks", low=1e-6, high=0.2, sample=(0.001, 0.2)),
+        Param("beta0", float, 0.5, "angle phase 1 travels", low=1e-3, high=1.5),
+        Param("L1", int, 40, "blocks of phase 1", low=1, high=10_000),
+        Param("instances", int, 64, "random instances, batched", low=1, high=100_000),
+        Param("others", int, 256, "other samples per instance for the untouched check", low=1, high=100_000),
+        seed_param(),
+        Param("step_scale", float, 1.0, "scales (W, b): ≠ 1 is a deliberately wrong constant", "1.0", low=1e-6,
+              high=1e6),
         Param("others_at", str, "random", "other samples: 'random' outside the cap, on its 'boundary', or "
-              "'inside' it (negative control)", "random | boundary", choices=("random", "boundary", "inside")),
+              "'inside' it (negative control)", "random | boundary", choices=("random", "boundary", "inside"),
+              sample=("random", "boundary")),
     ),
-    evaluate=evaluate_a9, hypotheses=hypotheses_a9, forms=(AS_PRINTED,), report_instances=report_a9,
+    evaluate=evaluate_a9, hypotheses=hypotheses_a9, cost=cost_a9, forms=(AS_PRINTED,), report_instances=report_a9,
     module=__name__,
     logic=Logic(for_all="d ≥ 3, 0 < m < 1/2, 0 < α ≤ 0.2, x on the LN sphere, a tangent direction, samples x' with "
                         "x'ᵀx ≤ d(1 − m)"),
@@ -296,20 +294,14 @@ RESULT_A9 = register(Result(
 
 # ------------------------------------------------------------------------------------------------------
 def hypotheses_a12(p: dict, form: str) -> list[Violation]:
-    out = []
-    if p["d"] < 3:
-        out.append(Violation("d ≥ 3", "x and h̄ need room on the LN sphere", ("d",), bypassable=False))
     if p["target"] == "flat" and p["d"] % 2:
-        out.append(Violation("d even for target='flat'", "a balanced ±1 pattern needs an even d", ("d", "target"),
-                             bypassable=False))
-    if not 0 < p["cm"] < 0.1:
-        out.append(Violation("0 < cm < 0.1", "the proof needs 10cm ≤ (d − max h̄ᵀh̄')/d ≤ 2", ("cm",),
-                             bypassable=False))
-    if not 0 < p["alpha"] <= 1:
-        out.append(Violation("0 < α ≤ 1", "the step of one block", ("alpha",), bypassable=False))
-    if p["instances"] < 1:
-        out.append(Violation("instances ≥ 1", "structural count", ("instances",), bypassable=False))
-    return out
+        return [Violation("d even for target='flat'", "a balanced ±1 pattern needs an even d", ("d", "target"),
+                          bypassable=False)]
+    return []
+
+
+def cost_a12(p: dict) -> Cost:
+    return Cost(elements=p["instances"] * p["d"] * (p["d"] + 6), work=p["instances"] * p["d"] ** 2 * 10)
 
 
 def evaluate_a12(p: dict, form: str, ctx) -> Outcome:
@@ -338,7 +330,7 @@ def evaluate_a12(p: dict, form: str, ctx) -> Outcome:
     details = {"fraction_negative_preactivation": frac, "min_entry_of_target": float(h.min()),
                "fraction_moving_towards_target": float((gain > 0).double().mean()),
                "min_angle_gain": float(gain.min()), "median_angle_gain": float(gain.median())}
-    return Outcome(observed=frac, bound=0.0, tightness=None, claims=claims, details=details)
+    return Outcome(claims=claims, details=details, headline="relu_is_identity")
 
 
 def report_a12(suite):
@@ -364,28 +356,31 @@ A12_ERRATA = (
 
 A12_OPEN_REASON = (
     "A step of the proof of Theorem 4.3, not a statement of the paper: its two printed properties fail on generic "
-    "targets and are recorded as proof errata (replayed); that decides nothing about Theorem 4.3 itself "
-    "(theorem_4_3_depth, open). What would decide whether the proof survives: the whole construction built with a "
-    "rotated GUFM optimum of small entries (target='flat' passes both steps) and its cost bound certified.")
+    "targets and are recorded as proof errata (replayed); that decides nothing about Theorem 4.3 itself. The repair "
+    "(an offset a_j ≥ max(−h̄_j) in place of 1, or small-entry targets: target='flat' passes both steps) is what the "
+    "construction of theorem_4_3_depth uses, and its cost falls at the proof's rate there; no statement of the paper "
+    "is left for this id to verify.")
 
 
 RESULT_A12 = register(Result(
-    id=ID_A12, paper="004", paper_title=PAPER_TITLE,
+    id=ID_A12, paper=PAPER, section="Appendix A, proof of Theorem 4.3, phase 2 (the group movers)",
     title="Proof of Thm 4.3, phase-2 group mover: a proof step, two proof errata (ReLU not the identity)",
     statement=("A proof step of Theorem 4.3 (Appendix A, phase 2), not a statement of the paper: W_j = "
                "α(1+cm h̄)h̄ᵀ/(‖1+cm h̄‖√d), b_j = −(1−2cm)α√d/‖1+cm h̄‖·1 gives σ(W_jx+b_j) = "
                "(α/‖1+cm h̄‖)((h̄ᵀx − d + 2cmd)1 + cm h̄ᵀx h̄) near h̄ (pre-activation ≥ 0), moving x towards h̄."),
     status=Status.OPEN,
     params=(
-        Param("d", int, 8, "dimension", "d ≥ 3 (even for target='flat')"),
-        Param("cm", float, 0.02, "the product c·m of the proof", "0 < cm < 0.1"),
-        Param("alpha", float, 0.5, "step α_j", "0 < α ≤ 1"),
-        Param("instances", int, 2000, "random (h̄, x) pairs, batched", "≥ 1"),
+        Param("d", int, 8, "dimension (x and h̄ need room on the LN sphere)", "even for target='flat'", low=3,
+              high=256, sample=(3, 16)),
+        Param("cm", float, 0.02, "the product c·m of the proof (10cm ≤ (d − max h̄ᵀh̄')/d ≤ 2)", low=1e-4, high=0.099,
+              sample=(0.005, 0.09)),
+        Param("alpha", float, 0.5, "step α_j", low=1e-4, high=1.0, sample=(0.05, 1.0)),
+        Param("instances", int, 2000, "random (h̄, x) pairs, batched", low=1, high=1_000_000),
         Param("target", str, "random", "'random' h̄ on the LN sphere, or 'flat' (balanced ±1: entries ≥ −1)",
-              "random | flat", choices=("random", "flat")),
-        Param("seed", int, 0, "seed", "any integer"),
+              choices=("random", "flat"), sample=("random", "flat")),
+        seed_param(),
     ),
-    evaluate=evaluate_a12, hypotheses=hypotheses_a12, forms=(AS_PRINTED,), report_instances=report_a12,
+    evaluate=evaluate_a12, hypotheses=hypotheses_a12, cost=cost_a12, forms=(AS_PRINTED,), report_instances=report_a12,
     module=__name__,
     logic=Logic(for_all="targets h̄_j of a GUFM optimum (points of the LN sphere), x at the phase-1 stopping point "
                         "xᵀh̄ = d(1 − cm), 0 < cm < 0.1, 0 < α ≤ 1"),

@@ -12,7 +12,13 @@ population std and **no affine parameters** (``optim.manifolds.ln``: √d·Pv/�
 * ``tx1``  post-LN L-T11 with one causal head: Embed(Z) = W_e Z + W_p, blocks B_l = MLP_l∘LN∘ATTN_l∘LN with
   ATTN(Z) = Z + W_VO Z softmax(M + ZᵀW_QK Z/√d) (softmax over the key index c' ≤ c of each column c),
   MLP(Z) = Z + σ(W_l Z + b_l), f = W_{L+1} LN(B_L∘…∘B_1∘Embed). L blocks (not L−1 as for ResNets).
-  The prediction is read on the **last position** (the ViT reading of App. B.1), see data.classification.
+* ``tx2``  post-LN L-T12: the same with a two-layer MLP, MLP(Z) = Z + W_{l,2}σ(W_{l,1}Z + b_{l,1}) + b_{l,2};
+* ``pre_tx1`` / ``pre_tx2``: the pre-LN transformer of Def. B.2, f = lin∘LN_{L+1}∘B_L∘…∘B_1∘LN_0∘Embed with
+  B_l = (id + MLP_l∘LN_{l,2})∘(id + ATTN_l∘LN_{l,1}), ATTN(Z) = W_VO Z A(Z), MLP(Z) = σ(W_lZ + b_l) (resp. the
+  two-layer map): no residual inside the branches.
+  ``readout`` says which positions are samples: ``"last"`` (the ViT reading of App. B.1: the prediction is read
+  on the last position, see data.classification) or ``"all"`` (language modelling: every position of every
+  sequence is a sample, column s·C + c for position c of sequence s, see data.sequences).
 
 "Depth L" follows the paper: an L-RN has L−1 residual blocks, an L-Tx has L blocks.
 
@@ -32,6 +38,7 @@ torch's σ'(0) = 0 makes the padded block a stationary point and training never 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -40,9 +47,11 @@ import torch
 from ..optim.manifolds import ln
 from .ufm import ufm_objective
 
-ARCHS = ("rn1", "rn2", "pre_rn1", "pre_rn2", "tx1")
-TWO_LAYER = ("rn2", "pre_rn2")
-PRE_LN = ("pre_rn1", "pre_rn2")
+ARCHS = ("rn1", "rn2", "pre_rn1", "pre_rn2", "tx1", "tx2", "pre_tx1", "pre_tx2")
+TRANSFORMERS = ("tx1", "tx2", "pre_tx1", "pre_tx2")
+TWO_LAYER = ("rn2", "pre_rn2", "tx2", "pre_tx2")
+PRE_LN = ("pre_rn1", "pre_rn2", "pre_tx1", "pre_tx2")
+READOUTS = ("last", "all")
 
 # Free: unregularised (W_0, embeddings, biases); inner: regularised block weights; last: W_L.
 FREE, INNER, LAST = "free", "inner", "last"
@@ -59,27 +68,34 @@ class ModelSpec:
     C: int = 0  # context length (transformer)
     last_bias: bool = False
     ln_gain: float = 1.0
+    readout: str = "last"  # transformers: "last" position or "all" positions are the samples
 
     def __post_init__(self) -> None:
         if self.arch not in ARCHS:
             raise ValueError(f"unknown architecture {self.arch!r}: one of {ARCHS}")
+        if self.readout not in READOUTS:
+            raise ValueError(f"unknown readout {self.readout!r}: one of {READOUTS}")
+
+    @property
+    def transformer(self) -> bool:
+        return self.arch in TRANSFORMERS
 
     @property
     def blocks(self) -> int:
-        return self.L if self.arch == "tx1" else self.L - 1
+        return self.L if self.transformer else self.L - 1
 
     def layout(self) -> list[tuple[str, tuple[int, ...], str]]:
         """(name, shape, group) of every parameter tensor, in flat order."""
         d, nb = self.d, self.blocks
-        if self.arch == "tx1":
+        if self.transformer:
             out = [("We", (d, self.V), FREE), ("Wp", (d, self.C), FREE),
                    ("Wvo", (nb, d, d), INNER), ("Wqk", (nb, d, d), INNER),
                    ("W1", (nb, d, d), INNER), ("b1", (nb, d, 1), FREE)]
         else:
             out = [("W0", (d, self.d0), FREE), ("b0", (d, 1), FREE),
                    ("W1", (nb, d, d), INNER), ("b1", (nb, d, 1), FREE)]
-            if self.arch in TWO_LAYER:
-                out += [("W2", (nb, d, d), INNER), ("b2", (nb, d, 1), FREE)]
+        if self.arch in TWO_LAYER:
+            out += [("W2", (nb, d, d), INNER), ("b2", (nb, d, 1), FREE)]
         out.append(("WL", (self.K, d), LAST))
         if self.last_bias:
             out.append(("bL", (self.K, 1), FREE))
@@ -90,7 +106,7 @@ class ModelSpec:
         return sum(math.prod(s) for _, s, _ in self.layout())
 
     def with_depth(self, L: int) -> "ModelSpec":
-        return ModelSpec(self.arch, L, self.d, self.K, self.d0, self.V, self.C, self.last_bias, self.ln_gain)
+        return dataclasses.replace(self, L=L)
 
 
 def unpack(spec: ModelSpec, theta: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -176,22 +192,30 @@ def _norm(spec: ModelSpec, V: torch.Tensor) -> torch.Tensor:
 
 def features(spec: ModelSpec, theta: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
     """The penultimate features h_θ(X) (B, d, N): X_L for post-LN ResNets, LN(X_L) for pre-LN ones,
-    LN_{L+1}(…) on the last position for the transformer."""
+    LN_{L+1}(…) on the samples' positions for transformers (``spec.readout``)."""
     p = unpack(spec, theta)
-    relu = torch.relu
-    if spec.arch == "tx1":
+    if spec.transformer:
         return _transformer_features(spec, p, inputs)
     X = _norm(spec, p["W0"] @ inputs + p["b0"])  # (B, d, N)
     for l in range(spec.blocks):
-        if spec.arch in PRE_LN:
-            H = _norm(spec, X)
-        else:
-            H = X
-        U = relu(p["W1"][:, l] @ H + p["b1"][:, l])
-        if spec.arch in TWO_LAYER:
-            U = p["W2"][:, l] @ U + p["b2"][:, l]
+        H = _norm(spec, X) if spec.arch in PRE_LN else X
+        U = _mlp_branch(spec, p, l, H)
         X = X + U if spec.arch in PRE_LN else _norm(spec, X + U)
     return _norm(spec, X) if spec.arch in PRE_LN else X
+
+
+def _mlp_branch(spec: ModelSpec, p: dict, l: int, H: torch.Tensor, expand: int = 0) -> torch.Tensor:
+    """σ(W_l H + b_l), or W_{l,2}σ(W_{l,1}H + b_{l,1}) + b_{l,2}; ``expand`` inserts singleton dims after the
+    batch one (the transformer's sequence dimension)."""
+
+    def get(name):
+        w = p[name][:, l]
+        return w.reshape(w.shape[0], *([1] * expand), *w.shape[1:])
+
+    U = torch.relu(get("W1") @ H + get("b1"))
+    if spec.arch in TWO_LAYER:
+        U = get("W2") @ U + get("b2")
+    return U
 
 
 def _transformer_features(spec: ModelSpec, p: dict, tokens: torch.Tensor) -> torch.Tensor:
@@ -200,15 +224,28 @@ def _transformer_features(spec: ModelSpec, p: dict, tokens: torch.Tensor) -> tor
     # Z (B, N, d, C): column c of sequence i is token c's representation.
     Z = p["We"][:, :, tokens].permute(0, 2, 1, 3) + p["Wp"][:, None]
     causal = torch.full((C, C), -math.inf, dtype=Z.dtype, device=Z.device).tril(-1)  # −∞ for c' > c
-    for l in range(spec.blocks):
-        Z = _norm(spec, Z)
+    pre = spec.arch in PRE_LN
+
+    def attention(l: int, H: torch.Tensor) -> torch.Tensor:
         Wqk = p["Wqk"][:, l][:, None]  # (B, 1, d, d)
-        scores = Z.transpose(-1, -2) @ Wqk @ Z / math.sqrt(d) + causal  # [c', c] = z_{c'}ᵀ W z_c
+        scores = H.transpose(-1, -2) @ Wqk @ H / math.sqrt(d) + causal  # [c', c] = h_{c'}ᵀ W h_c
         A = torch.softmax(scores, dim=-2)  # over keys c' ≤ c for each query column c
-        Z = Z + p["Wvo"][:, l][:, None] @ Z @ A
-        Z = _norm(spec, Z)
-        Z = Z + torch.relu(p["W1"][:, l][:, None] @ Z + p["b1"][:, l][:, None])
+        return p["Wvo"][:, l][:, None] @ H @ A
+
+    if pre:
+        Z = _norm(spec, Z)  # LN_0
+    for l in range(spec.blocks):
+        if pre:  # B_l = (id + MLP∘LN)∘(id + ATTN∘LN)
+            Z = Z + attention(l, _norm(spec, Z))
+            Z = Z + _mlp_branch(spec, p, l, _norm(spec, Z), expand=1)
+        else:  # B_l = MLP∘LN∘ATTN∘LN with the residuals inside ATTN and MLP
+            Z = _norm(spec, Z)
+            Z = Z + attention(l, Z)
+            Z = _norm(spec, Z)
+            Z = Z + _mlp_branch(spec, p, l, Z, expand=1)
     Z = _norm(spec, Z)
+    if spec.readout == "all":
+        return Z.permute(0, 2, 1, 3).reshape(B, d, -1)  # column s·C + c
     return Z[..., -1].transpose(-1, -2).reshape(B, d, -1)
 
 

@@ -1,14 +1,15 @@
 """The unconstrained features model (UFM) of paper 004, Definition 3.5, with R = identity.
 
-Conventions (digest 004 §1.4, §1.6): features are the columns of X ∈ R^{d×N}, each on the LayerNorm
-sphere (1ᵀx = 0, ‖x‖ = √d); W ∈ R^{K×d} has no bias;
+Conventions (Definition 3.5; the losses as in objective (7) and eq. (13)): features are the columns of
+X ∈ R^{d×N}, each on the LayerNorm sphere (1ᵀx = 0, ‖x‖ = √d); W ∈ R^{K×d} has no bias;
 
     L_MSE(W, X) = (1/2N)‖WX − Y‖_F² + (λ/2)‖W‖_F²
     L_CE(W, X)  = (1/N) Σ_i −log softmax(W x_i)_{y_i} + (λ/2)‖W‖_F²
 
 This module holds what every result about the UFM needs: the batched objective, the closed-form optima
-(digest §2.2, derived there, not printed in the paper), the collapsed configurations they are attained
-at, and a batched solver over many random feasible starts with a convergence certificate.
+(derived for this suite from the proof of Lemma 4.2 in Appendix A, not printed in the paper), the
+collapsed configurations they are attained at, and a batched solver over many random feasible starts
+with a convergence certificate.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import torch
 from scipy.optimize import brentq
 
 from ..data.frames import balanced_labels, embed_in_ones_complement, one_hot, random_orthogonal, simplex_etf
-from ..metrics.neural_collapse import nc_metrics
+from ..metrics.neural_collapse import both_families
 from ..optim.lbfgs import GTOL, LbfgsResult, autograd_objective, batched_lbfgs
 from ..optim.manifolds import ln, orthonormal_basis_of_ones_complement, tangent
 from ..optim.newton import ArrowModel, NewtonResult, batched_arrow_newton
@@ -56,7 +57,7 @@ def riemannian_grad_norm(W: torch.Tensor, X: torch.Tensor, labels: torch.Tensor,
 
 
 # ----------------------------------------------------------------------------------------------------
-# Closed forms (digest 004 §2.2)
+# Closed forms (derived from the proof of Lemma 4.2, Appendix A; see lemma_4_2's docstring)
 # ----------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class UFMOptimum:
@@ -102,7 +103,7 @@ def collapsed_value(loss: str, K: int, d: int, lam: float, row_norm: float) -> f
 
 
 def closed_form(loss: str, K: int, d: int, lam: float) -> UFMOptimum:
-    """The closed-form UFM optimum (digest §2.2): value L* and the optimal row norm.
+    """The closed-form UFM optimum (``lemma_4_2`` docstring, "Correction"): value L* and the optimal row norm.
 
     MSE: z* = √d/(d + Kλ), L* = Kλ/(2(d + Kλ)). CE: ρ* is the unique root of
     λKρ = a(K−1)e^{−aρ}/(1 + (K−1)e^{−aρ}) (solved with brentq, not tabulated), L* = g(ρ*).
@@ -138,7 +139,7 @@ def printed_mse_row_norm(K: int, d: int, lam: float) -> float:
 
 
 def mse_signed_simplex_value(K: int, d: int, lam: float) -> float:
-    """MSE optimum at d = K (digest §2.2, 'where the lemma breaks'): ½c/(d+c), c = d/(K−1) + λK.
+    """MSE optimum at d = K (where Lemma 4.2's MSE part breaks, ``lemma_4_2``): ½c/(d+c), c = d/(K−1) + λK.
 
     Attained by a signed simplex (equiangular lines |u_kᵀu_j| = 1/(K−1)), whose NC2B is 1/√K.
     """
@@ -275,9 +276,15 @@ class UFMSolution:
     iterations: torch.Tensor  # (R,)
     status: list[str]
     gtol: float
-    metrics: dict[str, torch.Tensor]  # nc1, nc2a, nc2b, nc3: (R,)
+    metrics: dict[str, torch.Tensor]  # nc1, nc2a, nc2b, nc3 and the field's (metrics.neural_collapse): (R,)
     row_norms: torch.Tensor  # (R, K)
     raw: LbfgsResult | NewtonResult | None = None  # the optimiser's own result
+
+
+def best_start(sol: UFMSolution) -> int:
+    """The lowest value among certified starts (among all starts when none is certified)."""
+    masked = torch.where(sol.converged, sol.values, torch.full_like(sol.values, math.inf))
+    return int(torch.argmin(masked if bool(sol.converged.any()) else sol.values))
 
 
 def _unpack(theta: torch.Tensor, K: int, d: int, N: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -329,6 +336,6 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
     return UFMSolution(
         W=W, X=X, labels=labels, values=values, grad_norm=grad_norm,
         converged=torch.tensor([s == GTOL for s in res.status], device=ctx.device) & (grad_norm <= gtol * 1.01),
-        iterations=res.iterations, status=res.status, gtol=gtol, metrics=nc_metrics(W, X, labels),
+        iterations=res.iterations, status=res.status, gtol=gtol, metrics=both_families(W, X, labels),
         row_norms=W.norm(dim=-1), raw=res,
     )

@@ -99,28 +99,42 @@ def kink_margin(data: Discrete, W: torch.Tensor) -> torch.Tensor:
 _SQRT2PI = math.sqrt(2 * math.pi)
 
 
+def _gauss_projection(gm: GaussianMixture, W: torch.Tensor):
+    """Per filter and component, s = wᵀx ~ N(μ, σ²): μ, σ, a = μ/σ, Φ(a), φ(a) and k = Σw/σ (B, C, d)."""
+    m, S = gm.means, gm.covs  # (C, d), (C, d, d)
+    check_filters(W, m.shape[1])
+    mu = W @ m.T  # (B, C)
+    Sw = (S @ W.T).permute(2, 0, 1)  # (B, C, d): Σ_c w
+    sig = torch.sqrt((Sw * W[:, None, :]).sum(-1))
+    al = mu / sig
+    return mu, sig, al, torch.special.ndtr(al), torch.exp(-0.5 * al * al) / _SQRT2PI, Sw / sig[..., None]
+
+
+def _half_space_first_second(gm: GaussianMixture, W: torch.Tensor):
+    """𝔼[x 1{s>0}] (B, d) and 𝔼[xxᵀ 1{s>0}] (B, d, d), summed over components (s = wᵀx). Broadcasting and matmul
+    rather than einsum: these run once per step of every flow and power iteration, on small batches."""
+    m, S, pi = gm.means, gm.covs, gm.weights
+    _, _, al, Phi, phi, k = _gauss_projection(gm, W)
+    Pw, pw, apw = Phi * pi, phi * pi, al * phi * pi  # (B, C): the mixture weights folded in
+    e1 = Pw @ m + (pw[..., None] * k).sum(1)
+    mmS = m[:, :, None] * m[:, None, :] + S  # (C, d, d)
+    E2 = (Pw @ mmS.reshape(len(pi), -1)).reshape(-1, m.shape[1], m.shape[1])
+    pk = pw[..., None] * k  # (B, C, d)
+    cross = pk.transpose(1, 2) @ m[None].expand(len(W), -1, -1)  # Σ_c φπ k mᵀ (B, d, d)
+    E2 = E2 + cross + cross.transpose(1, 2) - (apw[..., None] * k).transpose(1, 2) @ k
+    return e1, E2
+
+
 def _half_space_moments(gm: GaussianMixture, W: torch.Tensor):
     """Per filter: P[s>0], 𝔼[x 1{s>0}], 𝔼[xxᵀ 1{s>0}], 𝔼[s⁺], and the plane measure M, summed over components
     with the mixture weights (s = wᵀx)."""
     m, S, pi = gm.means, gm.covs, gm.weights  # (C,d), (C,d,d), (C,)
-    check_filters(W, m.shape[1])
-    mu = W @ m.T  # (B, C)
-    Sw = torch.einsum("cij,bj->bci", S, W)  # (B, C, d)
-    sig = torch.sqrt(torch.einsum("bci,bi->bc", Sw, W))
-    al = mu / sig
-    Phi = torch.special.ndtr(al)
-    phi = torch.exp(-0.5 * al**2) / _SQRT2PI
-    k = Sw / sig[..., None]
-    e1_c = Phi[..., None] * m + phi[..., None] * k  # (B, C, d)
-    mmS = m[:, :, None] * m[:, None, :] + S  # (C, d, d)
-    mk = m[None, :, :, None] * k[..., None, :]
-    E2_c = (Phi[..., None, None] * mmS + phi[..., None, None] * (mk + mk.transpose(-1, -2))
-            - (al * phi)[..., None, None] * k[..., :, None] * k[..., None, :])
+    mu, sig, al, Phi, phi, k = _gauss_projection(gm, W)
+    e1, E2 = _half_space_first_second(gm, W)
     relu_c = mu * Phi + sig * phi
     r = m - al[..., None] * k  # (B, C, d)
     M_c = (phi / sig)[..., None, None] * (r[..., :, None] * r[..., None, :] + S - k[..., :, None] * k[..., None, :])
-    return (Phi @ pi, torch.einsum("bcd,c->bd", e1_c, pi), torch.einsum("bcij,c->bij", E2_c, pi),
-            relu_c @ pi, torch.einsum("bcij,c->bij", M_c, pi))
+    return Phi @ pi, e1, E2, relu_c @ pi, torch.einsum("bcij,c->bij", M_c, pi)
 
 
 def mixture_moments(gm: GaussianMixture) -> tuple[torch.Tensor, torch.Tensor]:
@@ -131,8 +145,11 @@ def mixture_moments(gm: GaussianMixture) -> tuple[torch.Tensor, torch.Tensor]:
 
 def A_mixture(gm: GaussianMixture, W: torch.Tensor, a: float = 0.0) -> torch.Tensor:
     """Closed-form A(w) (B, d, d) for x̃ = x·(a + (1 − a)1[wᵀx > 0]) under a Gaussian mixture."""
-    _, e1, E2, _, _ = _half_space_moments(gm, W)
     Ex, Exx = mixture_moments(gm)
+    if a == 1.0:  # linear: the gate is 1 everywhere and A = Cov[x] for every w
+        check_filters(W, gm.d)
+        return (Exx - torch.outer(Ex, Ex)).expand(len(W), -1, -1)
+    e1, E2 = _half_space_first_second(gm, W)
     e = a * Ex + (1 - a) * e1
     E = a**2 * Exx + (1 - a**2) * E2  # gate² = a² below the plane, 1 above
     return E - e[:, :, None] * e[:, None, :]
@@ -158,8 +175,8 @@ def roughness_D_mixture(gm: GaussianMixture, W: torch.Tensor, a: float = 0.0) ->
 def contrastive_covariance(a1: torch.Tensor, b1: torch.Tensor, a2: torch.Tensor, b2: torch.Tensor,
                            alpha: torch.Tensor | None = None) -> torch.Tensor:
     """C_α[a, b] of eq. (3), batched: a1, b1 are the first views (..., N, p), (..., N, q); a2, b2 the second
-    views (rows i' = i + N); alpha (N, N) or None for α ≡ 1. Returns (..., p, q). α must be a fixed non-negative
-    N×N matrix (kernel structure, Def. 1, needs α ≥ 0).
+    views (rows i' = i + N); alpha (..., N, N) (its leading dimensions broadcast against the views') or None for
+    α ≡ 1. Returns (..., p, q). α must be a fixed non-negative N×N matrix (kernel structure, Def. 1, needs α ≥ 0).
 
     (1/2N²) Σ_ij α_ij [(a_i − a_j)(b_i − b_j)ᵀ − (a_i − a_i')(b_i − b_i')ᵀ], expanded into row/column sums so
     that it costs O(N²) only through αb, not through N² outer products.
@@ -168,7 +185,7 @@ def contrastive_covariance(a1: torch.Tensor, b1: torch.Tensor, a2: torch.Tensor,
     if a2.shape != a1.shape or b2.shape != b1.shape or b1.shape[-2] != N:
         raise HypothesisViolation("two views of the same batch", f"view shapes differ: {tuple(a1.shape)}, "
                                   f"{tuple(a2.shape)}, {tuple(b1.shape)}, {tuple(b2.shape)}", bypassable=False)
-    if alpha is not None and (alpha.shape != (N, N) or bool((alpha < 0).any())):
+    if alpha is not None and (alpha.shape[-2:] != (N, N) or bool((alpha < 0).any())):
         raise HypothesisViolation("α ∈ ℝ^{N×N}, α ≥ 0", f"got shape {tuple(alpha.shape)} (N = {N}), "
                                   f"min {float(alpha.min()):.3g}", bypassable=False)
     aT = a1.transpose(-1, -2)
@@ -178,9 +195,9 @@ def contrastive_covariance(a1: torch.Tensor, b1: torch.Tensor, a2: torch.Tensor,
         inter = 2 * N * (aT @ b1) - 2 * aT @ sb.expand_as(b1)
         intra = N * (da.transpose(-1, -2) @ db)
     else:
-        r, c = alpha.sum(1), alpha.sum(0)
-        inter = (aT @ ((r + c)[:, None] * b1) - aT @ (alpha @ b1) - aT @ (alpha.T @ b1))
-        intra = da.transpose(-1, -2) @ (r[:, None] * db)
+        r, c = alpha.sum(-1), alpha.sum(-2)
+        inter = (aT @ ((r + c)[..., :, None] * b1) - aT @ (alpha @ b1) - aT @ (alpha.transpose(-1, -2) @ b1))
+        intra = da.transpose(-1, -2) @ (r[..., :, None] * db)
     return (inter - intra) / (2 * N**2)
 
 

@@ -39,8 +39,9 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation
 from .covariance import gate, h
+from .paper import PAPER
 
 ID = "nonlinear_cl.figure_8"
 PAPER_ANGLES = (-0.8, -0.5, -0.4, -1 / 6, 0.0, 0.2, 0.4, 0.6, 0.8)
@@ -95,14 +96,17 @@ def exact_lmes(X: torch.Tensor, kinks: torch.Tensor, a: float) -> list[float]:
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = []
-    if not 0 <= p["leak"] <= 1:
-        out.append(Violation("0 ≤ leak ≤ 1", "negative slope of the activation", ("leak",), bypassable=False))
-    elif p["leak"] == 1:
+    if p["leak"] == 1:
         out.append(Violation("ReLU (nonlinear)", "leak = 1 makes the 'ReLU' curve linear (negative control)", ("leak",)))
     if p["points"] != "paper":
         out.append(Violation("the paper's 9 points", f"points='{p['points']}' is another data set (negative control)",
                              ("points",)))
     return out
+
+
+def cost(p: dict) -> Cost:
+    """ℰ on N_GRID angles for 9 points, twice."""
+    return Cost(elements=4 * N_GRID * 9, work=40 * N_GRID * 9)
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
@@ -137,7 +141,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     claims = [
         Claim.at_least("relu_at_least_8_maxima", n_r, 8, "local maxima of the ReLU energy (App. E.1: '≥ 8')"),
         Claim.at_most("linear_two_maxima", abs(n_l - 2), 0, f"|#linear maxima − 2| ({n_l} found)", kind="identity"),
-        Claim.at_most("linear_maxima_at_pm_phi1", max(lin_dist, default=math.inf) / step, 2.0,
+        Claim.at_most("linear_maxima_at_pm_phi1", max(lin_dist, default=math.pi) / step, 2.0,
                       "max angular distance of a linear maximum from ±φ₁ of C[x], in grid steps", kind="identity"),
         Claim.measurement("relu_maxima_at_kinks", n_k, reference=n_r,
                           message="ReLU maxima at a kink (a data point on wᵀx = 0: A jumps, ρ = ∞)"),
@@ -146,7 +150,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     details = {"relu_maxima_theta/pi": (th[mr] / math.pi).tolist(), "linear_maxima_theta/pi": (th[ml] / math.pi).tolist(),
                "maxima_at_kinks": at_kink, "exact_lmes_theta/pi": [t / math.pi for t in lmes],
                "phi1_theta/pi": t1 / math.pi}
-    return Outcome(float(n_r), 8.0, None, claims, details)
+    return Outcome(claims=claims, details=details, headline="relu_at_least_8_maxima")
 
 
 def report_instances(suite):
@@ -164,8 +168,8 @@ def _strategy():
 
 RESULT = register(Result(
     id=ID,
-    paper="001",
-    paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
+    paper=PAPER,
+    section="Appendix E.1, Figure 8",
     title="Fig. 8: ≥ 8 ReLU local maxima of ℰ vs 2 linear ones (±φ₁) on the paper's 9 points",
     statement="On the 9 points of Fig. 8 (App. E.1) the ReLU energy ½𝕍[ReLU(wᵀx)] has many local maxima (≥ 8), more than "
               "the 4 PCA directions and not orthogonal to each other; the linear one has only two, at ±φ₁.",
@@ -173,10 +177,11 @@ RESULT = register(Result(
     params=(
         Param("points", str, "paper", "the data: the paper's 9 points, 9 uniform points, or 3 tight clusters",
               "paper", choices=POINTS),
-        Param("leak", float, 0.0, "negative slope of the 'ReLU' activation", "0 ≤ leak < 1"),
+        Param("leak", float, 0.0, "negative slope of the 'ReLU' activation", "0 ≤ leak < 1", low=0.0, high=1.0),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
+    cost=cost,
     forms=(AS_PRINTED,),
     report_instances=report_instances,
     module=__name__,

@@ -38,14 +38,20 @@ Status: verified-corrected → verified. The printed statement (eq. 15 with δ_k
 from __future__ import annotations
 
 import itertools
+import random
 
 import torch
 
 from ..core.evidence import Claim
+from ..core.params import sample_params
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, ProofErratum, Result, Status, Violation
+from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
+                           seed_param)
 from ..data.latents import dirichlet
 from ..optim.sphere_flow import normalize
+from .common import declared_strategy
+from .two_layer import project
+from .paper import PAPER
 
 ID = "nonlinear_cl.theorem_5"
 # Exact enumeration of O(1) quantities: identities hold to a few ulps times the number of terms.
@@ -56,22 +62,11 @@ DELTA_RTOL = 1e-8
 # amplified by 1/(λ − max d_k)², so near-degenerate instances (found by the worst-case search: gap 5e-5 gave
 # 2.6e-8 ≈ 0.3·eps/gap²) get that much room, with a factor 10 of margin; the erratum stays O(1) above it.
 SECULAR_AMPLIFICATION = 10.0
+BNS_RTOL = 1e-10  # |⟨s, s_BNS⟩| of two unit vectors computed two ways: eigh vs the secular-equation formula
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = []
-    if not 2 <= p["K"] <= 4:
-        out.append(Violation("2 ≤ K ≤ 4 receptive fields", "global modulation needs ≥ 2 RFs; joint enumeration "
-                             "caps K", ("K",), bypassable=False))
-    if not 2 <= p["atoms"] <= 4:
-        out.append(Violation("2 ≤ atoms ≤ 4", "atoms per (RF, z), enumerated jointly", ("atoms",), bypassable=False))
-    if not p["d"] >= 2:
-        out.append(Violation("d ≥ 2", "RF dimension", ("d",), bypassable=False))
-    if not 0 < p["p1"] < 1:
-        out.append(Violation("0 < p₁ < 1 (probabilities in the simplex)", "P[z = 1] must be a probability strictly "
-                             "between 0 and 1", ("p1",), bypassable=False))
-    if not 0 < p["weak_rf"] <= 1:
-        out.append(Violation("0 < weak_rf ≤ 1", "scale of the z-signal of RFs 2..K", ("weak_rf",), bypassable=False))
     if p["dependent"]:
         out.append(Violation("Assumption 2(iii): x_k conditionally independent given z", "dependent=True couples the "
                              "RFs' atoms (negative control)", ("dependent",)))
@@ -81,10 +76,17 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     return out
 
 
-def evaluate(p: dict, form: str, ctx) -> Outcome:
+def cost(p: dict) -> Cost:
+    """Joint enumeration: 2·atoms^K rows of dimension K·d, and their (Kd)² second moments."""
+    J, D = 2 * p["atoms"] ** p["K"], p["K"] * p["d"]
+    return Cost(elements=J * D + 3 * D * D, work=4 * J * D * D + 10 * J * p["K"])
+
+
+def joint_distribution(p: dict, ctx):
+    """The instance, enumerated jointly over (z, i_1..i_K): rows x = [x_1; ..; x_K] (J, Kd), their probabilities,
+    the z of each row, and the filters W (K, d)."""
     K, n, d = p["K"], p["atoms"], p["d"]
-    p1 = p["p1"]
-    pz = [1 - p1, p1]
+    pz = [1 - p["p1"], p["p1"]]
     atoms = ctx.randn(K, 2, n, d) + 0.5  # shifted so that ReLU gates are neither all on nor all off
     probs = torch.stack([torch.stack([dirichlet(ctx, n, 0.1) for _ in range(2)]) for _ in range(K)])  # (K, 2, n)
     # RFs 2..K: z = 1 moves their atoms and probabilities by only weak_rf of a generic draw (their Δ_k → 0)
@@ -92,7 +94,6 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     atoms[1:, 1] = atoms[1:, 0] + p["weak_rf"] * (atoms[1:, 1] - atoms[1:, 0])
     probs[1:, 1] = probs[1:, 0] + p["weak_rf"] * (probs[1:, 1] - probs[1:, 0])
     W = normalize(ctx.randn(K, d))
-    # Joint enumeration: (z, i_1..i_K) → x = [x_1; ..; x_K]
     rows, pr = [], []
     combos = [(i,) * K for i in range(n)] if p["dependent"] else list(itertools.product(range(n), repeat=K))
     for z in (0, 1):
@@ -102,38 +103,42 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
             for k in range(K):
                 q = q * probs[k, z, idx[k]]
             pr.append(q)
-    X = torch.stack(rows)  # (J, K d)
     P = torch.stack([torch.as_tensor(v, dtype=ctx.dtype, device=ctx.device) for v in pr])
-    P = P / P.sum()  # dependent: renormalise the coupled index distribution
+    zrow = torch.arange(2 * len(combos), device=ctx.device) >= len(combos)
+    return torch.stack(rows), P / P.sum(), zrow, W  # dependent: renormalise the coupled index distribution
+
+
+def weighted_cov(X: torch.Tensor, P: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    mean = P @ X
+    return mean, (X * P[:, None]).T @ X - torch.outer(mean, mean)
+
+
+def moments(X, P, zrow, W):
+    """𝕍[x̃], 𝕍[f₁], and per z: P[z], 𝔼[x̃|z], 𝕍[x̃|z] (Lemma 5's ingredients), all from the joint enumeration."""
+    K, d = W.shape
     Xk = X.reshape(-1, K, d)
     pre = torch.einsum("jkd,kd->jk", Xk, W)
-    gate = (pre > 0).to(ctx.dtype)
+    gate = (pre > 0).to(X.dtype)
     Xt = (gate[..., None] * Xk).reshape(-1, K * d)  # gated input x̃
-    f1 = gate * pre  # ReLU(w_kᵀx_k)
-    mean_t = P @ Xt
-    V = (Xt * P[:, None]).T @ Xt - torch.outer(mean_t, mean_t)
-    mf = P @ f1
-    Vf = (f1 * P[:, None]).T @ f1 - torch.outer(mf, mf)
-    # Per-z conditional moments, from the same joint enumeration
-    zmask = torch.cat([torch.zeros(len(combos), device=ctx.device), torch.ones(len(combos), device=ctx.device)]).bool()
-    cond = []
-    for z in (False, True):
-        m = zmask == z
-        Pz = P[m] / P[m].sum()
-        mz = Pz @ Xt[m]
-        Sz = (Xt[m] * Pz[:, None]).T @ Xt[m] - torch.outer(mz, mz)
-        cond.append((float(P[m].sum()), mz, Sz))
-    (q0, m0, S0), (q1, m1, S1) = cond
-    Delta = m1 - m0
-    L = q0 * S0 + q1 * S1
-    blockdiag = torch.zeros_like(L)
-    for k in range(K):
-        sl = slice(k * d, (k + 1) * d)
-        blockdiag[sl, sl] = L[sl, sl]
-    lemma5 = float((V - blockdiag - q0 * q1 * torch.outer(Delta, Delta)).abs().max())
+    _, V = weighted_cov(Xt, P)
+    _, Vf = weighted_cov(gate * pre, P)  # f₁ = ReLU(w_kᵀx_k)
+    cond = [(float(P[zrow == z].sum()), *weighted_cov(Xt[zrow == z], P[zrow == z] / P[zrow == z].sum()))
+            for z in (False, True)]
+    return V, Vf, cond
+
+
+def diag_blocks(M: torch.Tensor, K: int, d: int) -> torch.Tensor:
+    return torch.stack([M[k * d:(k + 1) * d, k * d:(k + 1) * d] for k in range(K)])
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    X, P, zrow, W = joint_distribution(p, ctx)
+    K, d = W.shape
+    V, Vf, ((q0, m0, S0), (q1, m1, S1)) = moments(X, P, zrow, W)
+    Delta, L = m1 - m0, q0 * S0 + q1 * S1
+    lemma5 = float((V - torch.block_diag(*diag_blocks(L, K, d)) - q0 * q1 * torch.outer(Delta, Delta)).abs().max())
     Dk = Delta.reshape(K, d)
-    Lk = torch.stack([L[k * d:(k + 1) * d, k * d:(k + 1) * d] for k in range(K)])
-    dk = torch.einsum("ki,kij,kj->k", W, Lk, W)
+    dk = torch.einsum("ki,kij,kj->k", W, diag_blocks(L, K, d), W)
     bk = (W * Dk).sum(1)
     evals, evecs = torch.linalg.eigh(Vf)
     lam, s = evals[-1], evecs[:, -1]
@@ -142,15 +147,9 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     inv = 1 / (lam - dk)
     delta = p["delta_scale"] * q0 * q1 * inv / Z**2 * ((bk**2 * inv).sum() - bk**2 * inv)
     # Lemma 4 with S = ssᵀ (projected): ẇ_k = P⊥ Σ_k' s_k s_k' Cov[x̃_k, x̃_k'] w_k'
-    Vb = V.reshape(K, d, K, d)
-    g4 = torch.einsum("k,l,kilj,lj->ki", s, s, Vb, W)
-    Ak = torch.stack([V[k * d:(k + 1) * d, k * d:(k + 1) * d] for k in range(K)])
-    g5 = torch.einsum("k,kij,kj->ki", s**2, Ak, W) + delta[:, None] * Dk * bk[:, None]
-
-    def proj(g):
-        return g - (g * W).sum(1, keepdim=True) * W
-
-    thm5 = float((proj(g4) - proj(g5)).abs().max())
+    g4 = torch.einsum("k,l,kilj,lj->ki", s, s, V.reshape(K, d, K, d), W)
+    g5 = torch.einsum("k,kij,kj->ki", s**2, diag_blocks(V, K, d), W) + delta[:, None] * Dk * bk[:, None]
+    thm5 = float((project(W, g4) - project(W, g5)).abs().max())
     alt_printed = 1 - q0 * q1 * bk**2 * inv
     alt_corrected = alt_printed * inv / Z**2
     # relative to the largest δ: a δ_k can be exactly 0 (b_{k'} = 0 for every k' ≠ k)
@@ -159,23 +158,24 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     cor_err = float((alt_corrected - delta).abs().max() / dmax)
     cor_tol = max(DELTA_RTOL, SECULAR_AMPLIFICATION * torch.finfo(delta.dtype).eps / float(lam - dk.max()) ** 2)
     claims = [
-        Claim.at_most("theorem_5_equals_lemma_4", thm5, ATOL * max(1.0, float(g4.abs().max())),
-                      "max |P⊥(Lemma-4 gradient, S = ssᵀ) − P⊥(s_k²A_k + δ_kΔ_kΔ_kᵀ)w_k| (eq. 15)"),
+        Claim.at_most("theorem_5_equals_lemma_4", thm5, 0.0,
+                      "max |P⊥(Lemma-4 gradient, S = ssᵀ) − P⊥(s_k²A_k + δ_kΔ_kΔ_kᵀ)w_k| (eq. 15)",
+                      atol=ATOL * max(1.0, float(g4.abs().max()))),
         Claim.at_least("delta_nonnegative", float(delta.min()), 0.0, f"min_k δ_k (λ − max d_k = {float(lam - dk.max()):.4g})"),
-        Claim.at_most("lemma_5_decomposition", lemma5, ATOL, "Lemma 5: max |𝕍[x̃] − diag_k L_k − p₀p₁ΔΔᵀ| (joint "
-                      "enumeration)", kind="proof_step"),
-        Claim.at_least("bns_eigenvector", float((s * s_bns).sum().abs()), 1 - 1e-10, "App. C.3: |⟨s, s_BNS⟩|",
-                       kind="proof_step"),
-        Claim.at_most("alternative_delta_as_printed", alt_err, DELTA_RTOL, "App. C.3, last sentence: max_k |δ_k^alt − "
-                      "δ_k|/max_k δ_k, δ^alt = 1 − p₀p₁b_k²/(λ − d_k)", kind="proof_step"),
-        Claim.at_most("alternative_delta_corrected", cor_err, cor_tol, "the same with δ^alt divided by "
-                      "Z²(λ − d_k) (secular equation)", kind="identity"),
+        Claim.at_most("lemma_5_decomposition", lemma5, 0.0, "Lemma 5: max |𝕍[x̃] − diag_k L_k − p₀p₁ΔΔᵀ| (joint "
+                      "enumeration)", kind="proof_step", atol=ATOL),
+        Claim.at_least("bns_eigenvector", float((s * s_bns).sum().abs()), 1.0, "App. C.3: |⟨s, s_BNS⟩|",
+                       kind="proof_step", rtol=BNS_RTOL),
+        Claim.at_most("alternative_delta_as_printed", alt_err, 0.0, "App. C.3, last sentence: max_k |δ_k^alt − "
+                      "δ_k|/max_k δ_k, δ^alt = 1 − p₀p₁b_k²/(λ − d_k)", kind="proof_step", atol=DELTA_RTOL),
+        Claim.at_most("alternative_delta_corrected", cor_err, 0.0, "the same with δ^alt divided by "
+                      "Z²(λ − d_k) (secular equation)", kind="identity", atol=cor_tol),
     ]
     details = {"delta": delta.tolist(), "min_delta_over_max": float(delta.min() / dmax), "delta_alt_printed": alt_printed.tolist(),
                "delta_alt_corrected": alt_corrected.tolist(), "d_k": dk.tolist(), "b_k": bk.tolist(),
                "lambda": float(lam), "s": s.tolist(), "lemma5_err": lemma5, "thm5_err": thm5,
                "secular_equation": float(q0 * q1 * (bk**2 * inv).sum())}
-    return Outcome(thm5, ATOL, None, claims, details)
+    return Outcome(claims=claims, details=details, headline="theorem_5_equals_lemma_4")
 
 
 BINDING = dict(weak_rf=0.01)
@@ -184,39 +184,41 @@ BINDING = dict(weak_rf=0.01)
 def report_instances(suite):
     yield AS_PRINTED, {}, False
     yield AS_PRINTED, BINDING, False
-    for i in range(suite.report_examples):
-        yield AS_PRINTED, dict(K=2 + i % 3, d=2 + i % 3, p1=round(0.2 + 0.15 * i, 2), seed=i), False
+    rng = random.Random(1)
+    for _ in range(suite.report_examples):
+        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
     yield AS_PRINTED, dict(dependent=True), True
     yield AS_PRINTED, dict(delta_scale=-1.0), True
     yield AS_PRINTED, dict(delta_scale=1 + 1e-9), True
 
 
 def _strategy():
-    from ..strategies.nonlinear_cl import theorem_5_params
-
-    return theorem_5_params()
+    return declared_strategy(ID)
 
 
 RESULT = register(Result(
     id=ID,
-    paper="001",
-    paper_title="Tian: Understanding the Role of Nonlinearity in Training Dynamics of Contrastive Learning",
+    paper=PAPER,
+    section="Section 4.2, Theorem 5 (proof in Appendix C.3)",
     title="Theorem 5: ẇ_k = P⊥(s_k²A_k + δ_kΔ_kΔ_kᵀ)w_k with δ_k ≥ 0 (global modulation); erratum in the proof's alternative δ_k",
     statement="Under Assumption 2 with C = 2, M = 1: ẇ_k = P⊥_{w_k}(s_k²A_k(w_k) + δ_kΔ_kΔ_kᵀ)w_k (eq. 15), with s_k² and "
               "δ_k ≥ 0 scalars defined in the proof (Theorem 5, §4.2).",
     status=Status.VERIFIED,
     params=(
-        Param("K", int, 3, "receptive fields", "2 ≤ K ≤ 4"),
-        Param("d", int, 3, "dimension of each RF", "≥ 2"),
-        Param("atoms", int, 3, "atoms per (RF, z), Dirichlet probabilities", "2 ≤ atoms ≤ 4"),
-        Param("p1", float, 0.4, "P[z = 1]", "(0, 1)"),
-        Param("seed", int, 0, "seed of the atoms, probabilities and filters", "any integer"),
+        Param("K", int, 3, "receptive fields (global modulation needs ≥ 2; joint enumeration caps K)", low=2, high=4,
+              sample=(2, 4)),
+        Param("d", int, 3, "dimension of each RF", low=2, high=8, sample=(2, 4)),
+        Param("atoms", int, 3, "atoms per (RF, z), Dirichlet probabilities", low=2, high=4, sample=(2, 3)),
+        Param("p1", float, 0.4, "P[z = 1]", low=1e-6, high=1 - 1e-6, sample=(0.05, 0.95)),
+        seed_param("seed of the atoms, probabilities and filters"),
         Param("dependent", bool, False, "couple the RFs given z (violates Assumption 2(iii); negative control)", "False"),
-        Param("delta_scale", float, 1.0, "multiplies δ_k (negative control)", "= 1"),
-        Param("weak_rf", float, 1.0, "scale of the z-signal (Δ_k) of RFs 2..K; small: δ_1 close to 0", "(0, 1]"),
+        Param("delta_scale", float, 1.0, "multiplies δ_k (negative control)", "1", low=-1e3, high=1e3),
+        Param("weak_rf", float, 1.0, "scale of the z-signal (Δ_k) of RFs 2..K; small: δ_1 close to 0", low=1e-6,
+              high=1.0, sample=(1e-3, 1.0), log=True),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
+    cost=cost,
     forms=(AS_PRINTED,),
     report_instances=report_instances,
     module=__name__,

@@ -7,7 +7,8 @@ sample); so is every "shared weights + per-sample variables" problem.
 
 Why Newton: small instances (tens to hundreds of variables) are overhead-bound, not flop-bound, so the
 number of iterations is what costs; Newton needs tens where L-BFGS needs hundreds or thousands on
-weakly curved problems (digest 004, A7). Why the Schur complement: eliminating the block-diagonal x part
+weakly curved problems (the MSE-UFM of paper 004: features in 1^⊥ outside span(W) have curvature
+λK/(N(d+λK)²)). Why the Schur complement: eliminating the block-diagonal x part
 costs O(N q³ + N m² q + m³) instead of O((m + Nq)³), and keeps larger instances cheap.
 
 Globalisation is Levenberg–Marquardt: the step solves (H + μI) s = −g with a per-instance μ ≥ mu_min,

@@ -116,3 +116,18 @@ def euler_rate(rate: float | torch.Tensor, dt: float):
         return -torch.log1p(-dt * rate) / dt
     import math
     return -math.log1p(-dt * rate) / dt
+
+
+def rk4(f: Callable[[torch.Tensor], torch.Tensor], y0: torch.Tensor, horizon: torch.Tensor | float,
+        steps: int) -> torch.Tensor:
+    """Classical Runge–Kutta for the autonomous ẏ = f(y), batched over rows, each row to its own ``horizon``
+    (a tensor broadcastable against y0, or a float) in ``steps`` equal steps; returns y(horizon)."""
+    h = torch.as_tensor(horizon, dtype=y0.dtype, device=y0.device) / steps
+    y = y0
+    for _ in range(steps):
+        k1 = f(y)
+        k2 = f(y + 0.5 * h * k1)
+        k3 = f(y + 0.5 * h * k2)
+        k4 = f(y + h * k3)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return y

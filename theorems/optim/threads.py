@@ -1,28 +1,22 @@
-"""Evaluations on small tensors run with one intra-op thread.
+"""Intra-op threads for loops of tiny tensor operations.
 
-The instances of the dynamics results (paper 002) are sequences of thousands of operations on tensors of a few
-hundred elements. Torch does not split such operations across threads, but its MKL/OpenMP pool still
-synchronises (and spin-waits) on every BLAS/LAPACK call: on a 2-core machine running two pytest-xdist workers
-with two threads each, the same checks took 191 s of CPU with torch's default two threads and 27 s with one
-(paper 002's share of the default pytest, measured under load; see the report of issue 17). One thread also
-fixes the order of floating-point reductions whatever the caller's setting, which is what the report's worker
-processes do too (``theorems.core.runner.prepare_worker``).
+Paper 000's iterative loops (NT-Xent training of small Transformer heads, FISTA on batched min-norm points)
+run thousands of operations on tensors of a few thousand elements. At that size torch's intra-op
+parallelism only adds synchronisation: on a shared 2-core machine (load ≈ 7) the default trained-attention
+instance took 185 s of wall time with torch's default two threads and 6 s with one, for the same numbers.
+:func:`single_threaded` runs a block with one intra-op thread and restores the previous setting.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-from typing import Callable, Iterator, TypeVar
 
 import torch
 
-F = TypeVar("F", bound=Callable)
-
 
 @contextlib.contextmanager
-def one_thread() -> Iterator[None]:
-    """Run the block with ``torch.set_num_threads(1)``; the caller's setting is restored afterwards."""
+def single_threaded():
+    """Run the block with ``torch.set_num_threads(1)``, restoring the previous count afterwards."""
     previous = torch.get_num_threads()
     if previous == 1:
         yield
@@ -34,12 +28,15 @@ def one_thread() -> Iterator[None]:
         torch.set_num_threads(previous)
 
 
-def small_tensors(fn: F) -> F:
-    """Decorator: ``fn`` runs under :func:`one_thread` (for evaluations whose tensors are small)."""
+def one_thread(evaluate):
+    """``evaluate`` run under :func:`single_threaded` (for a result whose evaluation is all small tensors: its
+    numbers then do not depend on the caller's thread count either, since reductions run in one order)."""
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        with one_thread():
-            return fn(*args, **kwargs)
+    def wrapped(params, form, ctx):
+        with single_threaded():
+            return evaluate(params, form, ctx)
 
-    return wrapper  # type: ignore[return-value]
+    wrapped.__name__ = getattr(evaluate, "__name__", "evaluate")
+    wrapped.__doc__ = evaluate.__doc__
+    wrapped.__wrapped__ = evaluate
+    return wrapped

@@ -35,7 +35,7 @@ from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Statu
 from ..data.ssl_pairs import make_moons, ssl_triplets
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from ..optim.stiefel import haar_stiefel
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from .instances import n_param, widths_param
 from .networks import sweep_cost, sweep_violations, train_and_compare
 from .paper import PAPER
@@ -47,7 +47,7 @@ ACTS = ("tanh", "softplus2", "relu", "sigmoid")
 SLOPE_MAX = -0.1
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     widths = list(p["widths"])
     t = ssl_triplets(ctx, make_moons(ctx, p["n"], 0.05), 0.1)

@@ -43,7 +43,7 @@ from ..core.registry import register
 from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
                            seed_param)
 from ..data.ssl_pairs import gaussian_data, make_moons
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from .paper import PAPER
 from .trace_form import sym
 
@@ -71,7 +71,7 @@ def resampled_C(ctx, X, R, sigma2, noise_mean):
     return sym(X.T @ (X[idx] - pos) / n)
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     X = _data(p, ctx)
     n = X.shape[0]

@@ -45,7 +45,7 @@ from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Statu
 from ..data.ssl_pairs import make_moons, ssl_triplets
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from ..optim.stiefel import haar_stiefel
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from .instances import n_param, widths_param
 from .networks import sweep_cost, sweep_violations, train_and_compare
 from .paper import PAPER
@@ -57,7 +57,7 @@ PREDICTED_SIGN = {"tanh": -1.0, "relu": -1.0, "sigmoid": 1.0}
 PAPER_SCALE = dict(widths=(10, 30, 100, 300, 1000, 2000), steps=500, seeds=10, n=100)
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     widths = list(p["widths"])
     t = ssl_triplets(ctx, make_moons(ctx, p["n"], 0.05), 0.1)

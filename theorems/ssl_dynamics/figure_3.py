@@ -62,7 +62,7 @@ from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..optim.stiefel import haar_stiefel, mT, reduce_to_span, step
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from .instances import (build_C, common_C_violations, d_param, data_param, is_simple, n_param, spectrum_of,
                         widths_param)
 from .paper import PAPER
@@ -177,7 +177,7 @@ def _measures(p, q, lam, widths, N):
             "ode_over_gd_half_time": float(np.median(t_half_ode[finite] / t_half[finite])) if finite.any() else math.nan}
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     C_t, _ = build_C(p, ctx)
     lam_t, V_t = torch.linalg.eigh(C_t)

@@ -37,7 +37,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from .paper import PAPER
 
 ID = "ssl_dynamics.lemma_1"
@@ -53,7 +53,7 @@ def _features(model: str, ctx, d: int, h: int):
     return lambda x: x
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     d, z, h, model = p["d"], p["z"], p["h"], p["model"]
     X, Xp = ctx.randn(p["pairs"], d), ctx.randn(p["pairs"], d)

@@ -49,7 +49,7 @@ from ..core.registry import register
 from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
                            seed_param)
 from ..optim.stiefel import haar_stiefel
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from .instances import widths_param
 from .paper import PAPER
 
@@ -84,7 +84,7 @@ def _tail_steps(widths, t, s):
     return excess, t * math.log(h) / math.sqrt(h * (1 - s)), h
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     widths = list(p["widths"])
     L, s, R = p["L"], p["s"], p["draws"]

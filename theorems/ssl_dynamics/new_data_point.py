@@ -36,7 +36,7 @@ from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Resu
 from ..data.ssl_pairs import make_moons
 from ..optim.ode import integrate_batched, rhs_theorem2
 from ..optim.stiefel import FLOWS, flow_rhs, haar_stiefel
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from .instances import build_C, is_simple, n_param, spectrum_of
 from .paper import PAPER
 
@@ -71,7 +71,7 @@ def _runs(p, C, lam, V, W1, W2, T):
     return solW, solq, q0
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     C_t, _ = build_C({**p, "data": "moons", "d": 2}, ctx)
     lam_t, V_t = torch.linalg.eigh(C_t)

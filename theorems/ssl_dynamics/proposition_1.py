@@ -59,7 +59,7 @@ from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
                            seed_param)
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from .instances import (build_C, common_C_violations, d_param, data_param, explicit_C_param, is_simple, loss_param,
                         n_param, nc_sign_param, spectrum_of)
 from .paper import PAPER
@@ -173,7 +173,7 @@ def _two_layer(ctx, C, z, h, seeds, eta, max_steps):
     return stop, True, ratio, float((Vh[:, 0, :] @ torch.linalg.eigh(C)[1][:, 0]).abs().min())
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     explicit = bool(p["C"])
     C, t = build_C(p, ctx)

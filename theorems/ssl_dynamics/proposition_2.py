@@ -41,7 +41,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from .constraints import CONSTRAINTS, project_ball
 from .instances import (build_C, common_C_violations, d_param, data_param, explicit_C_param, is_simple, loss_param,
                         n_param, nc_sign_param, spectrum_of)
@@ -147,7 +147,7 @@ def _nonlinear_part(ctx, p, t):
     return claims, details, bool(conv.any())
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     C, t = build_C(p, ctx)
     lam, V = torch.linalg.eigh(C)

@@ -57,7 +57,7 @@ from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
                            seed_param)
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from ..optim.stiefel import haar_stiefel, qf, velocity
 from .constraints import project_ball
 from .instances import explicit_C_param, matrix_C, spectrum_param
@@ -226,7 +226,7 @@ def _claims(form, results, best, sv, k, Lstar):
                                    atol=SV_TOL)]
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     C = matrix_C(p, ctx)
     z, h, R, max_iter, norm = p["z"], p["h"], p["restarts"], p["max_iter"], p["norm"]

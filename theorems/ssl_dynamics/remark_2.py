@@ -50,7 +50,7 @@ from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome,
                            seed_param)
 from ..data.ssl_pairs import dataset
 from ..optim.lbfgs import autograd_objective, batched_lbfgs
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from .paper import PAPER
 
 ID = "ssl_dynamics.remark_2"
@@ -131,7 +131,7 @@ def _expansion_ratio(fns, theta, scale):
     return rem(eps) / rem(eps / 2)
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     spec = list(p["spectrum"])
     d, z = len(spec), p["z"]

@@ -44,7 +44,7 @@ from ..core.registry import register
 from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status,
                            Violation, seed_param)
 from ..optim.stiefel import haar_stiefel
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from .instances import (SIMPLE_GAP_RTOL, build_C, common_C_violations, d_param, data_param, explicit_C_param, is_simple,
                         loss_param, n_param, spectrum_of)
 from .paper import PAPER
@@ -110,7 +110,7 @@ def _gd(Theta0, A, C, P, eta, steps):
     return torch.stack(before), torch.stack(after), steps
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     explicit = bool(p["C"])
     C, t = build_C(p, ctx)

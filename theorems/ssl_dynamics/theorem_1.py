@@ -61,7 +61,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from ..optim.stiefel import haar_stiefel
 from .instances import widths_param
@@ -136,7 +136,7 @@ def _d_invariance(ctx, p, gap):
     return float(stat.pvalue), float(gap.median() / ref.median())
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     act, h, d, z, r, K = p["activation"], p["h"], p["d"], p["z"], p["r"], p["K"]
     c = _const(act)
@@ -261,7 +261,7 @@ RESULT = register(Result(
 
 
 # -- the width-scaling trend -----------------------------------------------------------------------------
-@small_tensors
+@one_thread
 def evaluate_rate(p: dict, form: str, ctx) -> Outcome:
     act, w2 = p["activation"], p["w2"]
     widths = list(p["widths"])

@@ -45,7 +45,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from ..optim.ode import integrate_batched, rhs_stiefel, rhs_theorem2
 from ..optim.stiefel import FLOWS, flow_rhs, haar_stiefel, realise_q, trace_loss, velocities
 from .instances import explicit_C_param, matrix_C, spectrum_param
@@ -112,7 +112,7 @@ def _integrate(p, C, V, Y0, q0, lam, d):
     return qs, solq.y[:, 0], drift, solW, solq
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     C = matrix_C(p, ctx)
     d, z, h, flow = C.shape[0], p["z"], p["h"], p["flow"]

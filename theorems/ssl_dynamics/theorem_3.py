@@ -54,7 +54,7 @@ from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status,
                            Violation, seed_param)
-from ..optim.threads import small_tensors
+from ..optim.threads import one_thread
 from ..optim.ode import integrate_batched, rhs_theorem3
 from ..optim.stiefel import haar_stiefel, mT, step
 from .instances import gapped_spectrum_values, is_simple
@@ -193,7 +193,7 @@ def _claims(form, lam, dist, pdist, drops, worst_fit, rate, T, starts):
                                     rtol=RATE_RTOL)]
 
 
-@small_tensors
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     lam = np.sort(np.array(p["lams"]), kind="stable")
     t, q, q0, sol = _trajectories(p, lam, ctx)

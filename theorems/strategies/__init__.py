@@ -12,4 +12,5 @@ from .cl_generalization import *  # noqa: F401,F403
 from .deep_fusion import *  # noqa: F401,F403
 from .neural_collapse import *  # noqa: F401,F403
 from .nonlinear_cl import *  # noqa: F401,F403
+from .nonlinear_cl_training import *  # noqa: F401,F403
 from .ssl_dynamics import *  # noqa: F401,F403

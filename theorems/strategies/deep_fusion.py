@@ -1,114 +1,112 @@
-"""Strategies for paper 000 (Deep Fusion): unions of subspaces inside each result's hypotheses.
+"""Strategies for paper 000 (Deep Fusion): every range comes from the results' `Param` declarations.
 
-Ranges: m ∈ [2, 32], K ∈ [2, 5], r ≤ ⌊m/K⌋ (independent random subspaces), cluster
-sizes ν ∈ [1, 8]; ε ∈ [0, 0.99], ρ ∈ [0.01, 1] for the noise lemma; separable noisy instances with
-ε ∈ [1e-3, 0.1] for Theorem 2. Every draw is re-validated against the result's own hypotheses.
+:func:`union_params` draws the union-of-subspaces parameters of a result from its declared ``sample`` ranges,
+narrowing only where a hypothesis ties two of them together (m ≥ K·r for independent random subspaces, m ≥ 2r or
+(K+1)r for the equal-angle arrangement, a cap on the out-of-cluster samples where ρ is enumerated exactly); the
+result-specific parameters come from their declarations too (:func:`theorems.strategies.param`). Effort knobs
+(``instances``, ``restarts``) are fixed per strategy to keep one example of the CI search cheap; they carry no
+``sample`` range. Every draw is re-validated against the result's own hypotheses (:func:`valid_for`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import strategies as st
 
+from ..core.registry import get
 from ..core.result import AS_PRINTED, CORRECTED
-from ._common import valid_for
+from ..data.subspaces import angle_arrangement_dim
+from ._common import declared_params, param, valid_for
 
-__all__ = ["union_of_subspaces_params", "theorem_1_params", "definition_1_params", "noise_lemma_params",
-           "theorem_2_params", "theorem_2_depth_params", "algorithm_1_params"]
+__all__ = ["union_params", "theorem_1_params", "definition_1_params", "noise_lemma_params", "theorem_2_params",
+           "theorem_2_depth_params", "algorithm_1_params", "tables_params", "trained_attention_params",
+           "fusion_trend_params"]
+
+UNION = ("m", "K", "r", "nu", "imbalance", "arrangement", "angle_deg", "signs")
 
 
 @st.composite
-def union_of_subspaces_params(draw, K_max: int = 5, m_max: int = 32, nu_max: int = 8, n_out_max: int | None = None,
-                              signs: str = "cone", arrangement: str | None = None) -> dict:
-    """(m, K, r, ν, imbalance, arrangement, angle, signs, seed) with K·r ≤ m (independent subspaces).
+def union_params(draw, result_id: str, form: str, n_out_max: int | None = None, independent: bool = True,
+                 **fixed: Any) -> dict:
+    """Every declared parameter of ``result_id`` (``fixed`` overrides, values or strategies), with m drawn at
+    least as large as the arrangement needs and ν, imbalance capped so that at most ``n_out_max`` samples lie
+    outside cluster 0."""
+    P = {p.name: p for p in get(result_id).params}
 
-    ``n_out_max`` caps the out-of-cluster sample count (exact Definition-1 ρ enumerates 2^(N−1) patterns).
-    """
-    K = draw(st.integers(2, K_max))
-    arrangement = arrangement or draw(st.sampled_from(("random", "angle")))
-    if arrangement == "angle":
-        r = draw(st.integers(1, max(1, m_max // (2 if K == 2 else K + 1))))
-        m_min = 2 * r if K == 2 else (K + 1) * r
-    else:
-        r = draw(st.integers(1, max(1, min(4, m_max // K))))
-        m_min = max(K * r, r + 1)
-    m = draw(st.integers(m_min, max(m_min, min(m_max, m_min + 8))))
-    nu = draw(st.integers(1, nu_max))
-    imbalance = draw(st.integers(0, 2))
-    if n_out_max is not None:
-        while nu > 1 and (K - 1) * nu + imbalance * (K * (K - 1) // 2) > n_out_max:
+    def pick(name, lo=None, hi=None):
+        if name in fixed:
+            v = fixed[name]
+            return draw(v) if isinstance(v, st.SearchStrategy) else v
+        return draw(param(P[name], lo, hi))
+
+    out = {name: pick(name) for name in P if name not in UNION}
+    K = pick("K")
+    arrangement = pick("arrangement") if "arrangement" in P else "random"
+    m_hi = P["m"].sample[1]
+    per = (K if K == 2 else K + 1) if arrangement == "angle" else (K if independent else 1)
+    r = pick("r", hi=max(P["r"].sample[0], m_hi // per))
+    need = angle_arrangement_dim(K, r) if arrangement == "angle" else max(K * r if independent else 1, r + 1)
+    m = pick("m", lo=min(need, m_hi)) if need <= m_hi else need
+    nu, imbalance = pick("nu"), pick("imbalance")
+    if n_out_max is not None:  # keep the exact enumeration of ρ small: shrink ν, then drop the imbalance
+        while nu > P["nu"].low and (K - 1) * nu + imbalance * (K * (K - 1) // 2) > n_out_max:
             nu -= 1
         if (K - 1) * nu + imbalance * (K * (K - 1) // 2) > n_out_max:
             imbalance = 0
-    return dict(m=m, K=K, r=r, nu=nu, imbalance=imbalance, arrangement=arrangement,
-                angle_deg=draw(st.floats(5.0, 90.0)), signs=signs, seed=draw(st.integers(0, 2**16)))
+    out.update(m=m, K=K, r=r, nu=nu, imbalance=imbalance, arrangement=arrangement, angle_deg=pick("angle_deg"))
+    if "signs" in P:
+        out["signs"] = pick("signs")
+    return valid_for(result_id, form)(out)
 
 
-def _fits(p: dict, n_out_max: int) -> bool:
-    K, nu, imb = p["K"], p["nu"], p["imbalance"]
-    return sum(nu + c * imb for c in range(1, K)) <= n_out_max
-
-
-@st.composite
-def theorem_1_params(draw, form: str = CORRECTED) -> dict:
-    """Theorem 1 inside its corrected hypotheses (cone data, independent subspaces, unit W, bilinear A)."""
-    p = draw(union_of_subspaces_params(K_max=5, m_max=16, nu_max=6, n_out_max=10 if form == AS_PRINTED else None)
-             .filter(lambda q: form == CORRECTED or _fits(q, 10)))
+def theorem_1_params(form: str = CORRECTED) -> st.SearchStrategy:
+    """Theorem 1 inside its hypotheses; the printed form on random subspaces with ≤ 10 samples outside a
+    cluster (Definition 1's ρ is enumerated exactly there)."""
     if form == AS_PRINTED:
-        p = {**p, "arrangement": "random", "m": max(p["m"], p["K"] * p["r"])}
-    return valid_for("deep_fusion.theorem_1", form)(p)
+        return union_params("deep_fusion.theorem_1", form, n_out_max=10, arrangement="random")
+    return union_params("deep_fusion.theorem_1", form, signs="cone")
 
 
-@st.composite
-def definition_1_params(draw) -> dict:
-    """Definition 1 with ≤ 7 out-of-cluster samples (exact ρ checked against a scipy reference, one SLSQP per
-    sign pattern: 2^6 patterns keep an example well under a second)."""
-    p = draw(union_of_subspaces_params(K_max=4, m_max=12, nu_max=3, n_out_max=7,
-                                       signs=draw(st.sampled_from(("cone", "arbitrary"))))
-             .filter(lambda q: _fits(q, 7)))
-    return valid_for("deep_fusion.definition_1", AS_PRINTED)({**p, "instances": 4})
+def definition_1_params() -> st.SearchStrategy:
+    """≤ 7 out-of-cluster samples: the scipy reference solves one SLSQP per sign pattern (2^6 keep an example
+    well under a second); 4 instances an example."""
+    return union_params("deep_fusion.definition_1", AS_PRINTED, n_out_max=7, instances=4, independent=False)
 
 
-@st.composite
-def noise_lemma_params(draw, form: str = CORRECTED) -> dict:
-    """ε ∈ [0, 0.99], ρ ∈ [0.01, 1], m ∈ [3, 24], random or extremal noise, either sign of x_iᵀu."""
-    m = draw(st.integers(3, 24))
-    p = dict(eps=draw(st.floats(0.0, 0.99)), rho=draw(st.floats(0.01, 1.0)), m=m, r=draw(st.integers(1, m - 1)),
-             mode=draw(st.sampled_from(("random", "adversarial"))),
-             margin_sign=draw(st.sampled_from(("positive", "negative"))), seed=draw(st.integers(0, 2**16)),
-             instances=64)
-    return valid_for("deep_fusion.noise_lemma", form)(p)
+def noise_lemma_params(form: str = CORRECTED) -> st.SearchStrategy:
+    """ε, ρ, m, r, mode and the sign of x_iᵀu from the declarations; 64 instances an example."""
+    return declared_params("deep_fusion.noise_lemma", form, instances=64)
 
 
-@st.composite
-def theorem_2_params(draw, form: str = AS_PRINTED) -> dict:
-    """Noisy cone data, separable or not: m ∈ [K·r+1, 40], K ∈ [2, 4], r ∈ [1, 3], ν ∈ [2, 12],
-    ε ∈ [1e-3, 0.3] (no separability: the statement assumes none)."""
-    K = draw(st.integers(2, 4))
-    r = draw(st.integers(1, 3))
-    p = dict(K=K, r=r, m=draw(st.integers(K * r + 1, 40)), nu=draw(st.integers(2, 12)),
-             imbalance=draw(st.integers(0, 2)), eps=draw(st.floats(1e-3, 0.3)),
-             noise=draw(st.sampled_from(("random", "exact", "toward"))),
-             seed=draw(st.integers(0, 2**16)), instances=8, restarts=16)
-    return valid_for("deep_fusion.theorem_2", form)(p)
+def theorem_2_params(form: str = AS_PRINTED) -> st.SearchStrategy:
+    """Noisy cone data, separable or not (the statement assumes no separability); 8 instances and 16 witnesses
+    of each kind an example."""
+    return union_params("deep_fusion.theorem_2", form, instances=8, restarts=16)
 
 
-@st.composite
-def theorem_2_depth_params(draw) -> dict:
-    """Stacked blocks on noisy cone data: K ∈ [2, 3], r ∈ [1, 2], ν ∈ [2, 6], ε ∈ [1e-3, 0.2], depth ∈ [2, 6]."""
-    K = draw(st.integers(2, 3))
-    r = draw(st.integers(1, 2))
-    p = dict(K=K, r=r, m=draw(st.integers(K * r + 1, 16)), nu=draw(st.integers(2, 6)),
-             eps=draw(st.floats(1e-3, 0.2)), noise=draw(st.sampled_from(("random", "exact"))),
-             depth=draw(st.integers(2, 6)), residual=draw(st.booleans()), seed=draw(st.integers(0, 2**16)),
-             instances=4, restarts=8)
-    return valid_for("deep_fusion.theorem_2_depth", AS_PRINTED)(p)
+def theorem_2_depth_params() -> st.SearchStrategy:
+    """Stacked blocks on noisy cone data; 4 instances and 8 witnesses of each kind an example."""
+    return union_params("deep_fusion.theorem_2_depth", AS_PRINTED, instances=4, restarts=8)
 
 
-@st.composite
-def algorithm_1_params(draw, form: str = CORRECTED) -> dict:
-    p = draw(union_of_subspaces_params(K_max=4, m_max=10, nu_max=4, n_out_max=8,
-                                       signs=draw(st.sampled_from(("cone", "arbitrary"))))
-             .filter(lambda q: _fits(q, 8)))
-    p.update(alpha=draw(st.floats(0.01, 1.0)), instances=2, restarts=8)
-    p["r"] = min(p["r"], p["nu"])  # the samples must span their subspace (ν ≥ r)
-    return valid_for("deep_fusion.algorithm_1", form)(p)
+def algorithm_1_params(form: str = CORRECTED) -> st.SearchStrategy:
+    """≤ 8 out-of-cluster samples (exact ρ), each class spanning its subspace (ν ≥ r); 2 instances, 8 restarts."""
+    return union_params("deep_fusion.algorithm_1", form, n_out_max=8, instances=2, restarts=8,
+                        independent=False).filter(lambda p: p["nu"] >= p["r"])
+
+
+def tables_params() -> st.SearchStrategy:
+    """One sentence group of §Experiment against the tables as printed (finite: every row is checked)."""
+    return declared_params("deep_fusion.tables", AS_PRINTED)
+
+
+def trained_attention_params() -> st.SearchStrategy:
+    """Small trained heads from the declared ranges (K·r ≤ m, heads dividing m)."""
+    return declared_params("deep_fusion.trained_attention", AS_PRINTED)
+
+
+def fusion_trend_params() -> st.SearchStrategy:
+    """Base points of the three sweeps from the declared ranges (ε ≤ 0.01, θ ≥ 45°: separable at every swept
+    point), 16 instances a point."""
+    return declared_params("deep_fusion.fusion_trend", AS_PRINTED, instances=16)

@@ -1,108 +1,42 @@
 """Strategies for paper 001 (Tian, nonlinearity in contrastive learning).
 
-Ranges encode the hypotheses of each result; every draw is re-validated with :func:`valid_for`. Where a
-hypothesis can be made to nearly bind, the ranges reach towards it (the conformance worst-case search then
-steers there with ``hypothesis.target`` on the slack).
+Most results draw from their own `Param` declarations (``declared_params``, called from the result modules through
+``theorems.nonlinear_cl.common.declared_strategy``). The strategies here are the ones where a hypothesis ties
+parameters together or an instance family is a fixed configuration with one parameter moved, so that no range is
+written twice: the ranges still come from the declarations (``param``), narrowed where the hypothesis bites.
 """
 
 from __future__ import annotations
 
-import math
-
 from hypothesis import strategies as st
 
-from ..core.result import AS_PRINTED, CORRECTED
-from ._common import valid_for
+from ..core.result import AS_PRINTED
+from ._common import declared_params, param, param_of, valid_for
 
-__all__ = ["lme_mixture_params", "theorem_1_params", "summation_params", "categorical_params", "roughness_params",
-           "linear_vs_relu_params", "theorem_3_params", "theorem_4_params", "theorem_5_params", "theorem_6_params"]
+__all__ = ["theorem_1_params", "theorem_4_params"]
 
-Q_STAR = (3 - math.sqrt(5)) / 2
-
-
-@st.composite
-def lme_mixture_params(draw) -> dict:
-    """Theorem 1 on a simplex Gaussian mixture (ReLU): d ∈ [2, 4], radius ∈ [2, 4], σ ∈ [0.2, 0.6] (clusters
-    well separated, so LMEs exist)."""
-    params = dict(d=draw(st.integers(2, 4)), radius=round(draw(st.floats(2.0, 4.0)), 3),
-                  sigma=round(draw(st.floats(0.2, 0.6)), 3), seed=draw(st.integers(0, 2**16)), starts=16)
-    return valid_for("nonlinear_cl.theorem_1", AS_PRINTED)(params)
-
-
-@st.composite
-def leaky_pair_params(draw) -> dict:
-    """Theorem 1 on the LeakyReLU pair, where λ_gap/ρ runs from ≈ 13 (τ = 1) down to ≈ 1.1 (τ = 1.39)."""
-    params = dict(model="leaky_pair", d=draw(st.integers(2, 3)), radius=1.0, sigma=1.0, neg_weight=0.9, leak=0.5,
-                  tangent_sigma=round(draw(st.floats(1.0, 1.39)), 4), seed=draw(st.integers(0, 2**16)), dt=0.02,
-                  steps=1000)
-    return valid_for("nonlinear_cl.theorem_1", AS_PRINTED)(params)
+T1 = "nonlinear_cl.theorem_1"
+T4 = "nonlinear_cl.theorem_4"
 
 
 def theorem_1_params():
-    return st.one_of(lme_mixture_params(), leaky_pair_params())
+    """Theorem 1 on two families: the simplex Gaussian mixture (ReLU, from the declarations, 16 starts), and the
+    LeakyReLU pair where λ_gap/ρ runs from ≈ 13 (τ = 1) down to ≈ 1.1 (τ = 1.39): the pair is one configuration of
+    the module (radius = σ = 1, neg_weight = 0.9, leak = 0.5) with tangent_sigma moved inside where λ_gap > ρ."""
+    from ..nonlinear_cl.theorem_1 import LEAKY
+
+    mixture = declared_params(T1, AS_PRINTED, model="mixture", starts=16)
+    leaky = st.fixed_dictionaries({
+        **{k: st.just(v) for k, v in LEAKY.items()},
+        "d": param(param_of(T1, "d"), 2, 3),
+        "tangent_sigma": st.floats(1.0, 1.39),
+        "seed": param(param_of(T1, "seed")),
+    }).map(valid_for(T1, AS_PRINTED))
+    return st.one_of(mixture, leaky)
 
 
-@st.composite
-def summation_params(draw) -> dict:
-    """Latent summation: M ∈ [2, 6], q ∈ [0.02, 0.95] away from the threshold by ≥ 1e-3 (both sides)."""
-    q = draw(st.floats(0.02, 0.95).filter(lambda q: abs(q - Q_STAR) > 1e-3))
-    params = dict(M=draw(st.integers(2, 6)), q=round(q, 6), seed=draw(st.integers(0, 2**16)))
-    return valid_for("nonlinear_cl.summation_model", AS_PRINTED)(params)
-
-
-@st.composite
-def categorical_params(draw) -> dict:
-    """Latent categorical: M ∈ [2, 8], optionally one rare pattern P[y = 1] ∈ [1e-8, 1e-2]."""
-    M = draw(st.integers(2, 8))
-    p_min = draw(st.one_of(st.just(0.0), st.floats(-8.0, -2.0).map(lambda e: float(f"{10 ** e:.3g}"))))
-    params = dict(M=M, p_min=p_min, seed=draw(st.integers(0, 2**16)))
-    return valid_for("nonlinear_cl.categorical_model", AS_PRINTED)(params)
-
-
-@st.composite
-def roughness_params(draw, form: str = CORRECTED) -> dict:
-    """Theorem 2: C₀ log-uniform on [0.01, 100], uniform or bump (k ∈ [0, 4]) radial profiles."""
-    params = dict(C0=float(f"{10 ** draw(st.floats(-2.0, 2.0)):.6g}"), profile=draw(st.sampled_from(("uniform", "bump"))),
-                  k=draw(st.integers(0, 4)))
-    return valid_for("nonlinear_cl.theorem_2", form)(params)
-
-
-@st.composite
-def linear_vs_relu_params(draw) -> dict:
-    params = dict(d=draw(st.integers(2, 5)), sigma=round(draw(st.floats(0.2, 0.6)), 3),
-                  radius=round(draw(st.floats(2.0, 4.0)), 3), seed=draw(st.integers(0, 2**16)), starts=16,
-                  weight_mix=round(draw(st.floats(0.2, 1.0)), 3))
-    return valid_for("nonlinear_cl.linear_vs_relu", AS_PRINTED)(params)
-
-
-@st.composite
-def theorem_3_params(draw) -> dict:
-    """Theorem 3 where (11) holds with its safety margin: narrow to medium clusters, small γ and θ₀ (instances
-    that violate (11) raise; the ranges are those where it held in every draw tried)."""
-    params = dict(sigma=round(draw(st.floats(0.1, 0.5)), 3), gamma=0.03, theta0=round(draw(st.floats(0.02, 0.15)), 3),
-                  seed=draw(st.integers(0, 2**16)))
-    return valid_for("nonlinear_cl.theorem_3", AS_PRINTED)(params)
-
-
-@st.composite
-def theorem_4_params(draw) -> dict:
-    params = dict(K=draw(st.integers(1, 3)), M=draw(st.integers(2, 4)), d=draw(st.integers(2, 5)), N=16,
-                  seed=draw(st.integers(0, 2**16)),
-                  s_small=draw(st.one_of(st.just(0.0), st.floats(-6.0, -1.0).map(lambda e: float(f"{10 ** e:.3g}")))))
-    return valid_for("nonlinear_cl.theorem_4", AS_PRINTED)(params)
-
-
-@st.composite
-def theorem_5_params(draw) -> dict:
-    params = dict(K=draw(st.integers(2, 4)), d=draw(st.integers(2, 4)), atoms=draw(st.integers(2, 3)),
-                  p1=round(draw(st.floats(0.05, 0.95)), 4), seed=draw(st.integers(0, 2**16)),
-                  weak_rf=float(f"{10 ** draw(st.floats(-3.0, 0.0)):.3g}"))
-    return valid_for("nonlinear_cl.theorem_5", AS_PRINTED)(params)
-
-
-@st.composite
-def theorem_6_params(draw) -> dict:
-    """Theorem 6: d ∈ [2, 8], c_max ∈ [0.2, 3] away from the marginal c = 1, 400 starts."""
-    c_max = draw(st.floats(0.2, 3.0).filter(lambda c: abs(c - 1) >= 0.1))
-    params = dict(d=draw(st.integers(2, 8)), c_max=round(c_max, 3), inits=400, seed=draw(st.integers(0, 2**16)))
-    return valid_for("nonlinear_cl.theorem_6", AS_PRINTED)(params)
+def theorem_4_params():
+    """Theorem 4 from its declarations, with |s_11| also drawn log-uniformly down to 1e-6 of the RMS entry (the
+    hypothesis s_km ≠ 0 nearly binding), beside s_small = 0 (no override)."""
+    small = st.one_of(st.just(0.0), st.floats(-6.0, -1.0).map(lambda e: float(f"{10 ** e:.3g}")))
+    return declared_params(T4, AS_PRINTED, s_small=small)

@@ -1,0 +1,194 @@
+"""A Transformer projection head trained with NT-Xent, batched over seeds (paper 000, §"Transformer projection
+head" and §"Deep Fusion: Grouping Inputs by Attention without Supervision").
+
+The paper treats a batch of backbone embeddings as one sequence and passes it through Transformer blocks
+(multi-head attention with Q = K = V = the sequence, a GeLU feed-forward layer, LayerNorm), trained with the
+SimCLR loss (eq. 1, temperature τ). What it leaves open is fixed here and named:
+
+* pre-LayerNorm blocks with residual connections (h = LN(x); x += Attn(h); x += FFN(LN(x))), no mask, no
+  positional encoding (the sequence is a set of samples), feed-forward width 2d, GeLU;
+* the backbone is the identity: the samples of a union of subspaces are the "embeddings";
+* ``sequence='views'``: each view's batch of N samples is its own sequence (n = N); ``'joint'``: both views in one
+  sequence (n = 2N). The paper does not say which;
+* Adam with a cosine-annealed learning rate (the paper: SGD, learning rate 0.1, cosine annealing, on MNIST);
+* attention logits QKᵀ/√d_h per head; the paper's Table 1 shows the first head.
+
+All S seeds train as one tensor problem: the parameters of seed s are row s of one (S, P) tensor, every
+operation carries the seed axis, and Adam is elementwise, so the seeds never interact (the loss is the sum of
+the seeds' losses). Everything is created on the context's device and dtype.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from ..data.subspaces import add_noise, random_subspaces, sample_union
+from ..optim.threads import single_threaded
+
+ADAM_BETAS = (0.9, 0.999)
+ADAM_EPS = 1e-8
+LN_EPS = 1e-5
+CHUNK = 64  # training steps whose data is drawn at once (memory stays ~CHUNK·S·N·m, not steps·S·N·m)
+
+
+@dataclass(frozen=True)
+class HeadShape:
+    S: int  # seeds
+    L: int  # blocks
+    d: int  # model width (= the data's ambient dimension m)
+    H: int  # attention heads
+
+    @property
+    def layout(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        d, L = self.d, self.L
+        f = 2 * d
+        return (("Wqkv", (L, d, 3 * d)), ("Wo", (L, d, d)), ("g1", (L, d)), ("b1", (L, d)), ("g2", (L, d)),
+                ("b2", (L, d)), ("F1", (L, d, f)), ("c1", (L, f)), ("F2", (L, f, d)), ("c2", (L, d)),
+                ("Wout", (d, d)))
+
+    @property
+    def size(self) -> int:
+        return sum(math.prod(s) for _, s in self.layout)
+
+
+def unpack(theta: torch.Tensor, shape: HeadShape) -> dict[str, torch.Tensor]:
+    """Named (S, *shape) views of the flat (S, P) parameters (differentiable)."""
+    out, at = {}, 0
+    for name, s in shape.layout:
+        k = math.prod(s)
+        out[name] = theta[:, at:at + k].reshape(theta.shape[0], *s)
+        at += k
+    return out
+
+
+def init_params(ctx, shape: HeadShape) -> torch.Tensor:
+    """(S, P): weights ~ N(0, 1/fan_in), LayerNorm gains 1, biases 0."""
+    parts = []
+    S, d = shape.S, shape.d
+    for name, s in shape.layout:
+        if name in ("g1", "g2"):
+            parts.append(torch.ones(S, math.prod(s), dtype=ctx.dtype, device=ctx.device))
+        elif name in ("b1", "b2", "c1", "c2"):
+            parts.append(torch.zeros(S, math.prod(s), dtype=ctx.dtype, device=ctx.device))
+        else:
+            parts.append(ctx.randn(S, math.prod(s)) / math.sqrt(s[-2]))
+    return torch.cat(parts, 1)
+
+
+def forward(theta: torch.Tensor, shape: HeadShape, X: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """X (S, V, n, d): V sequences per seed -> outputs (S, V, n, d) and per block the attention logits
+    (S, V, H, n, n)."""
+    P = unpack(theta, shape)
+    S, V, n, d = X.shape
+    H, dh = shape.H, d // shape.H
+
+    def per_block(name, l):  # (S, 1, ...) broadcasts over the V sequences
+        return P[name][:, l].unsqueeze(1)
+
+    logits = []
+    for l in range(shape.L):
+        h = F.layer_norm(X, (d,), eps=LN_EPS) * per_block("g1", l).unsqueeze(-2) + per_block("b1", l).unsqueeze(-2)
+        qkv = (h @ per_block("Wqkv", l)).reshape(S, V, n, 3, H, dh).permute(3, 0, 1, 4, 2, 5)
+        A = qkv[0] @ qkv[1].transpose(-1, -2) / math.sqrt(dh)
+        logits.append(A)
+        o = (torch.softmax(A, -1) @ qkv[2]).transpose(2, 3).reshape(S, V, n, d)
+        X = X + o @ per_block("Wo", l)
+        h = F.layer_norm(X, (d,), eps=LN_EPS) * per_block("g2", l).unsqueeze(-2) + per_block("b2", l).unsqueeze(-2)
+        X = X + F.gelu(h @ per_block("F1", l) + per_block("c1", l).unsqueeze(-2)) @ per_block("F2", l) \
+            + per_block("c2", l).unsqueeze(-2)
+    return X @ P["Wout"].unsqueeze(1), logits
+
+
+def nt_xent(z1: torch.Tensor, z2: torch.Tensor, tau: float) -> torch.Tensor:
+    """SimCLR's loss (eq. 1), cosine similarity at temperature τ, averaged over the 2N anchors: (S,) per seed.
+    z1, z2 (S, N, e): the two views of the same N samples."""
+    z = F.normalize(torch.cat([z1, z2], -2), dim=-1)
+    S, n2, _ = z.shape
+    N = n2 // 2
+    sim = (z @ z.transpose(-1, -2) / tau).masked_fill(torch.eye(n2, dtype=torch.bool, device=z.device), -math.inf)
+    target = torch.cat([torch.arange(N, n2, device=z.device), torch.arange(0, N, device=z.device)])
+    logp = torch.log_softmax(sim, -1)
+    return -logp.gather(-1, target.expand(S, n2).unsqueeze(-1)).squeeze(-1).mean(-1)
+
+
+@dataclass
+class Training:
+    theta: torch.Tensor  # (S, P) trained parameters
+    bases: torch.Tensor  # (S, K, m, r) each seed's union of subspaces
+    loss_first: torch.Tensor  # (S,) mean loss over the first training chunk
+    loss_last: torch.Tensor  # (S,) mean loss over the last training chunk
+    steps: int  # gradient steps taken
+
+
+def adam_step(theta, grad, mom, vel, t: int, rate: float) -> torch.Tensor:
+    """One Adam step (elementwise, so batched seeds stay independent); updates mom, vel in place, t from 0."""
+    b1, b2 = ADAM_BETAS
+    mom.mul_(b1).add_(grad, alpha=1 - b1)
+    vel.mul_(b2).addcmul_(grad, grad, value=1 - b2)
+    return theta - rate * (mom / (1 - b1 ** (t + 1))) / ((vel / (1 - b2 ** (t + 1))).sqrt() + ADAM_EPS)
+
+
+def cosine_rate(lr: float, t: int, steps: int) -> float:
+    """The learning rate at step t of a cosine annealing to 0 over ``steps`` (the paper's schedule)."""
+    return lr * 0.5 * (1 + math.cos(math.pi * t / steps))
+
+
+def views_of(ctx, bases: torch.Tensor, sizes, steps: int, eps: float) -> torch.Tensor:
+    """(steps, S, 2, N, m): fresh clean samples per step and seed, each seen through two noisy views (eq. 6
+    noise as the augmentation)."""
+    S = bases.shape[0]
+    X = sample_union(ctx, bases.repeat(steps, 1, 1, 1), sizes)  # (steps·S, N, m)
+    two = torch.stack([add_noise(ctx, X, eps), add_noise(ctx, X, eps)], 1)
+    return two.reshape(steps, S, 2, *X.shape[1:])
+
+
+def train_head(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr: float, tau: float,
+               sequence: str) -> Training:
+    """Train S heads (one per seed, each on its own union of subspaces) for ``steps`` Adam steps, with one
+    intra-op thread (the tensors are tiny: threads only add synchronisation, see `theorems.optim.threads`)."""
+    with single_threaded():
+        return _train_head(ctx, shape, sizes, r, eps, steps, lr, tau, sequence)
+
+
+def _train_head(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr: float, tau: float,
+                sequence: str) -> Training:
+    S, m = shape.S, shape.d
+    bases = random_subspaces(ctx, S, m, len(sizes), r)
+    theta = init_params(ctx, shape)
+    mom, vel = torch.zeros_like(theta), torch.zeros_like(theta)
+    N = int(sum(sizes))
+    losses, taken = [], 0
+    for start in range(0, steps, CHUNK):
+        data = views_of(ctx, bases, sizes, min(CHUNK, steps - start), eps)
+        chunk = []
+        for k in range(data.shape[0]):
+            t = start + k
+            theta.requires_grad_(True)
+            X = data[k]  # (S, 2, N, m)
+            if sequence == "joint":
+                Z, _ = forward(theta, shape, X.reshape(S, 1, 2 * N, m))
+                Z = Z.reshape(S, 2, N, m)
+            else:
+                Z, _ = forward(theta, shape, X)
+            loss = nt_xent(Z[:, 0], Z[:, 1], tau)
+            (grad,) = torch.autograd.grad(loss.sum(), theta)
+            chunk.append(loss.detach())
+            theta = adam_step(theta.detach(), grad, mom, vel, t, cosine_rate(lr, t, steps))
+            taken += 1
+        losses.append(torch.stack(chunk).mean(0))
+    nan = torch.full((S,), math.nan, dtype=ctx.dtype, device=ctx.device)
+    return Training(theta.detach(), bases, losses[0] if losses else nan, losses[-1] if losses else nan, taken)
+
+
+def attention_logits(ctx, training: Training, shape: HeadShape, sizes, batches: int) -> list[torch.Tensor]:
+    """Per block the logits (S, batches, H, N, N) on fresh clean test sequences of N samples (one view, as the
+    paper's inference-time Table 1)."""
+    S = shape.S
+    X = sample_union(ctx, training.bases.repeat_interleave(batches, 0), sizes)
+    with torch.no_grad():
+        _, logits = forward(training.theta, shape, X.reshape(S, batches, *X.shape[1:]))
+    return logits

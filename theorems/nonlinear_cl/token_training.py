@@ -1,0 +1,318 @@
+"""Batched contrastive training of the 2-layer network of paper 001, §5 (App. E.2): many networks, one tensor problem.
+
+The network (§4, §5): K disjoint RFs of dimension d, M = βP filters per RF, f₁ = h(w_kmᵀx_k) (no bias), optional
+BatchNorm on f₁ (App. D, eq. 164–165, with the four backpropagation variants of App. E.2), top layer V ∈ ℝ^{d_out×KM}
+(no bias), trained with SGD + momentum + weight decay on InfoNCE or the quadratic loss.
+
+Batching: every network of a run (seeds × grid points × activations × losses × BN variants) lives in one tensor
+problem without padding. The first layer of all networks is one matrix W (U, d) of U = Σ_b K·M_b hidden units, each
+unit knowing its network and RF; it reads the tokens by index (u_a = ζ_a e_a, so w_kmᵀx_k = ζ_a w_km[a]: a gather, not
+a product with one-hot inputs), and activation and BatchNorm act on all units at once. The top layers are one tensor
+per group of networks with the same M (one batched matmul per group). The per-network losses are summed, so each
+network receives its own gradient, and one ``torch.optim.SGD`` step updates all of them exactly as separate runs
+would.
+
+Two protocols (:class:`Protocol`):
+
+* ``authors`` (Figure 4/9/10, Table 1): BatchNorm on f₁ with statistics of each view's forward pass (the authors'
+  code calls the network once per view; eq. 164 prints statistics over all 2N rows, ``bn_stats="joint"``), ε = 1e-5,
+  no affine; outputs ℓ2-normalised; InfoNCE as cross-entropy over M/τ with M = z₁z₁ᵀ whose diagonal is replaced by
+  the positive pairs z₁·z₂ (negatives from the same view, as in eq. (1) where d_ij is taken between samples of one
+  view), τ = 0.1; the quadratic loss −(1 + 1/N)·mean_i(M_ii/τ) + mean_ij(M_ij/τ) (constant α); d_out = 50.
+  Settings the paper prints: SGD lr 2e-3, momentum 0.9, weight decay 5e-3, 5000 minibatches of 128 (§5). The
+  others (BN, ℓ2 normalisation, similarity, τ, d_out, the Def. 5 variant) are not printed; they are those of the
+  authors' released code and its README command for this paper (which also uses lr 0.02).
+* ``suite`` (``nonlinear_cl.specialisation``, the suite's earlier reading): no BatchNorm, no normalisation,
+  InfoNCE with ε = 1 on the distances ½‖f_i − f_j'‖² between the two views (cross-view negatives), τ·CE, d_out = 20.
+
+Training runs in float32 (the authors' precision; torch.FloatTensor in their code): the scores are O(1) cosines,
+and float32 halves the CPU cost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+import torch
+
+from .token_task import D, K, TokenTasks, sample_tokens
+
+TRAIN_DTYPE = torch.float32
+ACTIVATIONS = ("relu", "linear", "leaky", "quadratic")
+LOSSES = ("infonce", "quadratic")
+LEAK = 0.05  # Fig. 4 caption: LeakyReLU "with negative slope 0.05"
+BN_EPS = 1e-5  # the authors' BatchNorm (and torch's default)
+CHUNK = 250  # minibatches of tokens drawn at once (memory: CHUNK·S·2·N·K int64)
+# Activations whose network is unchanged by w_km → −w_km (with v_km → −v_km for linear): the score takes |cos|.
+SIGN_SYMMETRIC = ("linear", "quadratic")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    bn: bool = True
+    mu_backprop: bool = True  # Def. 5 backprops μ ...
+    var_backprop: bool = False  # ... and not σ²
+    bn_stats: str = "per_view"  # "per_view" (authors' code) | "joint" (eq. 164: all 2N rows)
+    similarity: str = "l2_dot"  # "l2_dot" (authors) | "neg_dist_cross" (suite)
+    tau: float = 0.1
+    d_out: int = 50
+    lr: float = 2e-3
+    momentum: float = 0.9
+    weight_decay: float = 5e-3
+    batch: int = 128
+    steps: int = 5000
+    independent_pairs: bool = False
+
+
+@dataclass(frozen=True)
+class Model:
+    stream: int  # which task (seed, P) it trains on
+    M: int  # filters per RF (β·P)
+    activation: str
+    loss: str
+    init: int = 0  # networks with the same (stream, M, init) start from the same weights
+    bn_variant: tuple[bool, bool] | None = None  # (μ backprop, σ² backprop); None: the protocol's
+
+
+@dataclass
+class Trained:
+    W: torch.Tensor  # (B, K, M_max, D) first-layer filters (float32), zero-padded for the scores
+    W0: torch.Tensor  # the same at initialisation (the chance level of the scores)
+    filt_mask: torch.Tensor  # (B, M_max) which filters exist
+    losses: torch.Tensor  # (checkpoints, B) loss at every ``log_every``-th step and the last
+    finite: bool
+
+
+# h(s) = c_relu·relu(s) + c_lin·s + c_sq·s² per unit: LeakyReLU(a) = (1 − a)·relu(s) + a·s.
+COEFFS = {"relu": (1.0, 0.0, 0.0), "linear": (0.0, 1.0, 0.0), "leaky": (1 - LEAK, LEAK, 0.0),
+          "quadratic": (0.0, 0.0, 1.0)}
+
+
+def activate(pre: torch.Tensor, kinds: list[str], coeff: torch.Tensor) -> torch.Tensor:
+    """h per unit: ``pre`` (U, ...); ``kinds`` the activations present; ``coeff`` (3, U) the COEFFS of each unit's
+    network. One activation: its own op; several: the coefficient form (a few ops on all units, no slicing)."""
+    if len(kinds) == 1:
+        return {"relu": torch.relu, "linear": lambda x: x, "quadratic": lambda x: x * x,
+                "leaky": lambda x: torch.nn.functional.leaky_relu(x, LEAK)}[kinds[0]](pre)
+    shape = (-1,) + (1,) * (pre.dim() - 1)
+    out = 0
+    if any(COEFFS[k][0] for k in kinds):
+        out = out + coeff[0].view(shape) * torch.relu(pre)
+    if any(COEFFS[k][1] for k in kinds):
+        out = out + coeff[1].view(shape) * pre
+    if any(COEFFS[k][2] for k in kinds):
+        out = out + coeff[2].view(shape) * pre * pre
+    return out
+
+
+def batch_norm(f: torch.Tensor, proto: Protocol, variant: tuple[torch.Tensor, torch.Tensor] | None = None
+               ) -> torch.Tensor:
+    """f (U, 2, N) → (f − μ)/√(σ² + ε) with the statistics of each view (dim N) or of both (dims 2, N); μ and/or σ²
+    detached as the variant asks (the forward pass is the same for all four). ``variant``: per-unit masks (U,) of
+    (μ backprop, σ² backprop) when the networks of the run differ in it; else the protocol's."""
+    dims = (2,) if proto.bn_stats == "per_view" else (1, 2)
+    mu = f.mean(dim=dims, keepdim=True)
+    if variant is None:
+        c = f - (mu if proto.mu_backprop else mu.detach())
+    else:
+        c = f - torch.where(variant[0].view(-1, 1, 1), mu, mu.detach())
+    # σ² = mean(c²): its gradient is that of the batch variance (the μ-path adds Σc = 0), and one pass is cheaper
+    # than torch.var's reduction over a middle dimension.
+    var = (c * c).mean(dim=dims, keepdim=True)
+    if variant is None:
+        var = var if proto.var_backprop else var.detach()
+    else:
+        var = torch.where(variant[1].view(-1, 1, 1), var, var.detach())
+    return c * torch.rsqrt(var + BN_EPS)
+
+
+_EYES: dict = {}
+
+
+def _eye(n: int, device) -> torch.Tensor:
+    key = (n, str(device))
+    if key not in _EYES:
+        _EYES[key] = torch.eye(n, dtype=torch.bool, device=device)
+    return _EYES[key]
+
+
+def contrastive_losses(z: torch.Tensor, proto: Protocol, quadratic: torch.Tensor) -> torch.Tensor:
+    """Per-network loss (B,) from outputs z (B, 2, N, d_out); ``quadratic`` (B,) bool picks the quadratic loss."""
+    z1, z2 = z[:, 0], z[:, 1]
+    N = z.shape[2]
+    if proto.similarity == "l2_dot":
+        z1 = torch.nn.functional.normalize(z1, dim=-1)
+        z2 = torch.nn.functional.normalize(z2, dim=-1)
+        pos = (z1 * z2).sum(-1)  # (B, N)
+        logits = torch.where(_eye(N, z.device), pos[:, :, None], z1 @ z1.transpose(1, 2)) / proto.tau
+        pos = pos / proto.tau
+        scale = 1.0
+    else:  # −½‖f_i − f_j'‖² over the cross-view pairs (the positive on the diagonal)
+        logits = -0.5 * torch.cdist(z1, z2) ** 2 / proto.tau
+        pos = torch.diagonal(logits, dim1=1, dim2=2)
+        scale = proto.tau
+    if not bool(quadratic.any()):
+        return scale * (torch.logsumexp(logits, dim=-1) - pos).mean(-1)
+    quad = -(1 + 1 / N) * pos.mean(-1) + logits.mean((-1, -2))
+    if bool(quadratic.all()):
+        return scale * quad
+    return scale * torch.where(quadratic, quad, (torch.logsumexp(logits, dim=-1) - pos).mean(-1))
+
+
+def init_weights(gen: torch.Generator, models: list[Model], d_out: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """torch.nn.Linear's default initialisation U(±1/√fan_in) (fan_in d for W, K·M for V): W (K, M, d),
+    V (d_out, K, M), drawn on the CPU generator in order of first appearance of (stream, M, init). Networks that
+    differ only in activation, loss or BatchNorm variant share it, as in the authors' runs (one seed fixes the
+    initialisation whatever the activation), so their comparison is paired."""
+    drawn: dict[tuple[int, int, int], tuple[torch.Tensor, torch.Tensor]] = {}
+    for m in models:
+        key = (m.stream, m.M, m.init)
+        if key not in drawn:
+            W = (2 * torch.rand(K, m.M, D, generator=gen, dtype=TRAIN_DTYPE, device="cpu") - 1) / D**0.5
+            V = (2 * torch.rand(d_out, K, m.M, generator=gen, dtype=TRAIN_DTYPE, device="cpu") - 1) / (K * m.M) ** 0.5
+            drawn[key] = (W, V)
+    return [drawn[(m.stream, m.M, m.init)] for m in models]
+
+
+@dataclass
+class Layout:
+    """Where every hidden unit lives: models sorted by M (``order``), units in that order, RF-major within a model."""
+
+    order: list[int]  # model indices sorted by (M, index)
+    groups: list[tuple[int, int, int]]  # (M, first, last + 1) over the sorted models
+    unit_model: torch.Tensor  # (U,) sorted-model index of each unit
+    unit_rf: torch.Tensor  # (U,)
+    coeff: torch.Tensor  # (3, U) activation coefficients
+    kinds: list[str]
+    variant: tuple[torch.Tensor, torch.Tensor] | None  # per-unit (μ, σ²) backprop masks, when networks differ
+
+
+def layout(models: list[Model], proto: Protocol, device) -> Layout:
+    order = sorted(range(len(models)), key=lambda i: (models[i].M, i))
+    groups: list[tuple[int, int, int]] = []
+    unit_model, unit_rf, coeff = [], [], []
+    for j, i in enumerate(order):
+        M = models[i].M
+        if groups and groups[-1][0] == M:
+            groups[-1] = (M, groups[-1][1], j + 1)
+        else:
+            groups.append((M, j, j + 1))
+        unit_model += [j] * (K * M)
+        unit_rf += [k for k in range(K) for _ in range(M)]
+        coeff += [COEFFS[models[i].activation]] * (K * M)
+    kinds = [a for a in ACTIVATIONS if any(m.activation == a for m in models)]
+    variants = [m.bn_variant or (proto.mu_backprop, proto.var_backprop) for m in (models[i] for i in order)]
+    variant = None
+    if len(set(variants)) > 1:
+        per_unit = [v for v, i in zip(variants, order) for _ in range(K * models[i].M)]
+        variant = (torch.tensor([v[0] for v in per_unit], device=device),
+                   torch.tensor([v[1] for v in per_unit], device=device))
+    elif variants[0] != (proto.mu_backprop, proto.var_backprop):
+        n = sum(K * m.M for m in models)
+        variant = (torch.full((n,), variants[0][0], device=device), torch.full((n,), variants[0][1], device=device))
+    return Layout(order, groups, torch.tensor(unit_model, device=device), torch.tensor(unit_rf, device=device),
+                  torch.tensor(coeff, dtype=TRAIN_DTYPE, device=device).T.contiguous(), kinds, variant)
+
+
+def forward(W: torch.Tensor, Vs: list[torch.Tensor], tokens: torch.Tensor, mags: torch.Tensor, lay: Layout,
+            proto: Protocol) -> torch.Tensor:
+    """Outputs z (B, 2, N, d_out) of every (sorted) network for its tokens (B, 2, N, K)."""
+    B, _, N, _ = tokens.shape
+    idx = tokens.permute(0, 3, 1, 2).reshape(B, K, 2 * N)[lay.unit_model, lay.unit_rf]  # (U, 2N)
+    pre = W.gather(1, idx)  # w_u[a]
+    if bool((mags != 1).any()):
+        pre = pre * mags[idx]
+    f1 = activate(pre, lay.kinds, lay.coeff).view(-1, 2, N)
+    if proto.bn:
+        f1 = batch_norm(f1, proto, lay.variant)
+    f1 = f1.reshape(-1, 2 * N)
+    zs, lo = [], 0
+    for (M, first, last), V in zip(lay.groups, Vs):
+        n = (last - first) * K * M
+        zs.append(torch.bmm(V, f1[lo:lo + n].view(last - first, K * M, 2 * N)))  # (B_g, d_out, 2N)
+        lo += n
+    z = zs[0] if len(zs) == 1 else torch.cat(zs)
+    return z.view(B, -1, 2, N).permute(0, 2, 3, 1)
+
+
+def training_cost(Ms: list[int], streams: int, proto: Protocol):
+    """The :class:`~theorems.core.params.Cost` of training networks with these M on ``streams`` token streams:
+    U = K·ΣM hidden units over 2N rows (the activations autograd keeps), the per-network N×N similarities and
+    a chunk of token ids; arithmetic ≈ 6 flop per multiply-add (forward and backward) of the top layers and
+    similarities, per step."""
+    from ..core.params import Cost
+
+    U, B, N = K * sum(Ms), len(Ms), proto.batch
+    elements = 8 * U * 2 * N + 4 * B * N * N + CHUNK * streams * 2 * N * K + U * D
+    work = proto.steps * (6 * U * 2 * N * (proto.d_out + 4) + 6 * B * N * N * proto.d_out)
+    return Cost(elements=float(elements), work=float(work))
+
+
+@contextlib.contextmanager
+def single_thread():
+    """One intra-op thread for the duration: the tensors of these loops are small, and on a shared 2-core machine
+    a second OpenMP thread only adds synchronisation (the specialisation default took 1.4 s with one thread, 4–20 s
+    with two). The caller's setting is restored."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def train(gen: torch.Generator, tasks: TokenTasks, models: list[Model], proto: Protocol, device,
+          log_every: int = 50) -> Trained:
+    """Train every network of ``models`` on its stream with ``proto``; all draws from the CPU generator ``gen``
+    (initialisations in model order, then the seed of the shared token stream). The result is in model order."""
+    with single_thread():
+        return _train(gen, tasks, models, proto, device, log_every)
+
+
+def _train(gen, tasks, models, proto, device, log_every) -> Trained:
+    inits = init_weights(gen, models, proto.d_out)
+    data_seed = int(torch.randint(2**62, (1,), generator=gen, device="cpu"))
+    lay = layout(models, proto, device)
+    sorted_models = [models[i] for i in lay.order]
+    W = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).to(device).requires_grad_(True)
+    Vs = [torch.stack([inits[i][1].reshape(proto.d_out, -1) for i in lay.order[first:last]]).to(device)
+          .requires_grad_(True) for _, first, last in lay.groups]
+    streams = torch.tensor([m.stream for m in sorted_models], device=device)
+    quadratic = torch.tensor([m.loss == "quadratic" for m in sorted_models], device=device)
+    mags = tasks.mags.to(TRAIN_DTYPE)
+    opt = torch.optim.SGD([W, *Vs], lr=proto.lr, momentum=proto.momentum, weight_decay=proto.weight_decay)
+    data = torch.Generator(device="cpu").manual_seed(data_seed)
+    logged = []
+    for start in range(0, proto.steps, CHUNK):
+        n = min(CHUNK, proto.steps - start)
+        chunk = sample_tokens(data, tasks, n, proto.batch, proto.independent_pairs).to(device)
+        for i in range(n):
+            step = start + i
+            loss = contrastive_losses(forward(W, Vs, chunk[i][streams], mags, lay, proto), proto, quadratic)
+            opt.zero_grad(set_to_none=True)
+            loss.sum().backward()
+            opt.step()
+            if step % log_every == 0 or step == proto.steps - 1:
+                logged.append(loss.detach())
+    W0 = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).to(device)
+    return unsort(W.detach(), W0, torch.stack(logged), lay, models, device)
+
+
+def unsort(W: torch.Tensor, W0: torch.Tensor, losses: torch.Tensor, lay: Layout, models: list[Model],
+           device) -> Trained:
+    """Back to model order, the filters padded to (B, K, M_max, d) for the scores."""
+    B, Mmax = len(models), max(m.M for m in models)
+    Wp = torch.zeros(2, B, K, Mmax, D, dtype=TRAIN_DTYPE, device=device)
+    mask = torch.zeros(B, Mmax, dtype=torch.bool, device=device)
+    L = torch.zeros(losses.shape[0], B, dtype=TRAIN_DTYPE, device=device)
+    lo = 0
+    for j, i in enumerate(lay.order):
+        M = models[i].M
+        Wp[0, i, :, :M] = W[lo:lo + K * M].view(K, M, D)
+        Wp[1, i, :, :M] = W0[lo:lo + K * M].view(K, M, D)
+        mask[i, :M] = True
+        L[:, i] = losses[:, j]
+        lo += K * M
+    finite = bool(torch.isfinite(W).all() and torch.isfinite(losses).all())
+    return Trained(Wp[0], Wp[1], mask, L, finite)
