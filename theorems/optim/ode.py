@@ -227,8 +227,11 @@ def integrate_batched(rhs: Callable, y0, T: float, *,
         if any(b <= a for a, b in zip(t_eval, t_eval[1:])) or t_eval[0] < 0 or abs(t_eval[-1] - T) > 1e-12 * T:
             raise ValueError("t_eval must increase strictly from ≥ 0 to T")
     xp = _xp(y0)
-    times, states, ok, msg, nfev, steps, rejected = _run(rhs, y0, float(T), t_eval, rtol, atol, max_steps,
-                                                         record_all=t_eval is None)
+    # A blow-up is detected (non-finite error estimate) and reported in ``message``: numpy's warnings on the way
+    # there would only be noise.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        times, states, ok, msg, nfev, steps, rejected = _run(rhs, y0, float(T), t_eval, rtol, atol, max_steps,
+                                                             record_all=t_eval is None)
     y = xp.stack(states)
     sol = BatchedOdeSolution(xp.times(times, y0), y, ok, msg, rtol, atol, steps, rejected, nfev)
     if certify and ok:

@@ -136,7 +136,7 @@ def cost(p: dict) -> Cost:
 
 
 BINDING_SQUARE = dict(d=30, widths=(30, 100, 300))  # d = h at the smallest width
-ERRATUM_TAIL = dict(widths=(2, 3, 10), d=1, L=math.sqrt(2))  # t = 1, h = 2: 0.738 > 0.628
+ERRATUM_TAIL = dict(widths=[2, 3, 10], d=1, L=math.sqrt(2))  # t = 1, h = 2: 0.738 > 0.628
 
 
 def report_instances(suite):
