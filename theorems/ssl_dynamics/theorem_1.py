@@ -37,11 +37,12 @@ Claims
 chain (13)–(14) gives gap ≤ (L²/2)·c‖x‖²d log²h/√h; it holds on every draw.
 Measurements: the adversarial-W₁ gap and the ratio of the bound to it; Theorem 1's constant: K_empirical = max gap /
 shape, the smallest K the draws need (8·10⁻⁵ on the default instance), against K_proof = max L²/2, the K the proof's
-chain leaves (0.24): the proof's constant is 3000× what the draws need. The d-invariance: W₁x is ‖x‖·Unif(S^{h−1}) whatever d is, so the law
-of the gap cannot depend on d; ``d_invariance_ks_pvalue`` is a two-sample KS test of the gaps at d against d = 1
-(same h, ‖x‖). On the default instance (d = 3, 64 draws) p = 0.004 with median ratio 1.4, a low draw: over seeds
-0–7 the p-values are 0.004–0.94 at 64 draws and 0.03–0.91 at 512, as uniform p-values are; the report instance
-d = 20, h = 500 gives p = 0.11 (ci, 100 draws) and 0.52 (thorough, 400 draws; median ratio 1.02). The factor d of the bound is the proof's, not the gap's.
+chain leaves (0.24): the proof's constant is 3000× what the draws need. The d-invariance: W₁x is ‖x‖·Unif(S^{h−1})
+whatever d is, so the law of the gap cannot depend on d; ``d_invariance_ks_pvalue`` is a two-sample KS test of the
+gaps at d against d = 1 (same h, ‖x‖). On the default instance (d = 3, 64 draws) p = 0.004 with median ratio 1.4, a
+low draw: over seeds 0–7 the p-values are 0.004–0.94 at 64 draws and 0.03–0.91 at 512, as uniform p-values are; the
+report instance d = 20, h = 500 gives p = 0.11 (ci, 100 draws) and 0.52 (thorough, 400 draws; median ratio 1.02).
+The factor d of the bound is the proof's, not the gap's.
 No ``adversarial_steps``: the only universally quantified continuous datum is x, and the law of W₁x under Haar
 W₁ is ‖x‖·Unif(S^{h−1}) whatever x's direction, so the worst case over x is the worst case over ‖x‖ = ``r``, a
 parameter the hypothesis strategy searches.
