@@ -1,7 +1,7 @@
 """SSL triplets (anchor, positive, negative) for paper 002: half moons and Gaussian data of a chosen covariance.
 
-Positives are augmentations x⁺ = x + ε with ε ~ N(0, σ²I) (the paper's "N(0, 0.1 I)" is read as variance 0.1,
-digest 002 §1.1); negatives are independent draws from the dataset itself. Every draw comes from the
+Positives are augmentations x⁺ = x + ε with ε ~ N(0, σ²I) (Example 1's "N(0, 0.1 I)" is read as variance 0.1, the
+paper writing N(0, σI) for variance σ); negatives are independent draws from the dataset itself. Every draw comes from the
 context's seeded CPU generator and lands on ``ctx.device``.
 """
 

@@ -1,21 +1,67 @@
-"""Instance builders shared by the results of paper 002: the matrix C of an instance and its spectrum."""
+"""Instance builders and parameter declarations shared by the results of paper 002: the matrix C of an
+instance, its spectrum, and the parameters several results take (declared here once, with their domains)."""
 
 from __future__ import annotations
 
 import numpy as np
 import torch
 
+from ..core.params import Param
 from ..core.result import Violation
 from ..data.ssl_pairs import Triplets, dataset
-from .trace_form import matrix_from_text, symmetric_C_violations, trace_matrix
+from .trace_form import LOSSES, matrix_from_text, random_symmetric, symmetric_C_violations, trace_matrix
 
 DATASETS = ("gaussian", "moons")
 # Default covariance spectrum of the Gaussian data: well separated, so that rates are clean to fit.
 GAUSSIAN_SPECTRUM = (4.0, 2.0, 1.0, 0.5, 0.25)
 # Two eigenvalues closer than this (relative to the spectral norm) count as repeated.
 SIMPLE_GAP_RTOL = 1e-6
+# Resource ceilings of one instance (a 2-core, 24 GiB machine): anchors, input dimension, widths.
+MAX_N = 20_000
+MAX_D = 64
+MAX_WIDTH = 1_000_000
 
 
+# -- declarations several results share ----------------------------------------------------------------------
+def data_param(default: str = "gaussian") -> Param:
+    return Param("data", str, default, "SSL triplets: Gaussian (covariance 4·2^{-k}, mean of norm 1) or half moons "
+                 "(Example 1)", choices=DATASETS, sample=DATASETS)
+
+
+def loss_param() -> Param:
+    return Param("loss", str, "contrastive", "SSL loss (1) contrastive or (2) non-contrastive", choices=LOSSES,
+                 sample=LOSSES)
+
+
+def nc_sign_param() -> Param:
+    return Param("nc_sign", float, -1.0, "sign of the non-contrastive C̃ (−1 corrected, +1 as printed: control)",
+                 valid="−1", choices=(-1.0, 1.0))
+
+
+def explicit_C_param(valid: str = "symmetric") -> Param:
+    return Param("C", str, "", "explicit symmetric C ('a,b;c,d'), overrides the data", valid=valid)
+
+
+def n_param(default: int = 400, sample=(100, 400)) -> Param:
+    return Param("n", int, default, "anchors", low=2, high=MAX_N, sample=sample)
+
+
+def d_param(default: int, low: int = 1, sample=None) -> Param:
+    return Param("d", int, default, "input dimension", low=low, high=MAX_D, sample=sample)
+
+
+def spectrum_param(default, doc: str = "eigenvalues of C (random eigenvectors)", valid: str = "",
+                   sample=None) -> Param:
+    return Param("spectrum", list[float], tuple(default), doc, valid=valid, low=-1e6, high=1e6, length=(1, MAX_D),
+                 sample=sample)
+
+
+def widths_param(default, doc: str = "hidden widths h", low: int = 1, sample=None) -> Param:
+    return Param("widths", list[int], tuple(default), doc, low=low, high=MAX_WIDTH, length=(1, 12),
+                 increasing=True, sample=sample)
+
+
+# -- instances -----------------------------------------------------------------------------------------------
 def build_C(p: dict, ctx) -> tuple[torch.Tensor, Triplets | None]:
     """C from an explicit 'C' parameter, else from SSL triplets of the named dataset (mean loss, C/n)."""
     if p.get("C"):
@@ -34,24 +80,51 @@ def spectrum_of(p: dict) -> np.ndarray:
     return np.linalg.eigvalsh(C.cpu().numpy())
 
 
+def matrix_C(p: dict, ctx) -> torch.Tensor:
+    """C from an explicit 'C' parameter, else Q diag(spectrum) Qᵀ with a random rotation Q (Theorem 2,
+    Proposition 3 and the results on the eigen-coordinate dynamics)."""
+    if p.get("C"):
+        return ctx.tensor(matrix_from_text(p["C"]))
+    return random_symmetric(ctx, list(p["spectrum"]))
+
+
 def common_C_violations(p: dict) -> list[Violation]:
-    """Explicit C must be symmetric; the non-contrastive sign must be the corrected one; moons need d = 2."""
-    out, _ = symmetric_C_violations(p)
+    """An explicit C must be a symmetric matrix and match d; half moons live in R²; the non-contrastive sign
+    must be the corrected one (the printed +Σxᵢxᵢ⁺ᵀ is a negative control)."""
+    out, A = symmetric_C_violations(p)
+    if A is not None and "d" in p and A.shape[0] != p["d"]:
+        out.append(Violation("C is d×d", f"C is {A.shape[0]}×{A.shape[0]} but d = {p['d']}", ("C", "d"),
+                             bypassable=False))
     if p.get("data") == "moons" and p.get("d", 2) != 2 and not p.get("C"):
         out.append(Violation("d = 2 for half moons", f"half moons live in R², got d = {p['d']}", ("d", "data"),
                              bypassable=False))
-    if "nc_sign" in p and p["nc_sign"] not in (-1.0, 1.0):
-        out.append(Violation("nc_sign ∈ {−1, +1}", f"nc_sign = {p['nc_sign']}", ("nc_sign",), bypassable=False))
     if p.get("nc_sign", -1.0) == 1.0 and p.get("loss") == "noncontrastive" and not p.get("C"):
         out.append(Violation("non-contrastive C̃ = −Σ xᵢxᵢ⁺ᵀ (corrected sign)",
                              "nc_sign = +1 is the paper's printed C̃ = +Σ xᵢxᵢ⁺ᵀ, which flips the sign of loss (2): "
-                             "then C ≻ 0 on generic data and the dynamics are trivial (the appendix's proof of Proposition 1 has the minus sign)",
-                             ("nc_sign", "loss")))
-    if "n" in p and p["n"] < 2:
-        out.append(Violation("n ≥ 2 anchors", f"n = {p['n']}", ("n",), bypassable=False))
+                             "then C ≻ 0 on generic data and the dynamics are trivial (the appendix's proof of "
+                             "Proposition 1 has the minus sign)", ("nc_sign", "loss")))
     return out
 
 
 def is_simple(lam: np.ndarray, i: int = 0) -> bool:
     scale = max(float(np.abs(lam).max()), 1e-300)
     return len(lam) == 1 or float(lam[i + 1] - lam[i]) > SIMPLE_GAP_RTOL * scale
+
+
+# Random spectra with a negative smallest eigenvalue and gaps (worst-case searches and report instances): the
+# smallest eigenvalue is drawn from SPECTRUM_START, each gap from [gap, SPECTRUM_STEP_MAX].
+SPECTRUM_START = (-3.0, -0.3)
+SPECTRUM_STEP_MAX = 1.2
+
+
+def gapped_spectrum(start: float, steps) -> tuple[float, ...]:
+    """Sorted eigenvalues start, start + steps[0], …, moved off zero by 0.1 where within 0.05 of it."""
+    lam = [start]
+    for s in steps:
+        lam.append(lam[-1] + s)
+    return tuple(sorted(round(v if abs(v) > 0.05 else v + 0.1, 4) for v in lam))
+
+
+def gapped_spectrum_values(rng, d: int, gap: float = 0.1) -> tuple[float, ...]:
+    """A spectrum of ``gapped_spectrum`` drawn with a `random.Random`."""
+    return gapped_spectrum(rng.uniform(*SPECTRUM_START), [rng.uniform(gap, SPECTRUM_STEP_MAX) for _ in range(d - 1)])

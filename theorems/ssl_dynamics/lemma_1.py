@@ -29,13 +29,16 @@ pins the tolerance. Status ``verified`` (unchanged).
 from __future__ import annotations
 
 import math
+import random
 
 import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
-from .trace_form import PAPER, PAPER_TITLE
+from ..core.params import sample_params
+from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..optim.threads import one_thread
+from .paper import PAPER
 
 ID = "ssl_dynamics.lemma_1"
 MODELS = ("linear", "kernel", "two_layer")
@@ -50,6 +53,7 @@ def _features(model: str, ctx, d: int, h: int):
     return lambda x: x
 
 
+@one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     d, z, h, model = p["d"], p["z"], p["h"], p["model"]
     X, Xp = ctx.randn(p["pairs"], d), ctx.randn(p["pairs"], d)
@@ -86,19 +90,17 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     off_max, diag_max = float(off.max()), float(diag.max())
     tol = EXACT_RTOL * max(d, h)
     claims = [
-        Claim.at_most("offdiagonal_blocks_vanish", off_max, tol, "max_{l≠j} |K_lj(x,x')| / ‖ψ(x)‖‖ψ(x')‖"),
-        Claim.at_most("diagonal_equals_kernel", diag_max, tol, "max_l |K_ll(x,x') − ψ(x)ᵀψ(x')| / ‖ψ(x)‖‖ψ(x')‖"),
+        Claim.at_most("offdiagonal_blocks_vanish", off_max, 0.0, "max_{l≠j} |K_lj(x,x')| / ‖ψ(x)‖‖ψ(x')‖", atol=tol),
+        Claim.at_most("diagonal_equals_kernel", diag_max, 0.0, "max_l |K_ll(x,x') − ψ(x)ᵀψ(x')| / ‖ψ(x)‖‖ψ(x')‖",
+                      atol=tol),
     ]
     details = {"max_offdiagonal_rel": off_max, "max_diagonal_rel_err": diag_max, "pairs": p["pairs"],
                "mean_diag_over_kernel": float((torch.diagonal(K, dim1=-2, dim2=-1).mean(-1) / k).median())}
-    return Outcome(observed=max(off_max, diag_max), bound=tol, tightness=None, claims=claims, details=details)
+    return Outcome(claims=claims, details=details)
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = []
-    for n in ("d", "z", "h", "pairs"):
-        if p[n] < 1:
-            out.append(Violation(f"{n} ≥ 1", f"{n} = {p[n]} must be a positive integer", (n,), bypassable=False))
     if p["model"] == "two_layer":
         out.append(Violation("linear or kernel model u = Θψ(x)", "a 2-layer network u = h^{-1/2}G₂ᵀφ(G₁x) is the "
                              "appendix proof's object, not the lemma's: at finite width its NTK couples the outputs",
@@ -114,23 +116,28 @@ PIN_SCALE = 1 + 30 * EXACT_RTOL * 32
 
 
 def _strategy():
-    from hypothesis import strategies as st
+    from ..strategies import declared_params
 
-    return st.fixed_dictionaries(dict(model=st.sampled_from(["linear", "kernel"]), d=st.integers(1, 6),
-                                      z=st.integers(1, 5), h=st.integers(1, 64), pairs=st.integers(1, 8),
-                                      seed=st.integers(0, 2**16)))
+    return declared_params(ID)
+
+
+def cost(p: dict) -> Cost:
+    """Per pair, z Jacobian rows of the model's parameters (z·max(d, h) + h·(d + z) numbers) and their products."""
+    size = p["z"] * max(p["d"], p["h"]) + p["h"] * (p["d"] + p["z"])
+    return Cost(elements=2 * p["z"] * size, work=p["pairs"] * p["z"] ** 2 * size * 4)
 
 
 def report_instances(suite):
     yield AS_PRINTED, dict(), False
     yield AS_PRINTED, dict(model="kernel", h=64), False
-    for s in range(suite.report_examples):
-        yield AS_PRINTED, dict(model=MODELS[s % 2], d=2 + s, z=1 + s % 4, h=16 + 8 * s, seed=s), False
+    rng = random.Random(1)
+    for _ in range(suite.report_examples):
+        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
     yield AS_PRINTED, dict(model="two_layer", h=50), True  # negative control
 
 
 RESULT = register(Result(
-    id=ID, paper=PAPER, paper_title=PAPER_TITLE,
+    id=ID, paper=PAPER, section="Section 'Learning Dynamics of Multivariate Regression', Lemma 1 (proof: Appendix)",
     title="Lemma 1: the NTK of a linear / kernel model has no cross-output interaction",
     statement="For u(x) = Θx or Θψ(x), in the infinite-width limit ⟨∇_Θu_l(x), ∇_Θu_j(x')⟩ = δ_lj xᵀx' "
               "(linear) or δ_lj k(x, x') (kernel).",
@@ -143,14 +150,17 @@ RESULT = register(Result(
     strategy=_strategy,
     params=(
         Param("model", str, "linear", "linear Θx, kernel Θψ(x) (random Fourier features), or the 2-layer NTK "
-              "network of the appendix proof (negative control)", "linear | kernel", choices=MODELS),
-        Param("d", int, 3, "input dimension", "≥ 1"),
-        Param("z", int, 4, "output dimension", "≥ 1"),
-        Param("h", int, 32, "number of kernel features / width of the 2-layer control", "≥ 1"),
-        Param("pairs", int, 8, "random input pairs (x, x') evaluated at once", "≥ 1"),
-        Param("kernel_scale", float, 1.0, "multiplies the closed form; ≠ 1 is a wrong constant (control)", "= 1"),
-        Param("seed", int, 0, "seed of the inputs, parameters and features", "any integer"),
+              "network of the appendix proof (negative control)", "linear | kernel", choices=MODELS,
+              sample=("linear", "kernel")),
+        Param("d", int, 3, "input dimension", low=1, high=64, sample=(1, 6)),
+        Param("z", int, 4, "output dimension", low=1, high=64, sample=(1, 5)),
+        Param("h", int, 32, "number of kernel features / width of the 2-layer control", low=1, high=4096,
+              sample=(1, 64)),
+        Param("pairs", int, 8, "random input pairs (x, x') evaluated at once", low=1, high=64, sample=(1, 8)),
+        Param("kernel_scale", float, 1.0, "multiplies the closed form; ≠ 1 is a wrong constant (control)", "= 1",
+              low=-1e6, high=1e6),
+        seed_param(),
     ),
-    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
+    cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
 ))

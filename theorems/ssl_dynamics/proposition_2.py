@@ -33,16 +33,20 @@ Prop. 3: rank min(z, ℓ) optima below the Frobenius value), ``bound_scale`` = 1
 from __future__ import annotations
 
 import math
+import random
 
-import numpy as np
 import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.params import sample_params
+from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..optim.threads import one_thread
 from .constraints import CONSTRAINTS, project_ball
-from .instances import DATASETS, build_C, common_C_violations, is_simple, spectrum_of
-from .trace_form import ACTIVATIONS, LOSSES, PAPER, PAPER_TITLE, activation, sym
+from .instances import (build_C, common_C_violations, d_param, data_param, explicit_C_param, is_simple, loss_param,
+                        n_param, nc_sign_param, spectrum_of)
+from .paper import PAPER
+from .trace_form import ACTIVATIONS, activation, sym
 
 ID = "ssl_dynamics.proposition_2"
 # No feasible point may beat the closed form by more than float64 rounding of an O(‖C‖c₁²c₂²) sum.
@@ -84,78 +88,78 @@ def _pgd(ctx, C, h, z, c1, c2, constraint, restarts, max_iter, W1_fixed=None):
     return W1, W2, res, it, GTOL * lip
 
 
-def evaluate(p: dict, form: str, ctx) -> Outcome:
-    C, t = build_C(p, ctx)
+def _linear_part(ctx, p, C, lam, V):
+    """PGD on the full problem from every start; the claims on its value and on the rank of the optimal product."""
     h, z, c1, c2, cons = p["h"], p["z"], p["c1"], p["c2"], p["constraint"]
-    lam, V = torch.linalg.eigh(C)
     bound = p["bound_scale"] * c1**2 * c2**2 * min(float(lam[0]), 0.0)
     W1, W2, res, iters, gtol = _pgd(ctx, C, h, z, c1, c2, cons, p["restarts"], p["max_iter"])
     P = W2.transpose(-1, -2) @ W1
     vals = (P @ C * P).sum(dim=(-1, -2))
     conv = res <= gtol
-    scale = max(abs(bound), 1e-300)
-    hit = conv & (vals <= bound + REACH_RTOL * scale)
+    hit = conv & (vals <= bound + REACH_RTOL * abs(bound))
     judged = hit if bool(hit.any()) else conv
     S = torch.linalg.svdvals(P)
     ratio = (S[:, 1] / S[:, 0]) if S.shape[1] > 1 else torch.zeros_like(vals)
-    top = torch.linalg.svd(P)[2][:, 0, :]
-    align = 1 - (top @ V[:, 0]).abs()
+    align = 1 - (torch.linalg.svd(P)[2][:, 0, :] @ V[:, 0]).abs()
     best = int(torch.argmin(torch.where(conv, vals, torch.full_like(vals, math.inf)))) if bool(conv.any()) else 0
     claims = [
-        Claim.at_least("no_start_below_closed_form", float(vals.min()), bound - LOWER_RTOL * scale,
-                       "every feasible end point is ≥ c₁²c₂²·min(λ_min(C), 0)"),
-        Claim.at_most("best_reaches_closed_form", float(vals[best]), bound + REACH_RTOL * scale,
-                      "the best certified start attains c₁²c₂²λ_min(C)"),
+        Claim.at_least("no_start_below_closed_form", float(vals.min()), bound,
+                       "every feasible end point is ≥ c₁²c₂²·min(λ_min(C), 0)", rtol=LOWER_RTOL),
+        Claim.at_most("best_reaches_closed_form", float(vals[best]), bound,
+                      "the best certified start attains c₁²c₂²λ_min(C)", rtol=REACH_RTOL),
     ]
     if bool(judged.any()):
-        claims += [
-            Claim.at_most("minimiser_rank_one", float(ratio[judged].max()), RANK_TOL,
-                          "σ₂/σ₁ of P = W₂ᵀW₁ at the optima"),
-            Claim.at_most("minimiser_along_v1", float(align[judged].max()), ALIGN_TOL, "1 − |⟨v_top(P), v₁⟩|"),
-        ]
-    # Nonlinear φ at a random W₁ on the Frobenius sphere: the inner problem over W₂.
-    nl = {}
+        claims += [Claim.at_most("minimiser_rank_one", float(ratio[judged].max()), 0.0,
+                                 "σ₂/σ₁ of P = W₂ᵀW₁ at the optima", atol=RANK_TOL),
+                   Claim.at_most("minimiser_along_v1", float(align[judged].max()), 0.0, "1 − |⟨v_top(P), v₁⟩|",
+                                 atol=ALIGN_TOL)]
+    details = {"closed_form": bound, "lambda": lam.tolist(), "best_value": float(vals[best]), "values": vals.tolist(),
+               "starts_converged": int(conv.sum()), "starts_reaching": int(hit.sum()),
+               "best_residual": float(res[best]), "gtol": gtol, "iterations": iters, "best_sv_ratio": float(ratio[best])}
+    return claims, details, bool(conv.any())
+
+
+def _nonlinear_part(ctx, p, t):
+    """φ nonlinear at a random W₁ on the Frobenius sphere: the inner problem over W₂ against c₂²λ_min(sym f)."""
+    h, z, c1, c2 = p["h"], p["z"], p["c1"], p["c2"]
+    phi = activation(p["activation"])
+    W1r = project_ball(ctx.randn(h, t.d), c1, "frobenius")
+    W1r = W1r * c1 / W1r.norm()
+    f = sym(phi(t.x @ W1r.T).T @ (phi(t.neg @ W1r.T) - phi(t.pos @ W1r.T)) / t.n)
+    mu = float(torch.linalg.eigvalsh(f)[0])
+    bound = p["bound_scale"] * c2**2 * min(mu, 0.0)
+    _, W2f, res, it, gtol = _pgd(ctx, f, h, z, c1, c2, p["constraint"], p["restarts"], p["max_iter"], W1_fixed=f)
+    vf = (W2f * (f @ W2f)).sum(dim=(-1, -2))
+    conv = res <= gtol
+    best = int(torch.argmin(torch.where(conv, vf, torch.full_like(vf, math.inf)))) if bool(conv.any()) else 0
+    Sf = torch.linalg.svdvals(W2f[best])
+    claims = [
+        Claim.at_least("nonlinear_no_start_below", float(vf.min()), bound,
+                       f"φ = {p['activation']}: every W₂ gives ≥ c₂²·min(λ_min(sym f), 0) at a random W₁",
+                       rtol=LOWER_RTOL),
+        Claim.at_most("nonlinear_inner_minimum", float(vf[best]), bound, "the best certified W₂ attains c₂²λ_min(sym f)",
+                      rtol=REACH_RTOL),
+        Claim.at_most("nonlinear_minimiser_rank_one", float(Sf[1] / Sf[0]) if Sf.numel() > 1 else 0.0, 0.0,
+                      "σ₂/σ₁ of the optimal W₂: a one-dimensional output", atol=RANK_TOL),
+    ]
+    details = {"nonlinear_lambda_min_f": mu, "nonlinear_best": float(vf[best]), "nonlinear_iterations": it,
+               "nonlinear_converged": int(conv.sum())}
+    return claims, details, bool(conv.any())
+
+
+@one_thread
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    C, t = build_C(p, ctx)
+    lam, V = torch.linalg.eigh(C)
+    claims, details, converged = _linear_part(ctx, p, C, lam, V)
     if t is not None:
-        phi = activation(p["activation"])
-        W1r = project_ball(ctx.randn(h, t.d), c1, "frobenius")
-        W1r = W1r * c1 / W1r.norm()
-        f = sym(phi(t.x @ W1r.T).T @ (phi(t.neg @ W1r.T) - phi(t.pos @ W1r.T)) / t.n)
-        mu = float(torch.linalg.eigvalsh(f)[0])
-        nl_bound = p["bound_scale"] * c2**2 * min(mu, 0.0)
-        _, W2f, res_f, it_f, gtol_f = _pgd(ctx, f, h, z, c1, c2, cons, p["restarts"], p["max_iter"], W1_fixed=f)
-        vf = (W2f * (f @ W2f)).sum(dim=(-1, -2))
-        conv_f = res_f <= gtol_f
-        bf = int(torch.argmin(torch.where(conv_f, vf, torch.full_like(vf, math.inf)))) if bool(conv_f.any()) else 0
-        Sf = torch.linalg.svdvals(W2f[bf])
-        nscale = max(abs(nl_bound), 1e-300)
-        claims += [
-            Claim.at_least("nonlinear_no_start_below", float(vf.min()), nl_bound - LOWER_RTOL * nscale,
-                           f"φ = {p['activation']}: every W₂ gives ≥ c₂²·min(λ_min(sym f), 0) at a random W₁"),
-            Claim.at_most("nonlinear_inner_minimum", float(vf[bf]), nl_bound + REACH_RTOL * nscale,
-                          "the best certified W₂ attains c₂²λ_min(sym f)"),
-            Claim.at_most("nonlinear_minimiser_rank_one", float(Sf[1] / Sf[0]) if Sf.numel() > 1 else 0.0, RANK_TOL,
-                          "σ₂/σ₁ of the optimal W₂: a one-dimensional output"),
-        ]
-        nl = {"nonlinear_lambda_min_f": mu, "nonlinear_best": float(vf[bf]), "nonlinear_iterations": it_f,
-              "nonlinear_converged": int(conv_f.sum())}
-        conv = conv.all() & conv_f.any()
-    details = {"closed_form": bound, "lambda": lam.tolist(), "best_value": float(vals[best]),
-               "values": vals.tolist(), "starts_converged": int((res <= gtol).sum()),
-               "starts_reaching": int(hit.sum()), "best_residual": float(res[best]), "gtol": gtol,
-               "iterations": iters, "best_sv_ratio": float(ratio[best]), **nl}
-    return Outcome(observed=float(vals[best]), bound=bound,
-                   tightness=(bound / float(vals[best])) if float(vals[best]) != 0 else None,
-                   claims=claims, details=details, converged=bool(conv.any()) if isinstance(conv, torch.Tensor) else bool(conv))
+        nl_claims, nl_details, nl_conv = _nonlinear_part(ctx, p, t)
+        claims, details, converged = claims + nl_claims, {**details, **nl_details}, converged and nl_conv
+    return Outcome(claims=claims, details=details, converged=converged, headline="best_reaches_closed_form")
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = common_C_violations(p)
-    for n in ("c1", "c2"):
-        if not (math.isfinite(p[n]) and p[n] > 0):
-            out.append(Violation(f"{n} > 0", f"{n} = {p[n]}: the norm bound must be positive", (n,), bypassable=False))
-    for n, lo in (("z", 2), ("h", 1), ("restarts", 1), ("max_iter", 1), ("d", 1)):
-        if p[n] < lo:
-            out.append(Violation(f"{n} ≥ {lo}", f"{n} = {p[n]}", (n,), bypassable=False))
     if p["constraint"] != "frobenius":
         out.append(Violation("Frobenius-norm constraints ‖W₁‖_F ≤ c₁, ‖W₂‖_F ≤ c₂",
                              f"constraint = {p['constraint']!r} (operator-norm balls are Prop. 3's setting)",
@@ -173,14 +177,19 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     return out
 
 
+def cost(p: dict) -> Cost:
+    """The triplets, the nonlinear f (3n·h), and PGD over restarts·h·(d + z) for max_iter iterations (twice)."""
+    per_iter = p["restarts"] * p["h"] * (p["d"] + p["z"]) * max(p["d"], p["z"]) * 4
+    return Cost(elements=3 * p["n"] * max(p["d"], p["h"]) + 4 * p["restarts"] * p["h"] * (p["d"] + p["z"]),
+                work=2 * p["max_iter"] * per_iter + 6 * p["n"] * p["h"] * p["d"])
+
+
 def report_instances(suite):
     yield AS_PRINTED, dict(), False
     yield AS_PRINTED, dict(data="moons", d=2, z=2, activation="softplus2"), False
-    rng = np.random.default_rng(3)
+    rng = random.Random(3)
     for _ in range(suite.report_examples):
-        yield AS_PRINTED, dict(d=int(rng.integers(2, 6)), z=int(rng.integers(2, 4)), h=int(rng.integers(6, 16)),
-                               c1=round(float(rng.uniform(0.5, 2)), 3), c2=round(float(rng.uniform(0.5, 2)), 3),
-                               seed=int(rng.integers(1000))), False
+        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng, fixed=dict(data="gaussian")), False
     yield AS_PRINTED, dict(constraint="spectral"), True
     yield AS_PRINTED, dict(bound_scale=1 + 10 * REACH_RTOL), True
     yield AS_PRINTED, dict(bound_scale=1 - 10 * LOWER_RTOL), True
@@ -190,13 +199,13 @@ BINDING_LMIN = dict(C="-0.1,0,0;0,0.5,0;0,0,1", d=3, z=2)
 
 
 def _strategy():
-    from ..strategies.ssl_dynamics import ssl_prop2_params
+    from ..strategies import declared_params
 
-    return ssl_prop2_params()
+    return declared_params(ID, AS_PRINTED, data="gaussian")
 
 
 RESULT = register(Result(
-    id=ID, paper=PAPER, paper_title=PAPER_TITLE,
+    id=ID, paper=PAPER, section="Section 'SSL with (Orthogonality) Constraints', Proposition 2",
     title="Proposition 2: Frobenius-norm constraints do not prevent dimension collapse",
     statement="For u^φ(x) = W₂ᵀφ(W₁x) and loss (1) or (2), min L s.t. ‖W₁‖_F ≤ c₁, ‖W₂‖_F ≤ c₂ has a global solution "
               "u(x) = [a(x), 0, …, 0]ᵀ.",
@@ -209,24 +218,23 @@ RESULT = register(Result(
               dict(bound_scale=1 - 10 * LOWER_RTOL, allow_violation=True)),
     strategy=_strategy,
     params=(
-        Param("data", str, "gaussian", "SSL triplets", "gaussian | moons", choices=DATASETS),
-        Param("loss", str, "contrastive", "SSL loss", "", choices=LOSSES),
-        Param("nc_sign", float, -1.0, "sign of the non-contrastive C̃ (−1 corrected)", "−1"),
-        Param("C", str, "", "explicit symmetric C (linear part only)", "symmetric, λ_min < 0 simple"),
-        Param("d", int, 5, "input dimension", "≥ 1"),
-        Param("z", int, 3, "output dimension", "≥ 2"),
-        Param("h", int, 12, "hidden width", "≥ 1"),
-        Param("n", int, 400, "anchors", "≥ 2"),
-        Param("c1", float, 1.5, "‖W₁‖_F bound", "> 0"),
-        Param("c2", float, 0.8, "‖W₂‖_F bound", "> 0"),
-        Param("activation", str, "tanh", "φ of the nonlinear inner problem", "", choices=ACTIVATIONS),
+        data_param(), loss_param(), nc_sign_param(), explicit_C_param("symmetric, λ_min < 0 simple (linear part only)"),
+        d_param(5, sample=(2, 5)),
+        Param("z", int, 3, "output dimension", low=2, high=64, sample=(2, 4)),
+        Param("h", int, 12, "hidden width", low=1, high=10_000, sample=(4, 16)),
+        n_param(400, sample=None),
+        Param("c1", float, 1.5, "‖W₁‖_F bound", low=1e-6, high=1e3, sample=(0.5, 2.0)),
+        Param("c2", float, 0.8, "‖W₂‖_F bound", low=1e-6, high=1e3, sample=(0.5, 2.0)),
+        Param("activation", str, "tanh", "φ of the nonlinear inner problem", choices=ACTIVATIONS,
+              sample=("tanh", "softplus2")),
         Param("constraint", str, "frobenius", "norm balls (spectral = negative control)", "frobenius",
               choices=CONSTRAINTS),
-        Param("restarts", int, 8, "random starts batched", "≥ 1"),
-        Param("max_iter", int, 20000, "PGD iterations", "≥ 1"),
-        Param("bound_scale", float, 1.0, "multiplies the closed form; ≠ 1 is a wrong constant", "= 1"),
-        Param("seed", int, 0, "seed", "any integer"),
+        Param("restarts", int, 8, "random starts batched", low=1, high=1024),
+        Param("max_iter", int, 20000, "PGD iterations", low=1, high=1_000_000),
+        Param("bound_scale", float, 1.0, "multiplies the closed form; ≠ 1 is a wrong constant", "= 1",
+              low=-1e3, high=1e3),
+        seed_param(),
     ),
-    evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
+    cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
 ))

@@ -20,9 +20,6 @@ from ..data.ssl_pairs import Triplets
 
 LOSSES = ("contrastive", "noncontrastive")
 
-PAPER = "002"
-PAPER_TITLE = "Esser, Mukherjee, Ghoshdastidar: Representation Learning Dynamics of Self-Supervised Models"
-
 
 def sym(A: torch.Tensor) -> torch.Tensor:
     return 0.5 * (A + A.transpose(-1, -2))
@@ -63,14 +60,6 @@ def random_symmetric(ctx, spectrum) -> torch.Tensor:
     return sym(Q @ torch.diag(lam) @ Q.T)
 
 
-def parse_floats(text: str) -> list[float] | None:
-    try:
-        vals = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
-    except ValueError:
-        return None
-    return vals if vals and all(math.isfinite(v) for v in vals) else None
-
-
 def matrix_from_text(text: str) -> np.ndarray | None:
     """'a,b;c,d' -> a 2-D array (rows separated by ';'); None if malformed."""
     try:
@@ -81,7 +70,7 @@ def matrix_from_text(text: str) -> np.ndarray | None:
     return A if A.ndim == 2 and np.isfinite(A).all() else None
 
 
-# -- shared hypothesis checks (the bad-input list of issue 5) ------------------------------------------------
+# -- shared hypothesis checks ----------------------------------------------------------------------------------
 def width_violations(h: int, d: int, z: int) -> list[Violation]:
     out = []
     if h < z:
@@ -92,15 +81,6 @@ def width_violations(h: int, d: int, z: int) -> list[Violation]:
         out.append(Violation("h ≥ d (W₁ ∈ St(h, d) needs at least d rows)",
                              f"width h = {h} is smaller than the input dimension d = {d}", ("h", "d"),
                              bypassable=False))
-    return out
-
-
-def positive_violations(p: dict, *names: str) -> list[Violation]:
-    out = []
-    for n in names:
-        v = p[n]
-        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-            out.append(Violation(f"{n} > 0", f"{n} = {v} must be a positive finite number", (n,), bypassable=False))
     return out
 
 

@@ -1,81 +1,97 @@
-"""Strategies for paper 002: SSL learning dynamics (Esser et al.)."""
+"""Strategies for paper 002: SSL learning dynamics (Esser et al.).
+
+Every range comes from the results' `Param` declarations (`declared_params`, `param`); the strategies here only
+add what a declaration cannot say: spectra with gaps and a negative smallest eigenvalue
+(`theorems.ssl_dynamics.instances.gapped_spectrum`), and ranges that a hypothesis ties together (h ≥ d + z,
+d ≤ h, r ≤ z, z ≤ d).
+"""
 
 from __future__ import annotations
 
 from hypothesis import strategies as st
 
 from ..core.result import AS_PRINTED, CORRECTED
-from ._common import valid_for
+from ._common import param, param_of, valid_for
 
-__all__ = ["gapped_spectrum", "ssl_prop1_params", "ssl_theorem1_params", "ssl_prop2_params", "ssl_prop3_params", "ssl_theorem3_params", "ssl_theorem2_params"]
+__all__ = ["gapped_spectrum_strategy", "ssl_theorem3_params", "ssl_theorem2_params", "ssl_prop3_params",
+           "ssl_figure3_params", "ssl_lemma2_params", "ssl_remark3_params", "ssl_remark2_params"]
 
 
 @st.composite
-def gapped_spectrum(draw, d: int, negatives_at_least: int = 1, gap: float = 0.1) -> str:
-    """d eigenvalues in about [−3, 3], sorted, consecutive gaps ≥ ``gap``, no zero, ≥ ``negatives_at_least`` < 0."""
-    start = draw(st.floats(-3.0, -0.3))
-    steps = [draw(st.floats(gap, 1.2)) for _ in range(d - 1)]
-    lam = [start]
-    for s in steps:
-        lam.append(lam[-1] + s)
-    lam = [v if abs(v) > 0.05 else v + 0.1 for v in lam]
-    lam = sorted(lam)
-    return ",".join(f"{v:.4f}" for v in lam)
+def gapped_spectrum_strategy(draw, d: int, gap: float = 0.1) -> tuple[float, ...]:
+    """d sorted eigenvalues, consecutive gaps ≥ ``gap``, none within 0.05 of zero, the smallest negative."""
+    from ..ssl_dynamics.instances import SPECTRUM_START, SPECTRUM_STEP_MAX, gapped_spectrum
+
+    start = draw(st.floats(*SPECTRUM_START))
+    return gapped_spectrum(start, [draw(st.floats(gap, SPECTRUM_STEP_MAX)) for _ in range(d - 1)])
 
 
 @st.composite
 def ssl_theorem3_params(draw) -> dict:
-    """Theorem 3 (corrected) with λ₁ < 0 simple, ‖q₀‖ ∈ [0.05, 0.95], e₁ᵀq₀ ≠ 0 (digest R9 ranges)."""
-    d = draw(st.integers(2, 6))
-    params = dict(lams=draw(gapped_spectrum(d, gap=0.15)), q0_norm=round(draw(st.floats(0.05, 0.95)), 4),
-                  e1_sign=draw(st.sampled_from([-1, 1])), seed=draw(st.integers(0, 2**16)))
-    return valid_for("ssl_dynamics.theorem_3", CORRECTED)(params)
+    """Theorem 3 (corrected) with λ₁ < 0 simple, ‖q₀‖ from its declaration, e₁ᵀq₀ ≠ 0 (a hypothesis of the
+    corrected form: the sign is ±1, never the control's 0)."""
+    rid = "ssl_dynamics.theorem_3"
+    params = dict(lams=draw(gapped_spectrum_strategy(draw(st.integers(2, 6)), gap=0.15)),
+                  q0_norm=draw(param(param_of(rid, "q0_norm"))), e1_sign=draw(st.sampled_from((-1, 1))),
+                  seed=draw(param(param_of(rid, "seed"))))
+    return valid_for(rid, CORRECTED)(params)
 
 
 @st.composite
 def ssl_theorem2_params(draw) -> dict:
-    d, z = draw(st.integers(1, 5)), draw(st.integers(1, 3))
-    # T_discrete = 1: the discrete scheme's gap is a measurement, not a bound, so the worst-case search does not
-    # pay for its long default horizon (20 e-folds, up to 10⁴ steps: 20× the cost of the bounds it searches).
-    params = dict(spectrum=draw(gapped_spectrum(d)), z=z, h=d + z + draw(st.integers(0, 12)),
-                  seed=draw(st.integers(0, 2**16)), T_discrete=1.0)
-    return valid_for("ssl_dynamics.theorem_2", AS_PRINTED)(params)
-
-
-@st.composite
-def ssl_prop2_params(draw) -> dict:
-    params = dict(d=draw(st.integers(2, 5)), z=draw(st.integers(2, 4)), h=draw(st.integers(4, 16)),
-                  c1=round(draw(st.floats(0.5, 2.0)), 3), c2=round(draw(st.floats(0.5, 2.0)), 3),
-                  activation=draw(st.sampled_from(["tanh", "softplus2"])), seed=draw(st.integers(0, 2**16)))
-    return valid_for("ssl_dynamics.proposition_2", AS_PRINTED)(params)
+    rid = "ssl_dynamics.theorem_2"
+    d, z = draw(st.integers(1, 5)), draw(param(param_of(rid, "z")))
+    params = dict(spectrum=draw(gapped_spectrum_strategy(d)), z=z,
+                  h=draw(param(param_of(rid, "h"), lo=d + z)), seed=draw(param(param_of(rid, "seed"))))
+    return valid_for(rid, AS_PRINTED)(params)
 
 
 @st.composite
 def ssl_prop3_params(draw) -> dict:
-    d = draw(st.integers(2, 5))
-    z = draw(st.integers(1, 3))
-    params = dict(spectrum=draw(gapped_spectrum(d, gap=0.3)), z=z, h=d + z + draw(st.integers(0, 4)),
-                  seed=draw(st.integers(0, 2**16)))
-    return valid_for("ssl_dynamics.proposition_3", CORRECTED)(params)
+    rid = "ssl_dynamics.proposition_3"
+    d, z = draw(st.integers(2, 5)), draw(param(param_of(rid, "z")))
+    params = dict(spectrum=draw(gapped_spectrum_strategy(d, gap=0.3)), z=z,
+                  h=draw(param(param_of(rid, "h"), lo=d + z, hi=d + z + 4)), seed=draw(param(param_of(rid, "seed"))))
+    return valid_for(rid, CORRECTED)(params)
 
 
 @st.composite
-def ssl_prop1_params(draw) -> dict:
-    """Proposition 1 (corrected) on Gaussian SSL data: λ₁ simple on generic draws."""
-    params = dict(d=draw(st.integers(2, 5)), z=draw(st.integers(2, 4)), loss=draw(st.sampled_from(["contrastive",
-                                                                                                   "noncontrastive"])),
-                  seed=draw(st.integers(0, 2**16)))
-    return valid_for("ssl_dynamics.proposition_1", CORRECTED)(params)
+def ssl_figure3_params(draw) -> dict:
+    """Figure 3 on resampled half moons: initialisations, widths from h = d = 2 upwards, η around 0.01."""
+    rid = "ssl_dynamics.figure_3"
+    widths = tuple(sorted(draw(st.sets(st.integers(2, 3000), min_size=2, max_size=3))))
+    params = {name: draw(param(param_of(rid, name))) for name in ("seed", "n", "seeds", "eta")}
+    return valid_for(rid, AS_PRINTED)({**params, "widths": widths})
 
 
 @st.composite
-def ssl_theorem1_params(draw) -> dict:
-    """Theorem 1 on widths up to 4·10⁵: for d = 1 and h ≳ 5·10⁴ the bound (K = 1) is below what an adversarial W₁
-    attains, so only the randomness of W₁ keeps it; smaller widths are where the Taylor chain alone implies it."""
-    d = draw(st.integers(1, 4))
-    z = draw(st.integers(1, 3))
-    h_max = 400_000 if d == 1 else 20_000
-    params = dict(activation=draw(st.sampled_from(["tanh", "softplus2"])), d=d, z=z,
-                  h=draw(st.integers(max(3, d, z), h_max)), r=round(draw(st.floats(0.05, 20.0)), 4),
-                  w2=draw(st.sampled_from(["random", "worst"])), draws=8, seed=draw(st.integers(0, 2**16)))
-    return valid_for("ssl_dynamics.theorem_1", AS_PRINTED)(params)
+def ssl_lemma2_params(draw) -> dict:
+    """Lemma 2 with the witness L and the proof's split s varied, widths from d (the hypothesis d ≤ h) upwards."""
+    rid = "ssl_dynamics.lemma_2"
+    d = draw(param(param_of(rid, "d")))
+    widths = tuple(sorted(draw(st.sets(st.integers(max(d, 2), 3000), min_size=1, max_size=4))))
+    params = {name: draw(param(param_of(rid, name))) for name in ("draws", "L", "s", "seed")}
+    return valid_for(rid, AS_PRINTED)({**params, "d": d, "widths": widths})
+
+
+@st.composite
+def ssl_remark3_params(draw) -> dict:
+    """Remark 3 (corrected) on Gaussian SSL data with a Gaussian or orthonormal fixed projector, r ≤ z."""
+    rid = "ssl_dynamics.remark_3"
+    z = draw(param(param_of(rid, "z")))
+    params = dict(d=draw(param(param_of(rid, "d"))), z=z, r=draw(param(param_of(rid, "r"), hi=z)),
+                  projector=draw(param(param_of(rid, "projector"))), loss=draw(param(param_of(rid, "loss"))),
+                  seed=draw(param(param_of(rid, "seed"))))
+    return valid_for(rid, CORRECTED)(params)
+
+
+@st.composite
+def ssl_remark2_params(draw) -> dict:
+    """Remark 2 (corrected) on Gaussian anchors of a random full-rank spectrum, z ≤ d. One negative per anchor (the
+    structure of (1)): the batch form's n×n similarities cost 20× more and are run by the report."""
+    rid = "ssl_dynamics.remark_2"
+    d = draw(st.integers(3, 6))
+    spectrum = tuple(sorted((round(draw(st.floats(0.2, 5.0)), 3) for _ in range(d)), reverse=True))
+    params = dict(spectrum=spectrum, z=draw(param(param_of(rid, "z"), hi=d)),
+                  **{name: draw(param(param_of(rid, name))) for name in ("n", "sigma2", "seed")})
+    return valid_for(rid, CORRECTED)(params)

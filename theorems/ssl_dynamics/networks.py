@@ -1,0 +1,112 @@
+"""Two-layer networks u(x) = W₂ᵀφ(W₁x) trained on the mean contrastive loss (1) under the orthonormality
+constraints W₁ᵀW₁ = I_d, W₂ᵀW₂ = I_z (the setting of Theorem 1, Conjecture 1 and Figure 2 of paper 002).
+
+One training run is a batch of initialisations; the linear network (φ = identity) and every nonlinear one
+start from the same Haar (W₁, W₂) of each initialisation. The gradients are written out (back-propagation by hand through the three inputs x, x⁺, x⁻ stacked into
+one (3n, d) matrix): autograd per step cost 10× more at these sizes; ``tests/test_ssl_dynamics_machinery.py``
+checks them against autograd. The step is the tangent step + QR retraction (Riemannian GD), η = ``eta``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..data.ssl_pairs import Triplets
+from ..core.params import Cost
+from ..core.result import Violation
+from ..optim.stiefel import euclid_grads, qf
+from .trace_form import trace_matrix
+
+
+def activation_and_slope(name: str, Z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """φ(Z) and φ'(Z). ReLU's φ'(0) is taken as 0 (torch's convention); softplus2(a) = 2(softplus(a) − log 2)."""
+    if name == "identity":
+        return Z, torch.ones_like(Z)
+    if name == "tanh":
+        # tanh z = 2σ(2z) − 1: torch's float64 tanh costs 4× its sigmoid on CPU, and the difference (≤ 1e-16
+        # absolute) is far below every gap this module measures.
+        a = 2 * torch.sigmoid(2 * Z) - 1
+        return a, 1 - a * a
+    if name == "relu":
+        return torch.relu(Z), (Z > 0).to(Z.dtype)
+    if name == "sigmoid":
+        s = torch.sigmoid(Z)
+        return s, s * (1 - s)
+    if name == "softplus2":
+        return 2.0 * (torch.nn.functional.softplus(Z) - math.log(2.0)), 2.0 * torch.sigmoid(Z)
+    raise ValueError(f"unknown activation {name!r}")
+
+
+def stacked_inputs(t: Triplets) -> torch.Tensor:
+    """[x; x⁺; x⁻] as one (3n, d) matrix."""
+    return torch.cat([t.x, t.pos, t.neg])
+
+
+def loss_and_grads(X3: torch.Tensor, n: int, W1: torch.Tensor, W2: torch.Tensor, act: str):
+    """Mean contrastive loss (1)/n of u = W₂ᵀφ(W₁x) and its Euclidean gradients, batched over the leading
+    dimensions of W1 (…, h, d), W2 (…, h, z). Returns (L (…), g1, g2, U (…, 3n, z): the outputs on [x; x⁺; x⁻])."""
+    Act, Slope = activation_and_slope(act, X3 @ W1.transpose(-1, -2))  # (…, 3n, h)
+    U = Act @ W2
+    Ux, Up, Un = U[..., :n, :], U[..., n:2 * n, :], U[..., 2 * n:, :]
+    L = (Ux * (Un - Up)).sum(dim=(-1, -2)) / n
+    dU = torch.cat([Un - Up, -Ux, Ux], dim=-2) / n
+    g2 = Act.transpose(-1, -2) @ dU
+    g1 = ((dU @ W2.transpose(-1, -2)) * Slope).transpose(-1, -2) @ X3
+    return L, g1, g2, U
+
+
+def riemannian_step(W: torch.Tensor, g: torch.Tensor, eta: float) -> torch.Tensor:
+    """Tangent step W − η(I − WWᵀ)g, then the QR retraction."""
+    return qf(W - eta * (g - W @ (W.transpose(-1, -2) @ g)))
+
+
+def train_and_compare(t: Triplets, W1: torch.Tensor, W2: torch.Tensor, acts: tuple[str, ...], eta: float,
+                      steps: int, checkpoints: int = 0):
+    """Train the linear network and one network per activation in ``acts`` from the same starts W1 (S, h, d),
+    W2 (S, h, z), ``steps`` steps each. Returns the gaps max_i ‖u^φ(xᵢ) − u^I(xᵢ)‖ (len(acts), S) at each
+    recorded step (t = 0, ``checkpoints`` intermediate ones, t = steps) and the steps recorded.
+
+    The linear network's loss is the trace form Tr(W₂ᵀW₁CW₁ᵀW₂) of the same triplets (eq. (7), exact), so its
+    gradients cost O(h·d·z) instead of O(n·h); the nonlinear ones are back-propagated through the data."""
+    X3, n = stacked_inputs(t), t.n
+    C = trace_matrix(t, "contrastive")
+    record = {0, steps} | {round(steps * (k + 1) / (checkpoints + 1)) for k in range(checkpoints)}
+    nets = [(W1, W2) for _ in acts]
+    lin = (W1, W2)
+    gaps, at = [], []
+    for k in range(steps + 1):
+        outs = []
+        for a, act in enumerate(acts):
+            _, g1, g2, U = loss_and_grads(X3, n, *nets[a], act)
+            outs.append(U[..., :n, :])
+            if k < steps:
+                nets[a] = (riemannian_step(nets[a][0], g1, eta), riemannian_step(nets[a][1], g2, eta))
+        if k in record:
+            ulin = t.x @ lin[0].transpose(-1, -2) @ lin[1]
+            gaps.append(torch.stack([(u - ulin).norm(dim=-1).amax(-1) for u in outs]))
+            at.append(k)
+        if k < steps:
+            g1, g2 = euclid_grads(*lin, C)
+            lin = (riemannian_step(lin[0], g1, eta), riemannian_step(lin[1], g2, eta))
+    return torch.stack(gaps), at
+
+
+def sweep_violations(p: dict) -> list[Violation]:
+    """A width sweep needs three widths h ≥ max(d, z) = max(2, z) (half moons live in R²)."""
+    out = []
+    if len(p["widths"]) < 3:
+        out.append(Violation("≥ 3 widths", "a slope needs at least three widths", ("widths",), bypassable=False))
+    if min(p["widths"]) < max(2, p["z"]):
+        out.append(Violation("h ≥ max(d, z)", f"smallest width {min(p['widths'])} < max(d = 2, z = {p['z']})",
+                             ("widths", "z"), bypassable=False))
+    return out
+
+
+def sweep_cost(p: dict, networks: int) -> Cost:
+    """``networks`` nonlinear runs of ``steps`` steps on seeds × 3n × h pre-activations, summed over the widths
+    (about a dozen passes each), and the largest width's tensors at once."""
+    h_sum, h_max = sum(p["widths"]), max(p["widths"])
+    per = p["seeds"] * 3 * p["n"]
+    return Cost(elements=6 * per * h_max, work=12 * networks * (p["steps"] + 1) * per * h_sum * (2 + p["z"]))
