@@ -116,24 +116,13 @@ def test_bound_holds_at_the_worst_instance_found(result_id, run, data):
 
 
 # -- parameters declared once, bad input stopped at the door (issue 18) ------------------------------------
-def _converted(result) -> bool:
-    """Whether a result declares its resources (``Result.cost``): the mark of a result written for the
-    declarations of `theorems.core.params`. Transitional: the checks below skip the others, saying so."""
-    return result.cost is not None
-
-
-def _require_converted(result):
-    if not _converted(result):
-        pytest.skip(f"{result.id} does not declare Result.cost yet (not on the parameter declarations)")
-
-
 @pytest.mark.parametrize("result_id", IDS)
 def test_declares_every_parameter_once(result_id):
     """Every integer has a ceiling (sizes, iterations, seeds: nothing unbounded reaches the allocator), the
     default instance is within the resource ceilings, and every drawn range lies in its domain (checked at
     declaration)."""
     result = _result(result_id)
-    _require_converted(result)
+    assert result.cost is not None, f"{result_id}: Result.cost (what one instance needs) is not declared"
     unbounded = [p.name for p in result.params if p.element is int and p.choices is None and p.high is None]
     assert not unbounded, f"{result_id}: integer parameters without a ceiling (Param high=): {unbounded}"
     from theorems.core.params import check_cost
@@ -189,7 +178,6 @@ def test_bad_input_is_refused_before_any_computation(result_id, data):
     from theorems.strategies.fuzz import bad_calls
 
     result = _result(result_id)
-    _require_converted(result)
     kwargs, wrong = data.draw(bad_calls(result), label="bad call")
     with _evaluate_forbidden(result), _hang_guard(5, f"{result_id} {wrong}"):
         with pytest.raises((ParameterError, HypothesisViolation)) as err:
@@ -211,7 +199,6 @@ def test_edges_of_the_domains_run_or_refuse_cleanly(result_id, data, run):
     from theorems.strategies.fuzz import edge_calls
 
     result = _result(result_id)
-    _require_converted(result)
     params = data.draw(edge_calls(result), label="edge params")
     full = {**result.defaults, **params}
     default_cost, cost = result.cost(result.defaults), None
