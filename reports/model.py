@@ -205,8 +205,9 @@ class Section:
         the error there (None: not run in this report)."""
         out = []
         for cx in self.registered_counterexamples:
+            wanted = _instance(self.id, cx)
             ev = next((r.evidence for r in self.rows if r.evidence.form == AS_PRINTED and not r.is_control
-                       and all(r.evidence.params.get(k) == _plain(v) for k, v in cx.items())), None)
+                       and all(_plain(r.evidence.params.get(k)) == v for k, v in wanted.items())), None)
             out.append({"command": reproduce_command(self.id, cx, AS_PRINTED),
                         "evidence": ev, "size": error_size(ev) if ev is not None and not ev.holds else None,
                         "replayed": ev is not None and not ev.holds})
@@ -215,6 +216,18 @@ class Section:
 
 def _plain(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
+
+
+def _instance(result_id: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` as the instance `check` runs: every value coerced by its declaration (a list given as
+    '0.5,1,2' is the tuple (0.5, 1.0, 2.0)); as given where the result is not registered."""
+    from theorems.core.registry import validate_structure
+
+    try:
+        full = validate_structure(theorems.get(result_id), dict(params), AS_PRINTED)
+    except Exception:  # noqa: BLE001 - an orphan or a stale spec: match on what was given
+        return {k: _plain(v) for k, v in params.items()}
+    return {k: _plain(full[k]) for k in params}
 
 
 @dataclass

@@ -29,7 +29,9 @@ _WRONG_TYPE = {
 
 def bad_values(p: Param) -> list[Any]:
     """Values of ``p`` that its declaration refuses (every one must give a ParameterError)."""
-    out: list[Any] = list(_WRONG_TYPE[p.element]) if not p.is_list else [3, None, "", "x,y" if p.numeric else 7]
+    out: list[Any] = list(_WRONG_TYPE[p.element]) if not p.is_list else [3, None, "x,y" if p.numeric else 7]
+    if p.is_list and p.length[0] > 0:
+        out.append("")  # an empty list, where the declaration needs at least one value
     if p.is_list:
         out.append(tuple(p.default) * (p.length[1] // max(len(p.default), 1) + 1))  # too long
         if p.increasing and len(p.default) >= 2:
