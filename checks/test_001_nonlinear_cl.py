@@ -376,6 +376,14 @@ def test_lemma_2_uniform_alpha_is_the_variance_of_the_conditional_mean(run):
     assert ev.holds and ev.claim("representation_4").observed < 1e-14
 
 
+def test_lemma_2_tau_so_small_that_alpha_underflows_names_tau():
+    # found by tools/fuzz.py (seed 0): at τ = 1e-3 α(a, b) = 0 between distinct atoms, L = 0, and the relative error
+    # divided by zero
+    with pytest.raises(ParameterError, match="tau") as err:
+        theorems.check(L2, N_min=4, doublings=2, replicates=8, tau=0.001, allow_violation=True)
+    assert err.value.name == "tau"
+
+
 # -- α-CL correspondence ---------------------------------------------------------------------------------------------
 def test_alpha_cl_gradient_extends_to_eps_with_the_eps_in_alpha(run):
     ev = run(ACL, eps=0.5, allow_violation=True)

@@ -23,7 +23,7 @@ from theorems.core.context import Context
 from theorems.optim.ode import rhs_stiefel, rhs_theorem2
 from theorems.optim.stiefel import haar_stiefel
 from theorems.ssl_dynamics import (expected_c, figure_3, lemma_1, lemma_2, new_data_point, proposition_2, proposition_3,
-                                   remark_2, remark_3, theorem_1, theorem_2)
+                                   remark_3, theorem_1, theorem_2)
 from theorems.ssl_dynamics.theorem_2 import q_velocity
 from theorems.ssl_dynamics.trace_form import random_symmetric
 

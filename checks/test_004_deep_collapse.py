@@ -15,7 +15,6 @@ proof errata replay, worst-case search, bad input, JSON, determinism) run in ``c
 
 from __future__ import annotations
 
-import math
 
 import pytest
 

@@ -195,7 +195,6 @@ def test_edges_of_the_domains_run_or_refuse_cleanly(result_id, data, run):
     on a non-finite number: `check` raises SuiteError for that) or a typed error; never a raw exception
     from numpy, torch or scipy, never a hang, never more memory than the guard allows. Only edges that cost
     no more than the default instance run here (tools/fuzz.py runs the expensive ones)."""
-    from theorems.core.params import acceptable
     from theorems.strategies.fuzz import edge_calls
 
     result = _result(result_id)
@@ -211,6 +210,33 @@ def test_edges_of_the_domains_run_or_refuse_cleanly(result_id, data, run):
     with _hang_guard(60, f"{result_id} {params}"), _memory_guard(EDGE_MEMORY_GIB):
         try:
             ev = run(result_id, allow_violation=True, **params)
+        except (ParameterError, HypothesisViolation):
+            return
+    assert isinstance(ev, Evidence)
+    if ev.holds:
+        assert all(math.isfinite(x) for x in (ev.observed, ev.bound)), ev.explain()
+
+
+# Calls at the edges that tools/fuzz.py found ending in a raw exception (each fixed in the result's module); they
+# must now end cleanly, like every edge call above.
+FUZZ_FINDINGS = [
+    ("nonlinear_cl.lemma_2", dict(N_min=4, doublings=2, replicates=8, tau=0.001)),  # α underflows: L = 0
+    ("neural_collapse.theorem_4_3", dict(lam=0.0, seeds=1)),  # L*_GUFM = 0: a ratio to zero
+    ("neural_collapse.theorem_4_3_depth", dict(d=3, depths=(19, 37))),  # no construction below d = 4
+    ("ssl_dynamics.theorem_2", dict(h=2)),  # the violation names a derived d
+    ("deep_fusion.theorem_2", dict(constant_scale=1e-6)),  # γ_ν overflowed math.exp
+    ("ssl_dynamics.remark_3", dict(r=1)),  # one singular value
+    ("ssl_dynamics.figure_3", dict(T=1e-12)),  # a horizon of no steps
+    ("nonlinear_cl.theorem_6", dict(inits=10, c_max=-9.99)),  # fewer starts than the ODE check takes
+    ("neural_collapse.dimension_conditions", dict(K=3, d=2)),  # no tangent directions at d = 2
+]
+
+
+@pytest.mark.parametrize("result_id, params", FUZZ_FINDINGS, ids=[f"{r}-{sorted(p)}" for r, p in FUZZ_FINDINGS])
+def test_edge_calls_the_fuzz_campaign_found_end_cleanly(result_id, params):
+    with _hang_guard(120, f"{result_id} {params}"):
+        try:
+            ev = theorems.check(result_id, allow_violation=True, **params)
         except (ParameterError, HypothesisViolation):
             return
     assert isinstance(ev, Evidence)

@@ -29,7 +29,7 @@ if CHROMIUM is None:
 playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright is in the test extra")
 
 import theorems  # noqa: E402  (after the skips: a module that skips imports nothing it does not need)
-from fakes import FAKE_ID, TREND_ID  # noqa: E402
+from fakes import TREND_ID  # noqa: E402
 from reports import build_report, counts  # noqa: E402
 from reports.model import WRONG  # noqa: E402
 from test_report import META, run_fake_instances  # noqa: E402

@@ -47,9 +47,7 @@ the printed CIFAR ordering, whose metric and figure are missing.
 
 from __future__ import annotations
 
-import math
 
-import torch
 from scipy.stats import spearmanr
 
 from ..core.evidence import Claim

@@ -31,7 +31,7 @@ import numbers
 import os
 import random
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence, get_args, get_origin
+from typing import Any, Iterable, Iterator, Mapping, Sequence, get_args, get_origin
 
 from .errors import ParameterError, ResourceLimit
 
@@ -305,6 +305,30 @@ def sample_params(result: Any, form: str, rng: random.Random, tries: int = 200,
         if acceptable(result, params, form):
             return params
     return None
+
+
+def declared_instances(result: Any, suite: Any, *extra: Mapping[str, Any], form: str | None = None,
+                       draws_seed: int = 1, fixed: Mapping[str, Any] | None = None
+                       ) -> Iterator[tuple[str, dict[str, Any], bool]]:
+    """The instances a result's report runs, from what it declares: the default instance, each binding
+    instance, the ``extra`` parameter sets, ``suite.report_examples`` draws of :func:`sample_params` (a fixed
+    ``draws_seed``, so that two reports draw the same; ``fixed`` holds some parameters), then each control and trend control as a negative
+    control (its "form" and "allow_violation" keys read off). ``form`` defaults to the result's default form.
+    A module's ``report_instances`` is ``yield from declared_instances(RESULT, suite, ...)`` plus what is its own."""
+    form = form or result.default_form
+    yield form, {}, False
+    for binding in result.binding:
+        yield binding.form or form, dict(binding.params), False
+    for params in extra:
+        yield form, dict(params), False
+    rng = random.Random(draws_seed)
+    for _ in range(suite.report_examples):
+        drawn = sample_params(result, form, rng, fixed=fixed)
+        if drawn is not None:  # every draw rejected: the declared ranges say nothing more here
+            yield form, drawn, False
+    for control in (*result.controls, *result.trend_controls):
+        params = {k: v for k, v in control.items() if k not in ("form", "allow_violation")}
+        yield control.get("form", form), params, True
 
 
 def acceptable(result: Any, params: dict[str, Any], form: str) -> bool:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import HypothesisViolation, IdentityFailure, ParameterError, ResourceLimit, SuiteError, UnknownResult
 from .params import check_cost
-from .result import AS_PRINTED, CORRECTED, Result, Violation
+from .result import Result, Violation
 
 if TYPE_CHECKING:
     from .evidence import Evidence
@@ -175,7 +175,7 @@ def _raise_unless_allowed(result: Result, full: dict[str, Any], violations: list
         if not v.bypassable or not allow_violation:
             raise HypothesisViolation(
                 v.hypothesis, v.message + note, result_id=result.id,
-                values={n: full[n] for n in v.names}, bypassable=v.bypassable,
+                values={n: full[n] for n in v.names if n in full}, bypassable=v.bypassable,  # d may be derived
             )
 
 

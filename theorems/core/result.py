@@ -40,7 +40,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .params import Cost, Param, seed_param  # noqa: F401  (re-exported: result modules import them from here)
+from .params import Cost, Param, declared_instances, seed_param  # noqa: F401  (re-exported: result modules import them from here)
 
 AS_PRINTED = "as_printed"
 CORRECTED = "corrected"

@@ -91,11 +91,13 @@ def base_B6(n: float, d: float, D: float) -> float:
 def log_gamma_nu(nu: int, n: int, d: float, D: float) -> float:
     """log of the unsimplified balanced-cluster factor γ_ν (App. B before B6, ν_i = ν), nan where Δ′ ≤ 0 (undefined)."""
     la, lb = nu * D * D, 2 * nu * d + (n - 2 * nu) * d * d
-    a, b = math.exp(la), math.exp(lb)
+    m = max(la, lb)  # δ′, Δ′ are taken divided by e^m, so that large δ, Δ do not overflow (m ≥ 0 for n ≥ 2ν)
+    a, b = math.exp(la - m), math.exp(lb - m)
     dp, Dp = a * nu * d + b * (n - nu), a * nu * D - b * (n - nu)
-    if Dp <= 0:
+    den = 2 * nu * dp * math.exp(-m) + (n - 2 * nu) * dp * dp
+    if Dp <= 0 or not den > 0:
         return math.nan
-    return math.log(nu * Dp * Dp / (2 * nu * dp + (n - 2 * nu) * dp * dp)) + lb - la
+    return math.log(nu * Dp * Dp / den) + lb - la
 
 
 def delta_Delta(eps: torch.Tensor, rho: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

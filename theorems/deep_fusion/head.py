@@ -68,7 +68,7 @@ def unpack(theta: torch.Tensor, shape: HeadShape) -> dict[str, torch.Tensor]:
 def init_params(ctx, shape: HeadShape) -> torch.Tensor:
     """(S, P): weights ~ N(0, 1/fan_in), LayerNorm gains 1, biases 0."""
     parts = []
-    S, d = shape.S, shape.d
+    S = shape.S
     for name, s in shape.layout:
         if name in ("g1", "g2"):
             parts.append(torch.ones(S, math.prod(s), dtype=ctx.dtype, device=ctx.device))

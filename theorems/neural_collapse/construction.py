@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ..optim.manifolds import ln, orthonormal_basis_of_ones_complement
-from .models import ModelSpec, TWO_LAYER, evaluate, pack, unpack
+from .models import ModelSpec, TWO_LAYER, evaluate, pack
 from .ufm import closed_form, collapsed_pair
 
 # Margin safety factor: the caps are built with 0.9 of the margin the data allow, so that rounding never puts
@@ -252,7 +252,6 @@ def split_depth(blocks: int, points: int, groups: int) -> int:
 
 def distinct_columns(X: torch.Tensor, tol: float = 1e-9) -> tuple[torch.Tensor, torch.Tensor]:
     """(representative column indices, index of each column's representative) of X's distinct columns."""
-    N = X.shape[-1]
     D = torch.cdist(X.T, X.T)
     same = D <= tol * math.sqrt(X.shape[-2])
     first = same.int().argmax(dim=1)  # the first column equal to each column

@@ -161,8 +161,9 @@ RESULT = register(Result(
         Param("K", int, 3, "number of classes", low=2, high=16, sample=(2, 5)),
         Param("n", int, 2, "samples per class", low=1, high=32, sample=(1, 3)),
         Param("d0", int, 4, "input dimension", low=1, high=64, sample=(2, 6)),
-        Param("d", int, 4, "inner width", "d ≥ 4 (Theorem 4.3), d ≥ K (Definition 3.4)", low=2, high=64,
-              sample=(4, 8)),
+        Param("d", int, 4, "inner width (≥ 3: at d = 2 the LN sphere is two points and the GUFM solver has no "
+              "tangent directions, the verifier's requirement)", "d ≥ 4 (Theorem 4.3), d ≥ K (Definition 3.4)", low=3,
+              high=64, sample=(4, 8)),
         Param("L", int, 3, "depth of the trained L-RN1 reported beside the GUFM", low=1, high=64, sample=(1, 4)),
         Param("lam", float, 0.2, "weight decay λ (0.2 rather than 0.05: the MSE-UFM's weak curvature "
               "λK/(N(d+λK)²), which sets the solver's speed, is ~4x larger)", "λ > 0", low=0.0, high=1e3,

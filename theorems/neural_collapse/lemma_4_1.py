@@ -51,7 +51,7 @@ from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..data.classification import gaussian_mixture
 from ..data.frames import balanced_labels
-from ..metrics.neural_collapse import both_families, nc_metrics
+from ..metrics.neural_collapse import nc_metrics
 from ..metrics.scaling import fit_power_law
 from ..optim.manifolds import ln
 from .depth_sweep import train

@@ -26,8 +26,10 @@ import numpy as np
 import torch
 
 from ..core.evidence import Claim
+from ..core.result import AS_PRINTED, Violation
 from ..metrics.neural_collapse import both_families
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series  # noqa: F401 (re-exported)
+from .models import PRE_LN
 from .near_optimal import nc_bounds
 
 # The excess is an exact, deterministic function of L (no noise): its local slopes differ from the predicted
@@ -181,3 +183,25 @@ def predicted_excess_note(kind: str) -> str:
 
 def finite(values) -> bool:
     return all(v is not None and math.isfinite(v) for v in values)
+
+
+def sweep_violations(p: dict) -> list[Violation]:
+    """What the depth sweeps of ResNets and transformers share: pre-LN needs a trained sweep (it has no
+    construction), and the two deliberate controls (a wrong rate, a wrong L*)."""
+    out = []
+    if not p["train_depths"] and p["arch"] in PRE_LN:
+        out.append(Violation("train_depths non-empty for pre-LN", "pre-LN variants have no construction: only the "
+                             "trained sweep", ("train_depths", "arch"), bypassable=False))
+    if p["rate_shift"] != 0.0:
+        out.append(Violation("the predicted rate", "rate_shift ≠ 0 asserts a deliberately wrong rate (a control)",
+                             ("rate_shift",)))
+    if p["bound_scale"] != 1.0:
+        out.append(Violation("the exact L*_GUFM", "bound_scale ≠ 1 falsifies the lower bound (a control)",
+                             ("bound_scale",)))
+    return out
+
+
+def controls_of(specs):
+    """The report's negative-control instances of a depth sweep (``allow_violation`` read off each spec)."""
+    for spec in specs:
+        yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True

@@ -84,6 +84,9 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["bound_scale"] != 1.0:
         out.append(Violation("exact GUFM optimum", "bound_scale ≠ 1 deliberately falsifies L*_GUFM (a negative "
                              "control)", ("bound_scale",)))
+    if p["lam"] == 0:
+        out.append(Violation("λ > 0 (weight decay)", "at λ = 0 L*_GUFM = 0 and the lower bound is the trivial L ≥ 0: "
+                             "there is nothing to check, not even as a negative control", ("lam",), bypassable=False))
     if p["attaining"]:
         K, n, d, loss = p["K"], p["n"], p["d"], p["loss"]
         if p["arch"] in TRANSFORMERS or p["d0"] < K * n or d < (K + 1 if loss == "mse" else K):

@@ -96,16 +96,7 @@ def hypotheses(p: dict, form: str, theorem_arch: str) -> list[Violation]:
     if p["depths"][0] < 2 * groups + 1:
         out.append(Violation(f"depths ≥ 2(contexts + K)+1 = {2 * groups + 1}", "each depth needs L_1 = L_2 ≥ 2 blocks "
                              "per context and per class", ("depths",), bypassable=False))
-    if not p["train_depths"] and p["arch"] in PRE_LN:
-        out.append(Violation("train_depths non-empty for pre-LN", "pre-LN variants have no construction: only the "
-                             "trained sweep", ("train_depths", "arch"), bypassable=False))
-    if p["rate_shift"] != 0.0:
-        out.append(Violation("the predicted rate", "rate_shift ≠ 0 asserts a deliberately wrong rate (a control)",
-                             ("rate_shift",)))
-    if p["bound_scale"] != 1.0:
-        out.append(Violation("the exact L*_GUFM", "bound_scale ≠ 1 falsifies the lower bound (a control)",
-                             ("bound_scale",)))
-    return out
+    return out + S.sweep_violations(p)
 
 
 def hypotheses_43(p: dict, form: str) -> list[Violation]:
@@ -258,8 +249,7 @@ def report_43(suite):
     if suite.name == "thorough":
         yield AS_PRINTED, dict(train_depths=(1, 2, 3, 5, 9, 17, 33), train_iter=400, seeds=3), False
         yield AS_PRINTED, dict(arch="pre_tx1", train_depths=(1, 2, 3, 5, 9, 17), train_iter=400, seeds=3), False
-    for spec in TREND_CONTROLS_43 + CONTROLS:
-        yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
+    yield from S.controls_of(TREND_CONTROLS_43 + CONTROLS)
 
 
 def report_46(suite):
@@ -267,8 +257,7 @@ def report_46(suite):
     if suite.name == "thorough":
         yield AS_PRINTED, dict(train_depths=(1, 2, 3, 5, 9, 17, 33), train_iter=400, seeds=3), False
         yield AS_PRINTED, dict(arch="pre_tx2", train_depths=(1, 2, 3, 5, 9, 17), train_iter=400, seeds=3), False
-    for spec in TREND_CONTROLS_46 + CONTROLS:
-        yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
+    yield from S.controls_of(TREND_CONTROLS_46 + CONTROLS)
 
 
 RESULT_43T = register(Result(

@@ -35,15 +35,14 @@ Status: verified (relative error ≤ 1e-14 on the default, binding and searched 
 from __future__ import annotations
 
 import math
-import random
 
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import sample_params
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
-from .common import declared_strategy, without_allow
+from .common import declared_strategy
 from .covariance import contrastive_covariance
 from .kernels import infonce_alpha, infonce_loss
 from .paper import PAPER
@@ -134,13 +133,7 @@ CONTROLS = (dict(eps=0.5, allow_violation=True), dict(alpha_diag=True, allow_vio
 
 
 def report_instances(suite):
-    yield AS_PRINTED, {}, False
-    yield AS_PRINTED, BINDING, False
-    rng = random.Random(1)
-    for _ in range(suite.report_examples):
-        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
-    for c in CONTROLS:
-        yield AS_PRINTED, without_allow(c), True
+    yield from declared_instances(RESULT, suite)
 
 
 RESULT = register(Result(

@@ -72,14 +72,13 @@ instances and the worst-case search (``Result.strategy``), and each is broken by
 
 from __future__ import annotations
 
-import random
 
 import torch
 
 from ..core.errors import HypothesisViolation
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.params import sample_params
+from ..core.params import declared_instances
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .covariance import contrastive_covariance
 from .paper import PAPER
@@ -404,17 +403,8 @@ BINDING_SIGMA = dict(n_small=True)
 
 
 def report_instances(suite):
-    yield AS_PRINTED, {}, False
-    yield AS_PRINTED, BINDING_WEAK, False
-    yield AS_PRINTED, BINDING_SIGMA, False
-    yield AS_PRINTED, dict(activation="leaky", alpha="uniform", rf_scale=3.0, seed=1), False
-    rng = random.Random(16)
-    for _ in range(suite.report_examples):
-        params = sample_params(RESULT, AS_PRINTED, rng)
-        if params is not None:
-            yield AS_PRINTED, params, False
-    for spec in CONTROLS:
-        yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
+    yield from declared_instances(RESULT, suite, dict(activation="leaky", alpha="uniform", rf_scale=3.0, seed=1),
+                                  draws_seed=16)
 
 
 CONTROLS = (dict(activation="tanh", allow_violation=True), dict(var_backprop=True, allow_violation=True),

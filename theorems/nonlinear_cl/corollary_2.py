@@ -61,18 +61,17 @@ control breaks it by 0.41). Measured beside it: (ρ_g/ρ_u)/z₀ ≤ 0.997 on a 
 from __future__ import annotations
 
 import math
-import random
 
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import sample_params
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
                            seed_param)
 from ..data.latents import random_gaussian_mixture
 from ..optim.sphere_flow import critical_residual, normalize, power_iteration
-from .common import declared_strategy, without_allow
+from .common import declared_strategy
 from .covariance import A_mixture, roughness_D_mixture, tangent_basis
 from .paper import PAPER
 from .quadrature import N_S, A_kernel_alpha, density_fn, features, order_for, r_max, z_coefficients_1d
@@ -208,13 +207,7 @@ CONTROLS = (dict(alpha_offset=0.3, allow_violation=True),)
 
 
 def report_instances(suite):
-    yield AS_PRINTED, {}, False
-    yield AS_PRINTED, BINDING, False
-    rng = random.Random(1)
-    for _ in range(suite.report_examples):
-        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
-    for c in CONTROLS:
-        yield AS_PRINTED, without_allow(c), True
+    yield from declared_instances(RESULT, suite)
 
 
 RESULT = register(Result(

@@ -44,13 +44,11 @@ near-duplicates hold; the two controls fail by O(1)).
 
 from __future__ import annotations
 
-import math
-import random
 
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import sample_params
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .common import declared_strategy
@@ -134,13 +132,7 @@ CONTROLS = (dict(sign=1, allow_violation=True), dict(shift="none", allow_violati
 
 
 def report_instances(suite):
-    yield AS_PRINTED, {}, False
-    yield AS_PRINTED, BINDING, False
-    rng = random.Random(1)
-    for _ in range(suite.report_examples):
-        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
-    for c in CONTROLS:
-        yield AS_PRINTED, {k: v for k, v in c.items() if k != "allow_violation"}, True
+    yield from declared_instances(RESULT, suite)
 
 
 RESULT = register(Result(

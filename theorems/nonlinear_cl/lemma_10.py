@@ -31,13 +31,12 @@ is conservative by a factor ≥ 1.7).
 
 from __future__ import annotations
 
-import random
 
 from ..core.evidence import Claim
-from ..core.params import sample_params
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
-from .common import declared_strategy, without_allow
+from .common import declared_strategy
 from .paper import PAPER
 from .pi_steps import cost, judged, params, run, worst
 
@@ -78,14 +77,7 @@ CONTROLS = (dict(model="batch", N=16, aug=4.0, seed=1, include_indefinite=True, 
 
 
 def report_instances(suite):
-    yield AS_PRINTED, {}, False
-    yield AS_PRINTED, BINDING, False
-    yield AS_PRINTED, dict(model="batch", N=16, aug=4.0), False
-    rng = random.Random(1)
-    for _ in range(suite.report_examples):
-        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
-    for c in CONTROLS:
-        yield AS_PRINTED, without_allow(c), True
+    yield from declared_instances(RESULT, suite, dict(model="batch", N=16, aug=4.0))
 
 
 RESULT = register(Result(

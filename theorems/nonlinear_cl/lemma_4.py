@@ -35,15 +35,14 @@ fails by ≥ 1e-9).
 from __future__ import annotations
 
 import math
-import random
 
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import sample_params
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
-from .common import declared_strategy, without_allow
+from .common import declared_strategy
 from .kernels import infonce_alpha
 from .paper import PAPER
 from .two_layer import ACTIVATIONS, HOMOGENEOUS, energy, hidden, lemma_4_gradients, preact, project
@@ -137,13 +136,7 @@ CONTROLS = (dict(activation="quadratic", allow_violation=True), dict(activation=
 
 
 def report_instances(suite):
-    yield AS_PRINTED, {}, False
-    yield AS_PRINTED, BINDING, False
-    rng = random.Random(1)
-    for _ in range(suite.report_examples):
-        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
-    for c in CONTROLS:
-        yield AS_PRINTED, without_allow(c), True
+    yield from declared_instances(RESULT, suite)
 
 
 RESULT = register(Result(

@@ -25,7 +25,6 @@ the check is at least as strict as with the true global constants.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import torch

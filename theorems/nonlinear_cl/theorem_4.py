@@ -36,12 +36,11 @@ every instance (max relative gradient ≤ 1e-10), including where s_km is nearly
 
 from __future__ import annotations
 
-import random
 
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import sample_params
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
                            seed_param)
@@ -171,15 +170,7 @@ BINDING = dict(s_small=1e-3)  # |s_11| = 1e-3 of the RMS entry of s
 
 
 def report_instances(suite):
-    yield AS_PRINTED, {}, False
-    yield AS_PRINTED, BINDING, False
-    rng = random.Random(1)
-    for _ in range(suite.report_examples):
-        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
-    yield AS_PRINTED, dict(activation="relu"), True
-    yield AS_PRINTED, dict(top_rank=3), True
-    yield AS_PRINTED, dict(critical_start=False), True
-    yield AS_PRINTED, dict(formula_scale=1 + 1e-9), True
+    yield from declared_instances(RESULT, suite)
 
 
 def _strategy():

@@ -38,12 +38,11 @@ Status: verified-corrected → verified. The printed statement (eq. 15 with δ_k
 from __future__ import annotations
 
 import itertools
-import random
 
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import sample_params
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
                            seed_param)
@@ -182,14 +181,7 @@ BINDING = dict(weak_rf=0.01)
 
 
 def report_instances(suite):
-    yield AS_PRINTED, {}, False
-    yield AS_PRINTED, BINDING, False
-    rng = random.Random(1)
-    for _ in range(suite.report_examples):
-        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
-    yield AS_PRINTED, dict(dependent=True), True
-    yield AS_PRINTED, dict(delta_scale=-1.0), True
-    yield AS_PRINTED, dict(delta_scale=1 + 1e-9), True
+    yield from declared_instances(RESULT, suite)
 
 
 def _strategy():

@@ -47,12 +47,11 @@ larger at c_max, also at c_max = 0.02; negative modulation c < 0 shrinks the bas
 
 from __future__ import annotations
 
-import random
 
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import sample_params
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
                            seed_param)
@@ -151,8 +150,9 @@ def blowup_time_numeric(y0: torch.Tensor, b: torch.Tensor, steps: int = ODE_STEP
 def one_d_proof_steps(Y0: torch.Tensor, b: torch.Tensor, ctx) -> tuple[list[Claim], dict]:
     """The 1-D ODE of the proof (eq. 146): closed form (147), blow-up time (150) and ∂t*/∂b < 0 (151), on the
     (y_l(0), b_l) pairs of ``ODE_STARTS`` starts with |y_l(0)| ≥ ODE_Y_MIN, plus a log grid for (151)."""
-    y0 = Y0[:ODE_STARTS].expand(b.shape[0], -1, -1).reshape(-1)
-    bb = b.expand(-1, ODE_STARTS, -1).reshape(-1)
+    starts = min(ODE_STARTS, Y0.shape[0])  # fewer inits than ODE_STARTS: all of them
+    y0 = Y0[:starts].expand(b.shape[0], -1, -1).reshape(-1)
+    bb = b.expand(-1, starts, -1).reshape(-1)
     keep = y0.abs() >= ODE_Y_MIN
     y0, bb = y0[keep], bb[keep]
     pos = y0 > 0
@@ -223,11 +223,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 
 
 def report_instances(suite):
-    yield AS_PRINTED, {}, False
-    rng = random.Random(1)
-    for _ in range(suite.report_examples):
-        yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng), False
-    yield AS_PRINTED, dict(c_max=-0.5), True
+    yield from declared_instances(RESULT, suite)
 
 
 RESULT = register(Result(

@@ -155,7 +155,8 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         out.append(Violation("r ≤ z (a projection into a smaller dimension)", f"r = {p['r']} > z = {p['z']}",
                              ("r", "z"), bypassable=False))
     if p["r"] < 2:
-        out.append(Violation("r ≥ 2 (the remark: 'for any r > 1')", f"r = {p['r']}", ("r",)))
+        out.append(Violation("r ≥ 2 (the remark: 'for any r > 1')", f"r = {p['r']}: AΘ has one singular value, so "
+                             "σ₂/σ₁ (the collapse measured) is undefined", ("r",), bypassable=False))
     if any(not v.bypassable for v in out):
         return out
     lam = spectrum_of(p)
