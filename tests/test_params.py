@@ -16,7 +16,7 @@ from fakes import FAKE_ID
 from theorems import HypothesisViolation, ParameterError
 from theorems.core.errors import ResourceLimit
 from theorems.core.params import (DEFAULT_MAX_ELEMENTS, ENV_MAX_ELEMENTS, Cost, Param, check_cost, kind_from_name,
-                                  kind_name, sample_params, seed_param)
+                                  declared_instances, kind_name, sample_params, seed_param)
 
 
 # -- coercion and domains ------------------------------------------------------------------------------
@@ -87,6 +87,28 @@ def test_report_draws_respect_the_hypotheses(fake_results):
     for _ in range(20):
         params = sample_params(result, "corrected", rng)
         assert params is not None and 0 <= params["x"] <= 1 and 1 <= params["n"] <= 10
+
+
+def test_declared_instances_are_what_the_result_declares(fake_results):
+    import dataclasses
+    import types
+
+    from theorems.core.result import Binding
+
+    base = theorems.get(FAKE_ID)
+    result = dataclasses.replace(
+        base, binding=(Binding("x ≤ 1", {"x": 1.0}, "x = 1"), Binding("other form", {"x": 0.5}, "", form="as_printed")),
+        controls=({"x": 1.5, "allow_violation": True}, {"form": "as_printed", "x": 0.9}),
+        trend_controls=({"n": 7},))
+    suite = types.SimpleNamespace(report_examples=3)
+    got = list(declared_instances(result, suite, {"n": 2}, draws_seed=5))
+    form = result.default_form
+    assert got[:4] == [(form, {}, False), (form, {"x": 1.0}, False), ("as_printed", {"x": 0.5}, False),
+                       (form, {"n": 2}, False)]
+    rng = random.Random(5)
+    assert got[4:7] == [(form, sample_params(result, form, rng), False) for _ in range(3)]
+    assert got[7:] == [(form, {"x": 1.5}, True), ("as_printed", {"x": 0.9}, True), (form, {"n": 7}, True)]
+    assert list(declared_instances(result, suite, draws_seed=5)) != list(declared_instances(result, suite))
 
 
 @settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
