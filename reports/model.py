@@ -137,12 +137,23 @@ class Row:
     @property
     def unexpected(self) -> bool:
         """A non-converged optimiser, a control that held, or a failure that is neither a control nor a
-        run of a printed statement the suite already found false."""
+        run of a printed statement the suite already found false. An ``open`` result's instances may come
+        out either way (that is what open says, and its reason is on the page): only non-convergence counts
+        there."""
         if self.outcome == NOT_CONVERGED:
             return True
+        if self.evidence.status == str(Status.OPEN):
+            return False
         if self.is_control:
             return not control_failed(self.evidence)
         return self.outcome == FAILS and not self.is_counterexample_run
+
+    @property
+    def command(self) -> str:
+        """The command that reruns this instance, with only the parameters that differ from the defaults
+        (the check fills in the rest; the full set is in evidence.json beside the page)."""
+        ev = self.evidence
+        return reproduce_command(ev.result_id, self.shown_params, ev.form, bool(ev.violations), ev.device)
 
     @property
     def headline(self) -> str:
@@ -168,6 +179,16 @@ class Section:
     defaults: dict[str, Any] = field(default_factory=dict)
     rows: list[Row] = field(default_factory=list)
     errors: list[InstanceError] = field(default_factory=list)
+
+    def claim_lines(self, row: Row) -> list[str]:
+        """The claims of ``row``, a line each; a claim's description is given once per result, at the first
+        row that has it in those words (later rows of the same result repeat only the numbers)."""
+        first: dict[tuple[str, str], int] = {}
+        for i, r in enumerate(self.rows):
+            for c in r.evidence.claims:
+                first.setdefault((c.name, c.message), i)
+        mine = next(i for i, r in enumerate(self.rows) if r is row)
+        return [c.line(describe=first[(c.name, c.message)] == mine) for c in row.evidence.claims]
     figures: list[tuple[str, Any]] = field(default_factory=list)  # (caption, inline svg)
     for_all: str = ""
     exists: str = ""

@@ -13,6 +13,7 @@ import theorems
 from fakes import CONSTANT, FAKE_COUNTS, FAKE_ID, PLAIN_ID, STATEMENT, fake_instances
 from reports import InstanceError, build_report, counts
 from reports.plots import slack_overview_svg
+from theorems.core.evidence import reproduce_command
 from theorems.core.suite import get_suite
 
 META = {"commit": "abc123", "suite": "quick", "device": "cpu", "wall_time_s": 0.1}
@@ -123,8 +124,13 @@ def test_shows_statement_correction_evidence_and_commands(page):
     for needed in (STATEMENT, result.correction, result.correction_reason, result.paper_title, result.title,
                    result.section, result.source.cite()):
         assert needed in unescaped
-    for ev in evidences:
-        assert ev.reproduce() in unescaped
+    defaults = result.defaults
+    for ev in evidences:  # each row's command names only what differs from the defaults, and reruns the instance
+        shown = {k: v for k, v in ev.params.items() if v != defaults[k]}
+        command = reproduce_command(ev.result_id, shown, ev.form, bool(ev.violations), ev.device)
+        assert command in unescaped
+        assert theorems.check(ev.result_id, form=ev.form, allow_violation=bool(ev.violations), **shown).params \
+            == ev.params
     assert errors and errors[0].reproduce() in unescaped and "RuntimeError: boom" in unescaped
     assert "(control held!)" not in unescaped
     assert "square_below_line" in unescaped  # the claims
@@ -164,6 +170,36 @@ def test_figures_have_disjoint_svg_ids(fake_results):
     ids_a, ids_b = (set(re.findall(r'id="([^"]+)"', slack_overview_svg([("row", evidences)], salt=salt)))
                     for salt in ("a", "b"))
     assert ids_a and not ids_a & ids_b
+
+
+def test_compacted_figures_are_whole_svg_with_their_references_and_classes(fake_results):
+    """The compaction (ids dropped, groups unwrapped, styles as classes) keeps a well-formed SVG in which
+    every reference has its id and every class its rule, and two figures share no class (page-wide CSS)."""
+    from xml.dom.minidom import parseString
+
+    evidences = [theorems.check(FAKE_ID, x=x) for x in (0.1, 0.5, 0.9)]
+    svgs = [slack_overview_svg([("row", evidences)], salt=salt) for salt in ("a", "b")]
+    for svg in svgs:
+        parseString(svg)
+        ids = set(re.findall(r'\sid="([^"]+)"', svg))
+        refs = set(re.findall(r"url\(#([^)]+)\)", svg)) | set(re.findall(r'href="#([^"]+)"', svg))
+        assert refs and refs <= ids
+        classes = set(re.findall(r'\sclass="([^"]+)"', svg))
+        assert classes and all(f".{c}{{" in svg for c in classes)
+        assert "<!--" not in svg and "<g>" not in svg and "\n" not in svg.strip()
+    classes_a, classes_b = (set(re.findall(r'\sclass="([^"]+)"', svg)) for svg in svgs)
+    assert not classes_a & classes_b
+
+
+def test_only_non_convergence_of_an_open_result_needs_a_look(fake_results):
+    from reports.model import row
+
+    failing = theorems.check(FAKE_ID, x=0.8, form="as_printed")
+    held_control = theorems.check(FAKE_ID, x=0.2, late=True, allow_violation=True)
+    unconverged = theorems.check(FAKE_ID, converges=False)
+    for status, expected in (("verified", [True, True, True]), ("open", [False, False, True])):
+        evs = [dataclasses.replace(ev, status=status) for ev in (failing, held_control, unconverged)]
+        assert [row(ev, {}).unexpected for ev in evs] == expected, status
 
 
 def test_the_overview_places_every_slack_and_says_what_it_leaves_out(fake_results):

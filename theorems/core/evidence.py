@@ -157,6 +157,11 @@ class Claim:
         return ", ".join(parts)
 
     def __str__(self) -> str:
+        return self.line()
+
+    def line(self, describe: bool = True) -> str:
+        """One line: mark, name, observed, relation, bound, tolerance, kind, slack, and (``describe``) the
+        message saying what was measured."""
         if self.kind == "measurement":
             ref = "" if math.isnan(self.bound) else f" (reference {_fmt(self.bound)})"
             text = f"     {self.name}: {_fmt(self.observed)}{ref} [measurement]"
@@ -169,7 +174,7 @@ class Claim:
             observed, bound = fmt_pair(self.observed, self.bound)
             text = (f"{mark} {self.name}: {observed} {rel} {bound}"
                     f"{' (' + tol + ')' if tol else ''}{tag}{slack}")
-        return text + (f"  ({self.message})" if self.message else "")
+        return text + (f"  ({self.message})" if self.message and describe else "")
 
 
 def headline_claim(claims: Sequence[Claim], name: str | None = None) -> Claim | None:

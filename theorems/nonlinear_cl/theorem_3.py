@@ -221,9 +221,9 @@ def report_instances(suite):
     rng = random.Random(1)
     for _ in range(suite.report_examples):
         yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng, fixed={"gamma": 0.03}), False
-    for c in CONTROLS:
-        yield AS_PRINTED, without_allow(c), bool(c.get("allow_violation"))
-    yield AS_PRINTED, dict(sigma=1.0, angle=109.5, gamma=0.1, theta0=0.05), True  # (11) fails, PI converges
+    for c in CONTROLS:  # the unconverged run (pi_iters=4) is a control of the certificate, tested, not shown
+        if c.get("allow_violation"):
+            yield AS_PRINTED, without_allow(c), True
 
 
 def _strategy():
