@@ -99,7 +99,7 @@ def figure_svg(fig, *, salt: str) -> str:
 
 
 _NUMBER = re.compile(r"(?<![\w#.-])(-?\d+\.\d{2,})")
-_FONT = "font-family: 'DejaVu Sans'"
+_FONT = r"font-family:([^;\"]*)"  # a declaration inside an inline style (up to ; or its closing quote)
 
 
 def _compact(svg: str) -> str:
@@ -114,9 +114,10 @@ def _compact(svg: str) -> str:
     used = set(re.findall(r"url\(#([^)]+)\)", svg)) | set(re.findall(r'href="#([^"]+)"', svg))
     svg = re.sub(r'\sid="([^"]+)"', lambda m: m.group(0) if m.group(1) in used else "", svg)
     svg = _unwrap_bare_groups(re.sub(r">\s+<", "><", svg))
-    if _FONT in svg:  # the inline style says it on every text span
-        svg = svg.replace("; " + _FONT, "").replace(_FONT + "; ", "")
-        svg = svg.replace("<style type=\"text/css\">", f"<style type=\"text/css\">text{{{_FONT}}}", 1)
+    families = set(re.findall(_FONT, svg))
+    if len(families) == 1:  # every text says the same family in its inline style: say it once
+        svg = re.sub(r'(?<=")' + _FONT + r'(?:; |(?="))|; ' + _FONT + r'(?=[;"])', "", svg)
+        svg = svg.replace('<style type="text/css">', f'<style type="text/css">text{{font-family:{families.pop()}}}', 1)
     return svg
 
 

@@ -186,6 +186,12 @@ def test_compacted_figures_are_whole_svg_with_their_references_and_classes(fake_
         assert refs and refs <= ids
         classes = set(re.findall(r'\sclass="([^"]+)"', svg))
         assert classes and all(f".{c}{{" in svg for c in classes)
+        rules = re.findall(r"\{([^}]*)\}", re.search(r"<style[^>]*>(.*?)</style>", svg).group(1))
+        for declaration in (d.strip() for rule in rules for d in rule.split(";") if d.strip()):
+            # one property, one value: a family list cut in two would leave "font-size: 9px, 'Bitstream…'"
+            assert re.fullmatch(r"[a-z-]+: ?[^:]+", declaration), declaration
+            if declaration.startswith("font-size"):
+                assert re.fullmatch(r"font-size: ?[\d.]+px", declaration), declaration
         assert "<!--" not in svg and "<g>" not in svg and "\n" not in svg.strip()
     classes_a, classes_b = (set(re.findall(r'\sclass="([^"]+)"', svg)) for svg in svgs)
     assert not classes_a & classes_b
