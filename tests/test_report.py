@@ -193,8 +193,29 @@ def test_compacted_figures_are_whole_svg_with_their_references_and_classes(fake_
             if declaration.startswith("font-size"):
                 assert re.fullmatch(r"font-size: ?[\d.]+px", declaration), declaration
         assert "<!--" not in svg and "<g>" not in svg and "\n" not in svg.strip()
+        # the one font family, said once for every text of the figure
+        style = re.search(r"<style[^>]*>(.*?)</style>", svg).group(1)
+        assert "<text" in svg and re.search(r"(^|\})text\{font-family: ?'DejaVu Sans'", style)
     classes_a, classes_b = (set(re.findall(r'\sclass="([^"]+)"', svg)) for svg in svgs)
     assert not classes_a & classes_b
+
+
+def test_unwrapping_drops_only_bare_groups_with_their_own_ends():
+    from reports.plots import _unwrap_bare_groups
+
+    svg = '<svg><g clip-path="url(#c)"><g><path d="M0 0"/></g><g transform="scale(2)"><g><text>a</text></g></g></g></svg>'
+    assert _unwrap_bare_groups(svg) == ('<svg><g clip-path="url(#c)"><path d="M0 0"/><g transform="scale(2)">'
+                                        '<text>a</text></g></g></svg>')
+    # a bare group around a group with attributes: each end tag goes with its own start tag
+    assert _unwrap_bare_groups('<g><g a="1"><p/></g><q/></g>') == '<g a="1"><p/></g><q/>'
+
+
+def test_compaction_drops_comments_and_tightens_path_data():
+    from reports.plots import _compact
+
+    svg = ('<svg><!-- $10^{0}$ --><g id="unused"><path id="used" d="M 1.2345 2 \nL 3 4 \nz"/></g>'
+           '<use href="#used"/></svg>')
+    assert _compact(svg) == '<svg><path id="used" d="M1.2 2L3 4z"/><use href="#used"/></svg>'
 
 
 def test_only_non_convergence_of_an_open_result_needs_a_look(fake_results):
