@@ -38,18 +38,10 @@ from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
 from .common import declared_strategy
 from .paper import PAPER
-from .pi_steps import cost, judged, params, run, worst
+from .pi_steps import cost, judged, params, positive_definite_hypothesis as hypotheses, run, worst
 
 ID = "nonlinear_cl.lemma_10"
 RTOL = 1e-8  # |d_t − c_{t+1}| is a dot product of O(1) vectors, ≥ 1e-10·ν scale on judged steps: ratios to ~1e-6
-
-
-def hypotheses(p: dict, form: str) -> list[Violation]:
-    out = []
-    if p["include_indefinite"]:
-        out.append(Violation("λ_i(t) > 0 for all i", "include_indefinite=True also judges steps where A(w(t)) is "
-                             "indefinite (negative control)", ("include_indefinite",)))
-    return out
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..core.result import Violation
 from ..data.latents import random_gaussian_mixture
 from ..optim.sphere_flow import power_iteration, random_unit
 from .covariance import A_batch, A_mixture
@@ -185,3 +186,12 @@ def judged(st: Steps, *, positive_definite: bool, top_abs: bool = False, need_dA
 
 def worst(values: torch.Tensor, mask: torch.Tensor) -> float:
     return float(values[mask].max()) if bool(mask.any()) else float("nan")
+
+
+def positive_definite_hypothesis(p: dict, form: str) -> list[Violation]:
+    """Lemmas 8 and 10 assume A(w(t)) positive definite; ``include_indefinite`` judges the other steps too."""
+    out = []
+    if p["include_indefinite"]:
+        out.append(Violation("λ_i(t) > 0 for all i", "include_indefinite=True also judges steps where A(w(t)) is "
+                             "indefinite (negative control)", ("include_indefinite",)))
+    return out
