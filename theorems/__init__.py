@@ -22,13 +22,13 @@ _WHERE = {
     "AS_PRINTED": "result", "CORRECTED": "result", "Result": "result", "Status": "result",
     "Claim": "evidence", "Evidence": "evidence",
     "DeviceUnavailable": "errors", "HypothesisViolation": "errors", "IdentityFailure": "errors",
-    "ParameterError": "errors", "ResourceLimit": "errors", "SuiteError": "errors", "UnknownResult": "errors",
+    "ParameterError": "errors", "PluginError": "errors", "ResourceLimit": "errors", "SuiteError": "errors", "UnknownResult": "errors",
     "check": "registry", "get": "registry", "ids": "registry",
 }
 
 __all__ = [
     "AS_PRINTED", "CORRECTED", "Claim", "DeviceUnavailable", "Evidence", "HypothesisViolation", "IdentityFailure",
-    "ParameterError", "ResourceLimit", "Result", "Status", "SuiteError", "UnknownResult", "check", "get", "ids",
+    "ParameterError", "PluginError", "ResourceLimit", "Result", "Status", "SuiteError", "UnknownResult", "check", "get", "ids",
     "__version__",
 ]
 __getattr__, __dir__ = lazy_names(globals(), {name: f"{__name__}.core.{module}" for name, module in _WHERE.items()})

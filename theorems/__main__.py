@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import theorems
 from theorems.core import registry
-from theorems.core.errors import DeviceUnavailable, HypothesisViolation, ParameterError, UnknownResult
+from theorems.core.errors import DeviceUnavailable, HypothesisViolation, ParameterError, PluginError, UnknownResult
 from theorems.core.params import command_word
 from theorems.core.recording import DEFAULT_RUN_FILE
 from theorems.core.runner import RAY_LOCAL, BackendUnavailable, Instance, Progress, default_workers, describe_error
@@ -48,7 +48,7 @@ class CommandLineError(Exception):
 
 # Everything a user can get wrong; each becomes one 'error:' line and exit status 2.
 USER_ERRORS = (CommandLineError, UnknownResult, ParameterError, HypothesisViolation, DeviceUnavailable,
-               BackendUnavailable)
+               BackendUnavailable, PluginError)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -282,7 +282,8 @@ def _run_report(args: argparse.Namespace, only: list[str] | None, reports) -> tu
 def cmd_manifest(args: argparse.Namespace) -> int:
     from theorems.core import manifest
 
-    live = [manifest.info_of(theorems.get(rid)) for rid in theorems.ids()]
+    # The built-in papers only: a plugin's results are described by its own package, not by this file.
+    live = [manifest.info_of(r) for r in map(theorems.get, theorems.ids()) if registry.is_builtin(r)]
     text = manifest.render(live)
     if args.write:
         manifest.MANIFEST_FILE.write_text(text, encoding="utf-8")

@@ -11,7 +11,7 @@ from .lazy import lazy_names
 _WHERE = {
     "Context": "context", "resolve_device": "context",
     "DeviceUnavailable": "errors", "HypothesisViolation": "errors", "IdentityFailure": "errors",
-    "ParameterError": "errors", "ResourceLimit": "errors", "SuiteError": "errors", "UnknownResult": "errors",
+    "ParameterError": "errors", "PluginError": "errors", "ResourceLimit": "errors", "SuiteError": "errors", "UnknownResult": "errors",
     "Claim": "evidence", "Evidence": "evidence",
     "Cost": "params", "seed_param": "params",
     "check": "registry", "get": "registry", "ids": "registry", "register": "registry",

@@ -63,6 +63,18 @@ class ResourceLimit(ParameterError):
     this machine (memory or time); the message names the ceiling and the variable that raises it."""
 
 
+class PluginError(ValueError):
+    """A plugin (entry point ``theorems.results`` or a module named in ``$THEOREMS_PLUGINS``) that cannot be
+    loaded as it is: an id that clashes with a built-in or another plugin's, an id without the plugin's prefix,
+    a result that declares no negative control, a claim without a kind. The message names the plugin, the
+    result and what to change; it is raised when the plugin loads, never later as a wrong verdict."""
+
+    def __init__(self, message: str, *, plugin: str | None = None, result_id: str | None = None) -> None:
+        super().__init__(message)
+        self.plugin = plugin
+        self.result_id = result_id
+
+
 class SuiteError(RuntimeError):
     """The suite produced something it must never produce (a verdict on a non-finite number): a bug of the
     suite, reported as such rather than as a verdict on the paper."""

@@ -149,7 +149,10 @@ class Param:
         elif kind is float:
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise self._error(result_id, whole, "a real number" + (" list" if self.is_list else ""))
-            value = float(value)
+            try:
+                value = float(value)
+            except OverflowError:  # an integer beyond the largest float (10**400): no real number to compute with
+                raise self._error(result_id, whole, "a real number of float range (|x| < 1.8e308)") from None
             if self.finite and not math.isfinite(value):
                 raise self._error(result_id, whole, "a finite real number")
         elif kind is bool:

@@ -3,18 +3,39 @@
 Importing this module imports neither torch nor numpy: the paper packages (which register the results
 and import torch) load on the first `ids()` / `get()` / `check()`, and `catalog()` / `info()` answer from
 the manifest (`theorems.core.manifest`) without loading them, for the command line.
+
+Plugins: results of other packages
+----------------------------------
+A theorem that is not one of the built-in papers' registers the same way, from its own package (``python -m
+theorems new PKG.RESULT --out DIR`` writes one). The registry finds it through
+
+* the entry-point group ``theorems.results`` of an installed package: ``[project.entry-points."theorems.results"]
+  PKG = "PKG"`` (the value is the module whose import registers the results, or ``"module:function"``, called
+  once after the import);
+* ``$THEOREMS_PLUGINS=mod1,mod2``: importable modules (on ``sys.path``, e.g. through ``$PYTHONPATH``), for code
+  that is not installed.
+
+A plugin's results are treated like the built-in ones by `ids`, `get`, `check`, the command line and the report.
+When a plugin loads, each of its results is checked (`PluginError`, naming the plugin, the result and the fix):
+its id carries the plugin's own prefix (``PKG.RESULT``: the entry point's name, or the top-level package of a
+``$THEOREMS_PLUGINS`` module) and never shadows a built-in or another plugin's id, it declares its quantifiers
+and at least one negative control, and its parameters are `Param` declarations. A claim that is not a `Claim`
+with a kind is refused when the result is checked (`check`), the first time its evaluation returns it.
 """
 
 from __future__ import annotations
 
 import importlib
 import math
+import os
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import HypothesisViolation, IdentityFailure, ParameterError, ResourceLimit, SuiteError, UnknownResult
-from .params import check_cost
-from .result import Result, Violation
+from .errors import (HypothesisViolation, IdentityFailure, ParameterError, PluginError, ResourceLimit, SuiteError,
+                     UnknownResult)
+from .params import Param, check_cost
+from .result import Result, Status, Violation
 
 if TYPE_CHECKING:
     from .evidence import Evidence
@@ -29,6 +50,13 @@ PAPER_PACKAGES = (
     "theorems.neural_collapse",
 )
 
+# The prefixes of the built-in ids ("neural_collapse" of "neural_collapse.lemma_4_2"): no plugin may use them.
+BUILTIN_PREFIXES = frozenset(pkg.rsplit(".", 1)[1] for pkg in PAPER_PACKAGES)
+
+# Where plugins are found (module docstring).
+PLUGIN_GROUP = "theorems.results"
+ENV_PLUGINS = "THEOREMS_PLUGINS"
+
 # Options every check takes besides the result's own parameters.
 COMMON_OPTIONS = ("form", "allow_violation", "device")
 
@@ -36,9 +64,45 @@ _REGISTRY: dict[str, Result] = {}
 _loaded = False
 
 
+@dataclass(frozen=True)
+class Plugin:
+    """One plugin: its ``prefix`` (every id it registers is ``prefix.NAME``), the module that registers its
+    results, its optional registering function (``module:function``) and where it was found."""
+
+    prefix: str
+    module: str
+    function: str = ""
+    source: str = ""
+
+    @property
+    def package(self) -> str:
+        return self.module.split(".")[0]
+
+    def owns(self, result: Result) -> bool:
+        return result.module == self.package or result.module.startswith(self.package + ".")
+
+
+_PLUGINS: dict[str, Plugin] = {}  # prefix -> the plugin, once loaded
+_plugins_loaded = False
+
+
 def register(result: Result) -> Result:
+    """Add ``result`` to the registry (its module calls this at import). PluginError for an id that shadows a
+    built-in's or one registered by another module."""
+    if not isinstance(result, Result):
+        raise PluginError(f"register() takes a theorems.core.result.Result, not {type(result).__name__}")
+    if not isinstance(result.id, str) or result.id.count(".") < 1 or not all(result.id.split(".")):
+        raise PluginError(f"result id {result.id!r} (module {result.module or '?'}): an id is 'PREFIX.NAME', e.g. "
+                          "'mypackage.theorem_1'", result_id=str(result.id))
+    prefix = result.id.split(".")[0]
+    if prefix in BUILTIN_PREFIXES and not result.module.startswith(f"theorems.{prefix}"):
+        raise PluginError(f"{result.module or 'a module'} registers {result.id!r}, under the prefix of the built-in "
+                          f"paper package theorems.{prefix}: a plugin's ids carry its own prefix and can never "
+                          f"shadow a built-in id (rename it, e.g. 'mypackage.{result.id.split('.', 1)[1]}')",
+                          result_id=result.id)
     if result.id in _REGISTRY and _REGISTRY[result.id].module != result.module:
-        raise ValueError(f"result id {result.id!r} registered twice")
+        raise PluginError(f"result id {result.id!r} registered twice: by {_REGISTRY[result.id].module} and by "
+                          f"{result.module}", result_id=result.id)
     _REGISTRY[result.id] = result
     return result
 
@@ -49,22 +113,143 @@ def _load() -> None:
         for pkg in PAPER_PACKAGES:
             importlib.import_module(pkg)
         _loaded = True
+    load_plugins()
+
+
+# -- plugins ---------------------------------------------------------------------------------------------------
+def discover_plugins() -> list[Plugin]:
+    """The plugins this environment declares, without importing them: the entry points of the group
+    ``theorems.results``, then the modules of ``$THEOREMS_PLUGINS`` (comma-separated)."""
+    from importlib.metadata import entry_points
+
+    found = [Plugin(prefix=ep.name, module=ep.module, function=ep.attr or "", source=f"entry point {ep.value!r} "
+                    f"of group {PLUGIN_GROUP!r}") for ep in entry_points(group=PLUGIN_GROUP)]
+    for module in (m.strip() for m in os.environ.get(ENV_PLUGINS, "").split(",")):
+        if module:
+            found.append(Plugin(prefix=module.split(".")[0], module=module, source=f"${ENV_PLUGINS}"))
+    return found
+
+
+def plugins() -> dict[str, Plugin]:
+    """prefix -> Plugin, for every plugin loaded (loading them if not yet)."""
+    load_plugins()
+    return dict(_PLUGINS)
+
+
+def load_plugins() -> None:
+    """Import every plugin (once) and check each result it registers; PluginError naming the plugin when it
+    cannot be imported or when a result breaks a rule (module docstring). Built-in papers are not loaded."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    for plugin in discover_plugins():
+        if plugin.prefix in _PLUGINS:
+            if _PLUGINS[plugin.prefix].module == plugin.module:
+                continue  # installed and also named in $THEOREMS_PLUGINS: one plugin
+            raise PluginError(f"two plugins use the prefix {plugin.prefix!r}: {_PLUGINS[plugin.prefix].module} "
+                              f"({_PLUGINS[plugin.prefix].source}) and {plugin.module} ({plugin.source})",
+                              plugin=plugin.prefix)
+        _load_plugin(plugin)
+    _plugins_loaded = True
+
+
+def _load_plugin(plugin: Plugin) -> None:
+    if plugin.prefix in BUILTIN_PREFIXES:
+        raise PluginError(f"plugin {plugin.module} ({plugin.source}) is named {plugin.prefix!r}, the prefix of a "
+                          "built-in paper package: a plugin's ids carry its own prefix and can never shadow a "
+                          "built-in id", plugin=plugin.prefix)
+    before = dict(_REGISTRY)
+    try:
+        module = importlib.import_module(plugin.module)
+        if plugin.function:
+            getattr(module, plugin.function)()
+    except PluginError as err:
+        _forget(before)
+        raise PluginError(f"plugin {plugin.prefix!r} ({plugin.source}): {err}", plugin=plugin.prefix,
+                          result_id=err.result_id) from None
+    except Exception as err:
+        _forget(before)
+        raise PluginError(f"plugin {plugin.prefix!r} ({plugin.source}) cannot be loaded: importing "
+                          f"{plugin.module}{':' + plugin.function if plugin.function else ''} raised "
+                          f"{type(err).__name__}: {err}", plugin=plugin.prefix) from err
+    mine = [r for r in _REGISTRY.values() if plugin.owns(r) or (r.id not in before and r.module == "")]
+    try:
+        if not mine:
+            raise PluginError(f"plugin {plugin.prefix!r} ({plugin.source}): importing {plugin.module} registered "
+                              "no result (each result module calls theorems.core.registry.register(Result(...)))",
+                              plugin=plugin.prefix)
+        for result in mine:
+            check_plugin_result(result, plugin.prefix)
+    except PluginError:
+        _forget(before)
+        raise
+    _PLUGINS[plugin.prefix] = plugin
+
+
+def _forget(before: dict[str, Result]) -> None:
+    """Undo a failed plugin's registrations, so that the next call raises the same error again."""
+    _REGISTRY.clear()
+    _REGISTRY.update(before)
+
+
+def check_plugin_result(result: Result, prefix: str) -> None:
+    """PluginError unless ``result`` follows the rules every result follows (module docstring)."""
+    def refuse(what: str) -> PluginError:
+        return PluginError(f"plugin {prefix!r}: result {result.id!r} ({result.module or '?'}) {what}",
+                           plugin=prefix, result_id=result.id)
+
+    if not result.id.startswith(prefix + "."):
+        raise refuse(f"does not carry the plugin's prefix: its id must be '{prefix}.{result.id.split('.')[-1]}' "
+                     "(a plugin's ids carry its own prefix, so that they can never shadow another's)")
+    if not result.module:
+        raise refuse("declares no module= (write module=__name__)")
+    if result.logic is None or not result.logic.for_all:
+        raise refuse("declares no quantifiers (logic=Logic(for_all=..., exists=...))")
+    if not isinstance(result.status, Status):
+        raise refuse(f"has status {result.status!r}, not a theorems.core.result.Status")
+    if result.status is Status.OPEN and not result.open_reason:
+        raise refuse("is open without saying why (open_reason=...)")
+    if not (result.controls or result.trend_controls or result.counterexamples):
+        raise refuse("declares no negative control (controls=...: a parameter set, usually with "
+                     "allow_violation=True, on which its bound claims fail): a check that cannot fail is a defect")
+    bad = [p for p in result.params if not isinstance(p, Param)]
+    if bad:
+        raise refuse(f"declares parameters that are not Param declarations: {bad!r}")
+
+
+def is_builtin(result: "Result | ResultInfo") -> bool:
+    """Whether a result belongs to one of the built-in paper packages (not to a plugin, nor to a test's fake)."""
+    return result.module.startswith(PAPER_PACKAGES)
+
+
+def _order(result: Result) -> tuple:
+    return (not is_builtin(result), result.paper, result.id)
 
 
 def ids() -> list[str]:
-    """Ids of every registered result, ordered by paper then name."""
+    """Ids of every registered result: the built-in papers' first, then the plugins', each by paper then name."""
     _load()
-    return sorted(_REGISTRY, key=lambda i: (_REGISTRY[i].paper, i))
+    return sorted(_REGISTRY, key=lambda i: _order(_REGISTRY[i]))
+
+
+def _check_id(result_id: Any) -> None:
+    if not isinstance(result_id, str):
+        raise ParameterError(f"result id {result_id!r} is not valid: expected a string such as "
+                             "'neural_collapse.lemma_4_2' (`python -m theorems list` shows them all)",
+                             name="id", value=result_id)
 
 
 def get(result_id: str) -> Result:
     """The registered result ``result_id``. Only its paper's package is imported when the id names one
-    (`check` of one result does not pay for importing the other four papers); an id not found there loads
-    every package before it is declared unknown."""
-    if result_id not in _REGISTRY and not _loaded and isinstance(result_id, str):
-        package = f"theorems.{result_id.split('.')[0]}"
-        if package in PAPER_PACKAGES:
-            importlib.import_module(package)
+    (`check` of one result does not pay for importing the other four papers), and only the plugins when it
+    names none; an id not found there loads every package before it is declared unknown."""
+    _check_id(result_id)
+    if result_id not in _REGISTRY and not _loaded:
+        prefix = result_id.split(".")[0]
+        if f"theorems.{prefix}" in PAPER_PACKAGES:
+            importlib.import_module(f"theorems.{prefix}")
+        else:
+            load_plugins()
     if result_id not in _REGISTRY:
         _load()
     try:
@@ -92,12 +277,15 @@ def catalog() -> list["ResultInfo"]:
     if not _loaded:
         recorded = manifest.read()
         if recorded is not None:
-            return recorded
+            load_plugins()  # the plugins' metadata is not in the manifest: import them (not the papers)
+            extra = sorted((r for r in _REGISTRY.values() if any(p.owns(r) for p in _PLUGINS.values())), key=_order)
+            return recorded + [manifest.info_of(r) for r in extra]
     return [manifest.info_of(get(rid)) for rid in ids()]
 
 
 def info(result_id: str) -> "ResultInfo":
     """The metadata of one result (as `catalog`); UnknownResult, with close matches, for an unknown id."""
+    _check_id(result_id)
     infos = {r.id: r for r in catalog()}
     try:
         return infos[result_id]
@@ -168,6 +356,20 @@ def _headline(outcome, claims: list) -> dict[str, Any]:
                 headline=claim.name, relation=claim.relation, rtol=claim.rtol, atol=claim.atol)
 
 
+def _check_claims(result: Result, claims: list) -> None:
+    """PluginError for an evaluation that returns something other than Claims (each has a kind: the verdict
+    rules read nothing else), before any of it is believed."""
+    from .evidence import CLAIM_KINDS, Claim
+
+    for claim in claims:
+        if not isinstance(claim, Claim) or claim.kind not in CLAIM_KINDS:
+            raise PluginError(
+                f"{result.id} ({result.module or '?'}): its evaluation returned the claim {claim!r}, which is not a "
+                f"theorems.core.evidence.Claim with a kind ({', '.join(CLAIM_KINDS)}): write Claim.at_most(name, "
+                "observed, bound, ..., kind=...), Claim.close(...) or Claim.measurement(...)",
+                plugin=result.id.split(".")[0], result_id=result.id)
+
+
 def _raise_unless_allowed(result: Result, full: dict[str, Any], violations: list[Violation],
                           allow_violation: bool, note: str = "") -> None:
     """HypothesisViolation for the first violation that ``allow_violation`` does not cover."""
@@ -215,6 +417,7 @@ def check(
     _raise_unless_allowed(result, full, found, allow_violation, note=" (decided by the evaluation)")
     violations = violations + found
     claims = list(outcome.claims)
+    _check_claims(result, claims)
     holds = decides_holds(claims, outcome.converged)
     evidence = Evidence(
         result_id=result.id,

@@ -1,0 +1,328 @@
+"""Checks every registered result must pass, written once (scikit-learn's ``parametrize_with_checks`` is
+the model): the registered status follows from the evidence by the rules of `theorems.core.verdict`,
+every ``bound`` claim is broken by some negative control, counterexamples and proof errata replay, the
+worst case is searched (``hypothesis.target`` on the normalised slack), bad input names the parameter,
+Evidence survives JSON, and a seed fixes the numbers.
+
+A test module that pytest collects, part of the package so that anyone's results can be held to the same
+checks: ``pytest --theorems-conformance PKG.RESULT`` (or ``PKG``, every result of a plugin) collects it through
+the suite's pytest plugin (`theorems.pytest_plugin`), and the repository's ``checks/test_conformance.py`` runs it
+on every registered result. Each check takes ``result_id``; `pytest_generate_tests` below gives it the targets,
+narrowed by the check's ``applies`` (a check of counterexamples runs on the results that register some).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import math
+import signal
+import threading
+
+import pytest
+from hypothesis import assume, given, settings, target
+from hypothesis import strategies as st
+
+import theorems
+from theorems import HypothesisViolation, ParameterError
+from theorems.core.evidence import CLAIM_KINDS, Evidence, bound_claims
+from theorems.core.result import Status
+from theorems.core.suite import get_suite
+from theorems.core.verdict import run_spec, status_problems
+
+SUITE = get_suite()  # the run's profile (the pytest plugin sets it before this module is collected)
+
+
+def _result(result_id):
+    return theorems.get(result_id)
+
+
+def applies(predicate):
+    """Run the decorated check only on the targets whose Result satisfies ``predicate`` (outermost decorator)."""
+    def mark(check):
+        check.theorems_applies = predicate
+        return check
+    return mark
+
+
+def pytest_generate_tests(metafunc):
+    """``result_id``: the run's targets (`theorems.pytest_plugin.conformance_targets`: what
+    ``--theorems-conformance`` names, else every registered result), those the check applies to."""
+    if "result_id" not in metafunc.fixturenames or metafunc.definition.get_closest_marker("parametrize"):
+        return
+    from theorems.pytest_plugin import conformance_targets
+
+    keep = getattr(metafunc.function, "theorems_applies", None)
+    targets = [i for i in conformance_targets(metafunc.config) if keep is None or keep(_result(i))]
+    metafunc.parametrize("result_id", targets)
+
+
+def _searched(result) -> bool:
+    return result.strategy is not None and result.status in (Status.VERIFIED, Status.VERIFIED_CORRECTED, Status.VACUOUS)
+
+
+def _adversarial(result) -> bool:
+    return (any(p.name == "adversarial_steps" for p in result.params)
+            and result.status in (Status.VERIFIED, Status.VERIFIED_CORRECTED, Status.VACUOUS))
+
+
+# -- status ---------------------------------------------------------------------------------------------
+def test_declares_its_logic(result_id):
+    result = _result(result_id)
+    assert result.logic is not None, f"{result_id}: Result.logic (the statement's quantifiers) is missing"
+    assert result.logic.for_all, f"{result_id}: Logic.for_all is empty"
+    if result.status is Status.OPEN:
+        assert result.open_reason, f"{result_id}: an open result must say why and what would decide it"
+
+
+def test_status_follows_from_the_evidence(result_id, run):
+    problems = status_problems(_result(result_id), run)
+    assert not problems, f"{result_id}:\n" + "\n".join(problems)
+
+
+@applies(lambda r: bool(r.counterexamples))
+def test_counterexamples_replay(result_id, run):
+    result = _result(result_id)
+    for cx in result.counterexamples:
+        ev = run(result_id, form="as_printed", **cx)
+        assert not ev.holds and ev.failed_bounds and not ev.violations, ev.explain()
+
+
+@applies(lambda r: bool(r.proof_errata))
+def test_proof_errata_replay(result_id, run):
+    for erratum in _result(result_id).proof_errata:
+        ev = run(result_id, form=erratum.form, **erratum.params)
+        claim = ev.claim(erratum.claim)
+        assert claim.kind == "proof_step" and not claim.passed, ev.explain()
+
+
+# -- every bound can fail ------------------------------------------------------------------------------
+def _asserted(result, run) -> set[str]:
+    evs = [run(result.id)] + [run_spec(run, result, b.params, b.form) for b in result.binding]
+    return {c.name for ev in evs for c in bound_claims(ev.claims)}
+
+
+def _broken(result, run) -> set[str]:
+    specs = [*result.controls, *result.trend_controls, *({**cx, "form": "as_printed"} for cx in result.counterexamples)]
+    return {c.name for spec in specs for c in run_spec(run, result, spec).failed_bounds}
+
+
+def test_every_bound_claim_has_a_negative_control(result_id, run):
+    result = _result(result_id)
+    asserted = _asserted(result, run)
+    unbroken = sorted(asserted - _broken(result, run))
+    assert not unbroken, f"{result_id}: bound claims no control breaks (a check that cannot fail): {unbroken}"
+
+
+def test_claims_have_known_kinds_and_default_instance_holds_identities(result_id, run):
+    result = _result(result_id)
+    ev = run(result_id)
+    assert all(c.kind in CLAIM_KINDS for c in ev.claims)
+    assert all(c.passed for c in ev.claims if c.kind in ("identity", "measurement")), ev.explain()
+    if result.status is not Status.OPEN:
+        assert bound_claims(ev.claims), f"{result_id}: its default form asserts no bound claim"
+
+
+# -- worst-case search ---------------------------------------------------------------------------------
+@applies(_searched)
+@pytest.mark.slow
+@given(data=st.data())
+def test_bound_holds_at_the_worst_instance_found(result_id, run, data):
+    """hypothesis steers towards the smallest normalised slack of the bound claims (targeted search), so
+    the instances tried move towards the boundary rather than staying where the bound is slack."""
+    result = _result(result_id)
+    params = data.draw(result.strategy(), label="params")
+    ev = run(result_id, **params)
+    if not math.isnan(ev.slack):
+        target(-ev.slack, label="minus the normalised slack of the tightest bound claim")
+    assert ev.holds, ev.explain()
+
+
+# -- parameters declared once, bad input stopped at the door (issue 18) ------------------------------------
+def test_declares_every_parameter_once(result_id):
+    """Every integer has a ceiling (sizes, iterations, seeds: nothing unbounded reaches the allocator), the
+    default instance is within the resource ceilings, and every drawn range lies in its domain (checked at
+    declaration)."""
+    result = _result(result_id)
+    assert result.cost is not None, f"{result_id}: Result.cost (what one instance needs) is not declared"
+    unbounded = [p.name for p in result.params if p.element is int and p.choices is None and p.high is None]
+    assert not unbounded, f"{result_id}: integer parameters without a ceiling (Param high=): {unbounded}"
+    from theorems.core.params import check_cost
+
+    check_cost(result_id, result.cost(result.defaults), result.defaults)
+
+
+_WRONG_TYPE = {int: "three", float: "0.5", str: 3, bool: "yes"}
+
+
+def test_bad_input_names_the_parameter(result_id):
+    result = _result(result_id)
+    with pytest.raises(ParameterError, match="no_such_parameter"):
+        theorems.check(result_id, no_such_parameter=1)
+    with pytest.raises(ParameterError, match="no form"):
+        theorems.check(result_id, form="printed")
+    for p in result.params:
+        wrong = _WRONG_TYPE[p.element] if not p.is_list else 3
+        with pytest.raises((ParameterError, HypothesisViolation)) as err:
+            theorems.check(result_id, allow_violation=True, **{p.name: wrong})
+        assert p.name in str(err.value), f"{result_id}: the error for a bad {p.name} does not name it"
+
+
+class _NeverEvaluated(AssertionError):
+    pass
+
+
+@contextlib.contextmanager
+def _evaluate_forbidden(result):
+    """Swap the registered result for a copy whose evaluate raises: what is refused must be refused
+    before anything is computed."""
+    from theorems.core import registry
+
+    def forbidden(params, form, ctx):
+        raise _NeverEvaluated(f"{result.id}: evaluate ran on {params} (form {form})")
+
+    registry._REGISTRY[result.id] = dataclasses.replace(result, evaluate=forbidden)
+    try:
+        yield
+    finally:
+        registry._REGISTRY[result.id] = result
+
+
+@settings(max_examples=SUITE.fuzz_examples)
+@given(data=st.data())
+def test_bad_input_is_refused_before_any_computation(result_id, data):
+    """A value of the wrong type, a NaN or infinity, a number outside its declared domain, an unknown name,
+    choice or form, a non-boolean allow_violation, a non-string device, a seed the generators do not take:
+    each ends in a typed error (ParameterError, or HypothesisViolation for a theorem's hypothesis) naming
+    what is wrong, and the result's code never runs."""
+    from theorems.strategies.fuzz import bad_calls
+
+    result = _result(result_id)
+    kwargs, wrong = data.draw(bad_calls(result), label="bad call")
+    with _evaluate_forbidden(result), _hang_guard(5, f"{result_id} {wrong}"):
+        with pytest.raises((ParameterError, HypothesisViolation)) as err:
+            theorems.check(result_id, **kwargs)
+    name = next(iter(kwargs))
+    assert name in str(err.value), f"{result_id}: the error for {wrong} does not name {name!r}: {err.value}"
+
+
+@pytest.mark.slow
+@settings(max_examples=SUITE.fuzz_runs)
+@given(data=st.data())
+def test_edges_of_the_domains_run_or_refuse_cleanly(result_id, data, run):
+    """Inside the declared domains, at their edges, run as negative controls: an Evidence (never holds=True
+    on a non-finite number: `check` raises SuiteError for that) or a typed error; never a raw exception
+    from numpy, torch or scipy, never a hang, never more memory than the guard allows. Only edges that cost
+    no more than the default instance run here (tools/fuzz.py runs the expensive ones)."""
+    from theorems.strategies.fuzz import edge_calls
+
+    result = _result(result_id)
+    params = data.draw(edge_calls(result), label="edge params")
+    full = {**result.defaults, **params}
+    default_cost, cost = result.cost(result.defaults), None
+    try:
+        cost = result.cost({p.name: p.coerce(full[p.name], result_id) for p in result.params})
+    except ParameterError:
+        pass
+    assume(cost is not None and cost.work <= max(default_cost.work, 1.0)
+           and cost.elements <= max(default_cost.elements, 1.0))
+    with _hang_guard(60, f"{result_id} {params}"), _memory_guard(EDGE_MEMORY_GIB):
+        try:
+            ev = run(result_id, allow_violation=True, **params)
+        except (ParameterError, HypothesisViolation):
+            return
+    assert isinstance(ev, Evidence)
+    if ev.holds:
+        assert all(math.isfinite(x) for x in (ev.observed, ev.bound)), ev.explain()
+
+
+# An edge instance costs no more than the default one, which runs in a few hundred MB at most: 4 GiB more
+# address space than the process already has is a blow-up, not a big instance.
+EDGE_MEMORY_GIB = 4
+
+
+@contextlib.contextmanager
+def _memory_guard(gib: float):
+    """Lower the soft address-space limit to what the process uses now plus ``gib`` (an allocation beyond
+    it fails inside the call, as a defect, instead of taking the machine); restored afterwards."""
+    try:
+        import resource
+
+        with open("/proc/self/statm") as f:
+            used = int(f.read().split()[0]) * resource.getpagesize()
+    except (ImportError, OSError):  # not Linux: no guard
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = used + int(gib * 2**30)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+@contextlib.contextmanager
+def _hang_guard(seconds: int, what: str):
+    """A hang becomes a failure naming the call (SIGALRM; where there is none, no guard)."""
+    if not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def fire(signum, frame):
+        raise TimeoutError(f"{what}: no answer within {seconds} s (a hang)")
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# -- serialisation and determinism ---------------------------------------------------------------------
+def test_json_round_trip(result_id, run):
+    ev = run(result_id)
+    data = ev.to_dict()
+    json.dumps(data, allow_nan=False)
+    assert Evidence.from_dict(json.loads(json.dumps(data))).to_dict() == data
+
+
+def _cheapest_spec(result, run) -> dict:
+    """The registered instance (default, binding or control) that took least time: determinism is a property
+    of the code path, not of the instance, so the cheapest one tests it at a fraction of the cost."""
+    specs = [{}, *({**b.params, **({"form": b.form} if b.form else {})} for b in result.binding), *result.controls]
+    timed = []
+    for spec in specs:
+        try:
+            timed.append((run_spec(run, result, spec).elapsed_s, spec))
+        except HypothesisViolation:
+            continue
+    return min(timed, key=lambda t: t[0])[1]
+
+
+@pytest.mark.slow
+def test_same_seed_same_numbers(result_id, run):
+    result = _result(result_id)
+    spec = _cheapest_spec(result, run)
+    first = run_spec(run, result, spec).to_dict()
+    second = run_spec(run, result, spec, fresh=True).to_dict()
+    for d in (first, second):
+        d.pop("elapsed_s")
+    assert first == second, f"{result_id}: the same seed gave different numbers on {spec or 'the default instance'}"
+
+
+# -- worst case over the continuous instance data ---------------------------------------------------------
+@applies(_adversarial)
+@pytest.mark.slow
+def test_bound_holds_after_adversarial_search(result_id, run, suite):
+    """A batched optimiser moves the instance data towards the smallest slack (``adversarial_steps``); the
+    bound must still hold there, and the search must have moved towards the boundary, not away from it."""
+    ev = run(result_id, adversarial_steps=suite.adversarial_steps)
+    assert ev.holds, ev.explain()
+    start, end = ev.details["adversarial_start_slack"], ev.details["adversarial_end_slack"]
+    assert end <= start, f"{result_id}: the adversarial search increased the slack ({start} -> {end})"

@@ -1,0 +1,301 @@
+"""The suite's pytest plugin (entry point ``pytest11``): its options, hooks and fixtures, for this repository and
+for anyone's package of theorems.
+
+* ``--theorems-conformance TARGET`` (repeatable; an id ``PKG.RESULT``, a plugin's prefix ``PKG``, or ``all``): run
+  the checks every registered result must pass (`theorems.conformance`: every bound claim has a control that
+  fails it, the status derives from the evidence, bad input is a typed error, counterexamples and proof errata
+  replay, the worst case is searched, a seed fixes the numbers) on those results. Without test paths on the
+  command line it runs only these checks; with paths, these checks as well.
+* ``--device cpu|cuda`` (default ``$THEOREMS_DEVICE`` or cpu): exported as ``$THEOREMS_DEVICE`` so that every
+  ``theorems.check`` in the run computes there.
+* ``--suite quick|ci|thorough`` (default ``$THEOREMS_SUITE`` or ci): how many hypothesis examples and
+  optimiser restarts run; each suite is also a hypothesis profile. Under ``CI=true`` hypothesis is always
+  derandomised, so the gate draws the same examples on every run.
+* Every Evidence produced during the run is recorded and written to ``.theorems/last-run.json``, from which
+  ``python -m theorems report --from-run`` builds the report. Under pytest-xdist each worker sends its evidence
+  to the controller at the end of its session (``workeroutput``), and the controller writes one file for the
+  whole run: the same instances as a serial run, each once, ordered by result id, form and parameters
+  (``theorems.core.recording.merge``).
+* Fixtures: ``run`` (a cached `theorems.check`), ``evaluated``, ``suite``, ``device``.
+
+The plugin is installed with the package, so it loads in every pytest run of an environment that has
+``theorems``; it changes nothing there (no hypothesis profile, no recording, no torch import) unless the run
+asks for it: ``--theorems-conformance``, ``--suite``, ``--device``, ``$THEOREMS_SUITE``, or the ini option
+``theorems = true`` (this repository's pyproject.toml). The repository's ``conftest.py`` loads it by module name
+where the entry point is not installed; the entry point carries the same name, so pytest never loads it twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from theorems.core.context import ENV_DEVICE, resolve_device
+from theorems.core.errors import DeviceUnavailable, PluginError, UnknownResult
+from theorems.core.suite import ENV_SUITE, SUITES, get_suite
+
+# Where the checks every result must pass live (collected as a test module when --theorems-conformance is given).
+CONFORMANCE_MODULE = "theorems.conformance"
+EVERY_RESULT = "all"
+
+
+def _register_profiles() -> None:
+    """One hypothesis profile per suite (loaded by an active run only)."""
+    try:
+        from hypothesis import HealthCheck, Phase, settings
+    except ImportError:  # hypothesis is a test extra; the library itself does not need it
+        return
+    for suite in SUITES.values():
+        # The CI gate does not shrink: each shrink step re-runs an optimiser, and a failing optimiser-backed
+        # property once spent six minutes there. The failing example is printed as found (print_blob), and
+        # `pytest --suite quick|thorough` locally shrinks as usual.
+        phases = [p for p in Phase if p is not Phase.shrink] if suite.name == "ci" else list(Phase)
+        settings.register_profile(
+            suite.name,
+            phases=phases,
+            max_examples=suite.max_examples,
+            derandomize=suite.derandomize or os.environ.get("CI", "").lower() in ("1", "true", "yes"),
+            deadline=None,  # optimiser runtimes vary; speed is measured by benchmarks/, not deadlines
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+            print_blob=True,
+        )
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("theorems")
+    group.addoption("--device", default=None, help="cpu (default) or cuda: where every check computes")
+    group.addoption("--suite", default=None, choices=sorted(SUITES),
+                    help="quick | ci (default) | thorough: hypothesis examples and optimiser restarts")
+    group.addoption("--theorems-conformance", action="append", default=[], metavar="TARGET",
+                    dest="theorems_conformance",
+                    help="run the conformance checks on TARGET: a result id (PKG.RESULT), a plugin's prefix (PKG), "
+                         f"or '{EVERY_RESULT}'; repeatable")
+    parser.addini("theorems", type="bool", default=False,
+                  help="record the run and load the suite's hypothesis profiles (this repository sets it)")
+
+
+def active(config: pytest.Config) -> bool:
+    """Whether this run is about theorems (module docstring); otherwise the plugin stays out of the way."""
+    return bool(config.getoption("theorems_conformance") or config.getoption("--suite")
+                or config.getoption("--device") or os.environ.get(ENV_SUITE) or config.getini("theorems"))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist turns -n auto (pyproject.toml) into workers
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    # pytest-benchmark refuses --benchmark-only under xdist, and timings want one quiet process anyway.
+    if getattr(config.option, "benchmark_only", False) and getattr(config.option, "numprocesses", None):
+        config.option.numprocesses = 0
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not active(config):
+        return
+    device = config.getoption("--device")
+    if device:
+        try:
+            resolve_device(device)  # fail at start-up, with the reason, if e.g. CUDA is missing
+        except DeviceUnavailable as err:
+            raise pytest.UsageError(str(err)) from None
+        os.environ[ENV_DEVICE] = device
+    suite = get_suite(config.getoption("--suite") or os.environ.get(ENV_SUITE)).name
+    os.environ[ENV_SUITE] = suite
+    _register_profiles()
+    try:
+        from hypothesis import settings
+
+        settings.load_profile(suite)
+    except ImportError:
+        pass
+    _one_thread_per_process()
+    if config.getoption("theorems_conformance"):
+        _collect_conformance(config)
+    from theorems.core.recording import recording
+
+    config._theorems_recording = recording()
+    config._theorems_evidence = config._theorems_recording.__enter__()
+    config._theorems_from_workers = []  # what xdist workers sent (controller only)
+    config._theorems_start = time.perf_counter()
+
+
+def _collect_conformance(config: pytest.Config) -> None:
+    """Check the targets now (a usage error naming an unknown id or plugin, before anything runs), and add the
+    conformance module to what pytest collects: alone when no test path was given, else beside them."""
+    try:
+        conformance_targets(config)
+    except (UnknownResult, PluginError) as err:
+        raise pytest.UsageError(f"--theorems-conformance: {err}") from None
+    import importlib.util
+
+    spec = importlib.util.find_spec(CONFORMANCE_MODULE)
+    assert spec is not None and spec.origin is not None
+    path = str(Path(spec.origin))
+    if config.args_source is pytest.Config.ArgsSource.ARGS:  # the same on xdist workers (they parse the same argv)
+        if path not in config.args:
+            config.args.append(path)
+    else:
+        config.args[:] = [path]
+
+
+def conformance_targets(config: pytest.Config | None) -> list[str]:
+    """The ids the conformance checks run on: those ``--theorems-conformance`` names (an id, a plugin's prefix,
+    or 'all'), else every registered result."""
+    from theorems.core import registry
+
+    every = registry.ids()
+    wanted = (config.getoption("theorems_conformance") if config is not None else None) or [EVERY_RESULT]
+    chosen: list[str] = []
+    for target in (t.strip() for word in wanted for t in word.split(",")):
+        if target == EVERY_RESULT:
+            chosen += every
+            continue
+        found = [i for i in every if i == target or i.startswith(target + ".")]
+        if not found:
+            prefixes = sorted({i.split(".")[0] for i in every})
+            raise UnknownResult(target, every + prefixes)
+        chosen += found
+    return list(dict.fromkeys(chosen))
+
+
+def _one_thread_per_process() -> None:
+    """Every test process (each xdist worker, or the one process of ``-n 0``) runs torch with one intra-op
+    thread. The suite's tensors are small: more threads do not split their work, but the MKL/OpenMP pool
+    spin-waits on every BLAS call, against the other worker and against anything else on the machine; that
+    cost paper 002's dynamics about 7x their CPU time, and Lemma 4.2's worst-case search 40x under load. One
+    thread also fixes the order of reductions, as in the report's workers."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def _registered(evidence: list) -> list:
+    """Evidence of registered results only: tests register throw-away results; the report is about real ones."""
+    if not evidence:
+        return []
+    from theorems.core import registry
+
+    known = registry.registered()  # an Evidence exists only for a result registered in this process
+    return [e for e in evidence if e.result_id in known]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    if hasattr(config, "workerinput") and hasattr(config, "_theorems_evidence"):
+        # An xdist worker: xdist sends workeroutput to the controller after this hook (its hookwrapper
+        # around pytest_sessionfinish). JSON, because execnet carries only plain types.
+        config.workeroutput["theorems_evidence"] = json.dumps(
+            [e.to_dict() for e in _registered(config._theorems_evidence)])
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown (and never called) under -p no:xdist
+def pytest_testnodedown(node, error) -> None:
+    payload = getattr(node, "workeroutput", {}).get("theorems_evidence")
+    if payload and hasattr(node.config, "_theorems_from_workers"):
+        from theorems.core.evidence import Evidence
+
+        node.config._theorems_from_workers.extend(Evidence.from_dict(d) for d in json.loads(payload))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    rec = getattr(config, "_theorems_recording", None)
+    if rec is None:
+        return
+    rec.__exit__(None, None, None)
+    if hasattr(config, "workerinput"):
+        return  # the controller writes the file
+    from theorems.core.recording import DEFAULT_RUN_FILE, merge, provenance, write_run
+
+    evidence = merge(_registered(config._theorems_evidence) + config._theorems_from_workers)
+    if evidence:
+        meta = provenance(suite=os.environ[ENV_SUITE], device=os.environ.get(ENV_DEVICE, "cpu"),
+                          wall_time_s=round(time.perf_counter() - config._theorems_start, 2), source="pytest",
+                          workers=getattr(config.option, "numprocesses", None) or 1)
+        write_run(DEFAULT_RUN_FILE, evidence, meta)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if not active(config):
+        return None
+    return f"theorems: suite={os.environ.get(ENV_SUITE)} device={os.environ.get(ENV_DEVICE, 'cpu')}"
+
+
+@pytest.fixture(scope="session")
+def suite():
+    """The active suite profile (restarts, examples)."""
+    return get_suite()
+
+
+@pytest.fixture(scope="session")
+def run():
+    """`theorems.check`, each instance (id, form, allow_violation, every parameter filled) evaluated once per
+    test process; the conformance checks and the per-paper checks share it, so a shared instance costs one
+    evaluation."""
+    return _runner()
+
+
+_RUNNER = None
+
+
+def _runner():
+    global _RUNNER
+    if _RUNNER is None:
+        from theorems.core.verdict import CachedRunner
+
+        _RUNNER = CachedRunner()
+    return _RUNNER
+
+
+@pytest.fixture(scope="session")
+def evaluated():
+    """``evaluated(id, form=None, allow_violation=False, **params)``: whether the `run` fixture has already
+    computed that instance in this process (then ``run`` returns the cached Evidence without computing)."""
+    return _runner().has
+
+
+@pytest.fixture(scope="session")
+def device() -> str:
+    return os.environ.get(ENV_DEVICE, "cpu")
+
+
+# -- keeping a result's cached instances in one xdist worker ------------------------------------------------
+# A result's default instance, controls and counterexamples are asked for by the conformance checks, the
+# per-paper checks and the device audit (tests/test_devices.py); the `run` cache is per process. Under
+# `--dist loadgroup` (pyproject.toml) the tests parametrised by a result id carry that id's xdist_group and
+# each paper's checks file its paper's, so one worker computes each shared instance once; unit tests stay
+# ungrouped and fill the gaps. The device audit is moved to the front, so that it computes the default
+# instances (under the meta default device) and the conformance checks reuse them instead of computing them a
+# second time.
+_DEVICE_AUDIT = "test_devices.py"
+
+
+def _paper_packages() -> dict[str, str]:
+    """Paper number ("000") -> paper package ("deep_fusion"), from the built-in results' metadata (no torch)."""
+    from theorems.core import registry
+
+    return {info.paper: info.id.split(".")[0] for info in registry.catalog() if registry.is_builtin(info)}
+
+
+def _paper_of(item: pytest.Item, packages: dict[str, str]) -> str | None:
+    result_id = getattr(getattr(item, "callspec", None), "params", {}).get("result_id")
+    if isinstance(result_id, str) and "." in result_id:
+        # One group per result, not per paper: the cached instances are per result, and a paper group put
+        # all of paper 002's heavy dynamics on one worker (the long pole of the run).
+        return result_id
+    name = item.path.name
+    if item.path.parent.name == "checks" and name[5:8].isdigit():  # checks/test_NNN_<paper>.py
+        return packages.get(name[5:8])
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not active(config):
+        return
+    packages = _paper_packages()
+    for item in items:
+        paper = _paper_of(item, packages)
+        if paper is not None:
+            item.add_marker(pytest.mark.xdist_group(paper))
+    items.sort(key=lambda item: item.path.name != _DEVICE_AUDIT)  # stable: otherwise collection order
