@@ -3,10 +3,17 @@
 groups) and fixtures (``run``, ``evaluated``, ``suite``, ``device``) live in the package's pytest plugin,
 `theorems.pytest_plugin`, so that anyone's package of theorems gets them too; see its docstring.
 
-The plugin is installed as the ``pytest11`` entry point ``theorems.pytest_plugin``. It is named here as well, for
-an environment whose install of the package predates the entry point: pytest registers a plugin once per name,
-so the two never load it twice (and never add an option twice). ``theorems = true`` in pyproject.toml switches it
-on for every run of this repository.
+The plugin is installed as the ``pytest11`` entry point ``theorems.pytest_plugin``. This file loads it by that
+name where the entry point is missing (an install of the package that predates it), never a second time (pytest
+would refuse an option added twice). Not with ``pytest_plugins``: pytest refuses that in a conftest.py that is not
+at the root of the run, and this one is not when another project's run collects `theorems.conformance` from an
+editable install of this repository. ``theorems = true`` in pyproject.toml switches the plugin on for every run
+of this repository.
 """
 
-pytest_plugins = ["theorems.pytest_plugin"]
+PLUGIN = "theorems.pytest_plugin"
+
+
+def pytest_addhooks(pluginmanager):
+    if not pluginmanager.has_plugin(PLUGIN) and not pluginmanager.is_blocked(PLUGIN):
+        pluginmanager.import_plugin(PLUGIN)

@@ -157,7 +157,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                     f"    python -m theorems check {r.id} "
                     + " ".join(f"{k}={command_word(v)}" for k, v in e["params"].items()) + f" form={e['form']}"]
     out += ["", "Parameters:"]
-    out += _param_table(r) if r.params else ["  (none)"]
+    out += _param_table(r)
     out += ["", f"Try it: python -m theorems check {r.id}"]
     print("\n".join(out))
     return EXIT_HOLDS
@@ -169,17 +169,30 @@ def _indent(text: str, width: int = 100) -> str:
                      for line in text.strip().splitlines())
 
 
+# The headings of `show`'s parameter groups (Param.purpose): the theorem's own parameters first.
+_PURPOSES = (("theorem", "Parameters:"),
+             ("effort", "Effort (how hard the suite searches and optimises; not part of the statement):"),
+             ("control", "Control switches (break the statement on purpose, for negative controls):"))
+
+
 def _param_table(r: "ResultInfo") -> list[str]:
     """One block per parameter: name, type and default, meaning, then its declared domain, the range the
-    suite draws from and the theorem's hypothesis on it (all from the one declaration, `Param.describe`)."""
+    suite draws from and the theorem's hypothesis on it (all from the one declaration, `Param.describe`),
+    grouped by what the parameter is for: the theorem's, effort knobs, control switches."""
     from theorems.core.params import kind_name
 
     out: list[str] = []
-    for p in r.params:
-        default = ",".join(map(str, p.default)) if isinstance(p.default, tuple) else repr(p.default)
-        out.append(f"  {p.name} ({kind_name(p.kind)}, default {default}): {p.doc}")
-        out.append(_indent(p.describe(), 100).replace("  ", "      ", 1))
-    return out
+    for purpose, heading in _PURPOSES:
+        group = [p for p in r.params if p.purpose == purpose]
+        if purpose != "theorem":
+            if not group:
+                continue
+            out += ["", heading]
+        for p in group:
+            default = ",".join(map(str, p.default)) if isinstance(p.default, tuple) else repr(p.default)
+            out.append(f"  {p.name} ({kind_name(p.kind)}, default {default}): {p.doc}")
+            out.append(_indent(p.describe(), 100).replace("  ", "      ", 1))
+    return out or ["  (none)"]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -306,6 +319,21 @@ def cmd_manifest(args: argparse.Namespace) -> int:
     return EXIT_HOLDS
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    from theorems import scaffold
+
+    try:
+        out = scaffold.write(args.id, args.out)
+    except OSError as err:
+        raise CommandLineError(f"cannot write the package to {args.out}: {err.strerror or err}") from None
+    pkg = args.id.split(".")[0]
+    print(f"wrote {out}: the package {pkg} with the result {args.id} (TODOs mark where your theorem goes)\n"
+          f"  pip install -e {out}        (or: export PYTHONPATH={out.resolve()} THEOREMS_PLUGINS={pkg})\n"
+          f"  python -m theorems check {args.id}\n"
+          f"  python -m pytest --theorems-conformance {pkg} {out / 'tests'}")
+    return EXIT_HOLDS
+
+
 def _log(line: str) -> None:
     """Progress goes to stderr, so that stdout carries only the summary line."""
     print(line, file=sys.stderr, flush=True)
@@ -334,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m theorems", description="Check theorems from ML-theory papers numerically. "
                      "Exit status: 0 holds, 1 does not hold, 2 usage error.")
     parser.add_argument("--version", action="version", version=f"theorems {theorems.__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{list,show,check,report,manifest}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{list,show,check,report,manifest,new}")
 
     p = sub.add_parser("list", help="one line per registered result: id, status, title")
     p.set_defaults(handler=cmd_list)
@@ -377,6 +405,15 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--write", action="store_true", help="regenerate theorems/manifest.json from the registry")
     group.add_argument("--check", action="store_true", help="exit 1, listing the differences, if the file is stale")
     p.set_defaults(handler=cmd_manifest)
+
+    p = sub.add_parser("new", help="write a package that checks a theorem of your own (PKG.RESULT)",
+                       description="Write a small installable package for the result PKG.RESULT into DIR: "
+                                   "pyproject.toml with the theorems.results entry point, the paper, one result "
+                                   "module (statement, quantifiers, parameters, evaluate, a negative control) and "
+                                   "its tests, with TODOs where your mathematics goes.")
+    p.add_argument("id", metavar="PKG.RESULT")
+    p.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) folder for the package")
+    p.set_defaults(handler=cmd_new)
     return parser
 
 

@@ -92,6 +92,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The conformance checks mark their optimiser-heavy checks; another project's --strict-markers must accept it.
+    config.addinivalue_line("markers", "slow: optimiser-heavy checks (deselect with -m 'not slow')")
     if not active(config):
         return
     device = config.getoption("--device")

@@ -30,6 +30,7 @@ import math
 import numbers
 import os
 import random
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, Sequence, get_args, get_origin
 
@@ -65,6 +66,21 @@ def kind_from_name(name: str) -> Any:
     raise ValueError(f"unknown parameter kind {name!r}")
 
 
+# What a parameter is for (Param.role): part of the theorem's instance, how hard the suite works on it, or a switch
+# that deliberately breaks the statement for a negative control. `show`, the scaffold and the report tell them
+# apart. A parameter that declares no role and no drawn range is an effort knob or a control switch when it
+# carries one of these names (the built-in papers' conventions); every other one is the theorem's.
+THEOREM, EFFORT, CONTROL = "theorem", "effort", "control"
+ROLES = (THEOREM, EFFORT, CONTROL)
+EFFORT_NAMES = frozenset({"restarts", "max_iter", "steps", "seeds", "starts", "inits", "replicates", "train_iter",
+                          "pi_iters", "adversarial_steps", "max_steps", "max_deltas"})
+CONTROL_NAMES = frozenset({"bound_scale", "rate_shift", "formula_scale", "closed_form_scale", "closed_form_factor",
+                           "constant_scale", "const_scale", "exponent_shift", "thr_slack", "rho_mutation",
+                           "step_shift", "split_shift", "psd_shift", "exact_scale", "allow_violation"})
+# ... or whose doc says it is one ("≠ 1 is a deliberately wrong constant (negative control)").
+_CONTROL_DOC = re.compile(r"negative control|deliberately wrong", re.IGNORECASE)
+
+
 def _fmt(x: Any) -> str:
     if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
         return str(int(x)) if abs(x) < 1e6 else f"{x:.0e}"
@@ -89,7 +105,9 @@ class Param:
     What the suite draws (strategies, the report's random instances): ``sample``, a ``(lo, hi)`` range
     inside the domain (log-uniform with ``log=True``), or for a ``str``/``bool`` parameter a tuple of values.
     A parameter without ``sample`` is not drawn (it keeps its default): effort knobs, negative-control
-    switches, deliberately wrong constants.
+    switches, deliberately wrong constants. ``role``: what the parameter is for, declared apart from the
+    theorem's own parameters: ``"effort"`` (restarts, max_iter, steps, seeds), ``"control"`` (bound_scale,
+    rate_shift: a negative control's switch) or ``"theorem"``; see `Param.purpose`.
     """
 
     name: str
@@ -106,8 +124,12 @@ class Param:
     distinct: bool = False
     sample: tuple[Any, ...] | None = None
     log: bool = False
+    # THEOREM, EFFORT or CONTROL (above); "" infers it from the name.
+    role: str = ""
 
     def __post_init__(self) -> None:
+        if self.role not in ("", *ROLES):
+            raise ValueError(f"Param {self.name!r}: role {self.role!r} is not one of {', '.join(ROLES)}")
         if self.kind not in SCALAR_KINDS and self.kind not in LIST_KINDS:
             raise TypeError(f"Param {self.name!r}: kind {self.kind!r} is not one of "
                             f"{', '.join(kind_name(k) for k in (*SCALAR_KINDS, *LIST_KINDS))}")
@@ -120,6 +142,18 @@ class Param:
                 self._check_range(end, "(declaration)", what="sample end")
             if self.log and min(self.sample) <= 0:
                 raise ValueError(f"Param {self.name!r}: a log-uniform sample range must be positive")
+
+    @property
+    def purpose(self) -> str:
+        """THEOREM (a value of the statement's instance), EFFORT (restarts, iterations, seeds: how hard the suite
+        works) or CONTROL (a switch that breaks the statement on purpose, for a negative control)."""
+        if self.role:
+            return self.role
+        if self.sample is None and (self.name in CONTROL_NAMES or _CONTROL_DOC.search(self.doc)):
+            return CONTROL
+        if self.sample is None and self.name in EFFORT_NAMES:
+            return EFFORT
+        return THEOREM
 
     # -- what kind of value -----------------------------------------------------------------------------
     @property
