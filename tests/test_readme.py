@@ -23,7 +23,10 @@ def table_rows() -> dict[str, str]:
 def test_readme_table_lists_every_result_with_its_status():
     rows = table_rows()
     assert rows, "README has no results table"
-    registered = {rid: str(theorems.get(rid).status) for rid in theorems.ids()}
+    from theorems.core.registry import is_builtin
+
+    # The built-in papers' results (a plugin installed in the environment has its own README).
+    registered = {rid: str(theorems.get(rid).status) for rid in theorems.ids() if is_builtin(theorems.get(rid))}
     assert sorted(set(registered) - set(rows)) == [], "registered but missing from the README table"
     assert sorted(set(rows) - set(registered)) == [], "in the README table but not registered"
     wrong = {rid: (rows[rid], registered[rid]) for rid in rows if rows[rid] != registered[rid]}
@@ -70,3 +73,61 @@ def test_readme_links_resolve_inside_the_repository():
         if re.match(r"[a-z]+://", target):
             continue
         assert (ROOT / target).exists(), f"README links to {target}, which is not in the repository"
+
+
+# -- "Check your own theorem": every command of the section runs, in order, in an empty folder ------------------
+OWN_THEOREM_MARK = "<!-- each line below is run by tests/test_readme.py -->"
+
+
+def own_theorem_commands() -> list[tuple[str, int]]:
+    """(command, expected exit status) for each line of the section's code block: 1 where its comment says
+    'exit 1', else 0."""
+    text = README.read_text(encoding="utf-8")
+    assert OWN_THEOREM_MARK in text, "README lost its 'Check your own theorem' commands"
+    block = text.split(OWN_THEOREM_MARK, 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    out = []
+    for line in block.strip().splitlines():
+        command, _, comment = line.partition("  #")
+        out.append((command.strip(), 1 if re.search(r"\bexit 1\b", comment) else 0))
+    return out
+
+
+def test_the_own_theorem_section_is_at_most_ten_commands():
+    commands = own_theorem_commands()
+    assert 3 <= len(commands) <= 10, [c for c, _ in commands]
+    assert commands[0][0].startswith("python -m theorems new ") and "report" in commands[-1][0]
+
+
+def test_the_own_theorem_commands_run_from_new_to_a_report(tmp_path):
+    """Each command in a shell of its own, in order, in an empty folder; an ``export`` line sets the environment
+    of the lines after it. This checkout's theorems stays importable (PYTHONPATH keeps the repository root),
+    and the suite's pytest plugin is named with -p where the package's entry points are not installed (pytest
+    loads it once either way). Ends with the report page holding the new result."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "THEOREMS_"))}
+    env.update(PYTEST_ADDOPTS="-p theorems.pytest_plugin -p no:cacheprovider -p no:xdist", CI="true",
+               PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]))
+    root = str(ROOT)
+    env["PYTHONPATH"] = root
+    for command, expected in own_theorem_commands():
+        if command.startswith("export "):
+            for word in shlex.split(command)[1:]:
+                name, _, value = word.partition("=")
+                value = value.replace("$PWD", str(tmp_path))
+                env[name] = os.pathsep.join([value, root]) if name == "PYTHONPATH" else value
+            continue
+        argv = shlex.split(command)
+        assert argv[:2] == ["python", "-m"], command
+        done = subprocess.run([sys.executable, *argv[1:]], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == expected, f"{command}: exit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        if argv[3:4] == ["list"]:
+            assert "mythms.norms" in done.stdout.splitlines()[-1]
+        if argv[3:4] == ["show"]:
+            assert "Control switches" in done.stdout and "Effort" in done.stdout
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert "mythms.norms" in page

@@ -34,10 +34,11 @@ from pathlib import Path
 
 import pytest
 
-from theorems.core.context import ENV_DEVICE, resolve_device
 from theorems.core.errors import DeviceUnavailable, PluginError, UnknownResult
 from theorems.core.suite import ENV_SUITE, SUITES, get_suite
 
+# $THEOREMS_DEVICE (theorems.core.context.ENV_DEVICE, which imports torch: the plugin imports it only when active).
+ENV_DEVICE = "THEOREMS_DEVICE"
 # Where the checks every result must pass live (collected as a test module when --theorems-conformance is given).
 CONFORMANCE_MODULE = "theorems.conformance"
 EVERY_RESULT = "all"
@@ -94,8 +95,12 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     # The conformance checks mark their optimiser-heavy checks; another project's --strict-markers must accept it.
     config.addinivalue_line("markers", "slow: optimiser-heavy checks (deselect with -m 'not slow')")
+    config.addinivalue_line("markers", "xdist_group(name): tests that share a worker under --dist loadgroup")
     if not active(config):
         return
+    from theorems.core.context import ENV_DEVICE as CONTEXT_ENV_DEVICE, resolve_device
+
+    assert CONTEXT_ENV_DEVICE == ENV_DEVICE
     device = config.getoption("--device")
     if device:
         try:
@@ -147,10 +152,15 @@ def conformance_targets(config: pytest.Config | None) -> list[str]:
     or 'all'), else every registered result."""
     from theorems.core import registry
 
-    every = registry.ids()
-    wanted = (config.getoption("theorems_conformance") if config is not None else None) or [EVERY_RESULT]
+    wanted = [t.strip() for word in (config.getoption("theorems_conformance") if config is not None else None)
+              or [EVERY_RESULT] for t in word.split(",")]
+    if all(t.split(".")[0] not in registry.BUILTIN_PREFIXES and t != EVERY_RESULT for t in wanted):
+        registry.load_plugins()  # plugins only: the built-in papers are not imported
+        every = [r.id for r in registry.in_order(registry.get(i) for i in registry.registered())]
+    else:
+        every = registry.ids()
     chosen: list[str] = []
-    for target in (t.strip() for word in wanted for t in word.split(",")):
+    for target in wanted:
         if target == EVERY_RESULT:
             chosen += every
             continue

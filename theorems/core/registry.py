@@ -143,13 +143,11 @@ def load_plugins() -> None:
     if _plugins_loaded:
         return
     for plugin in discover_plugins():
-        if plugin.prefix in _PLUGINS:
-            if _PLUGINS[plugin.prefix].module == plugin.module:
-                continue  # installed and also named in $THEOREMS_PLUGINS: one plugin
+        if plugin.prefix in _PLUGINS and _PLUGINS[plugin.prefix].package != plugin.package:
             raise PluginError(f"two plugins use the prefix {plugin.prefix!r}: {_PLUGINS[plugin.prefix].module} "
                               f"({_PLUGINS[plugin.prefix].source}) and {plugin.module} ({plugin.source})",
                               plugin=plugin.prefix)
-        _load_plugin(plugin)
+        _load_plugin(plugin)  # a second module of a package already loaded (or the same one twice): imported too
     _plugins_loaded = True
 
 
@@ -224,6 +222,11 @@ def is_builtin(result: "Result | ResultInfo") -> bool:
 
 def _order(result: Result) -> tuple:
     return (not is_builtin(result), result.paper, result.id)
+
+
+def in_order(results) -> list[Result]:
+    """``results`` in `ids` order."""
+    return sorted(results, key=_order)
 
 
 def ids() -> list[str]:
