@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from ..core.registry import get
 from ..core.result import AS_PRINTED
 from ._common import declared_params, param, param_of, valid_for
 
@@ -23,7 +24,11 @@ def theorem_1_params():
     """Theorem 1 on two families: the simplex Gaussian mixture (ReLU, from the declarations, 16 starts), and the
     LeakyReLU pair where λ_gap/ρ runs from ≈ 13 (τ = 1) down to ≈ 1.1 (τ = 1.39): the pair is one configuration of
     the module (radius = σ = 1, neg_weight = 0.9, leak = 0.5) with tangent_sigma moved inside where λ_gap > ρ."""
-    from ..nonlinear_cl.theorem_1 import LEAKY
+    # The LeakyReLU family, read off the result's registered binding instance (its d and tangent_sigma are drawn
+    # below): from the declarations, so that strategies never import a paper module (paper → strategies only).
+    leaky_binding = get(T1).binding[0].params
+    LEAKY = {k: v for k, v in leaky_binding.items() if k not in ("d", "tangent_sigma")}
+    assert LEAKY.get("model") == "leaky_pair", f"{T1}: its first binding instance is no longer the LeakyReLU pair"
 
     mixture = declared_params(T1, AS_PRINTED, model="mixture", starts=16)
     leaky = st.fixed_dictionaries({
