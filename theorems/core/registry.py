@@ -411,6 +411,7 @@ def check(
     _raise_unless_allowed(result, full, violations, allow_violation)
     ctx = Context.make(device, seed=full.get("seed", 0))
     start = time.perf_counter()
+    assert result.evaluate is not None  # Result.__post_init__ refuses a result without one
     outcome = result.evaluate(full, form, ctx)
     elapsed = time.perf_counter() - start
     # A hypothesis the parameters already broke (a negative control) is listed once, however often it

@@ -111,12 +111,12 @@ def plan_instances(suite, only: Sequence[str] | None = None) -> tuple[list[Insta
         # The page's errata and proof-errata lists show what each registered counterexample and proof
         # erratum does in this run, so each is run once, whatever report_instances yields.
         seen = {(i.form, tuple(sorted((k, repr(v)) for k, v in i.params.items())), i.allow_violation) for i in mine}
-        for form, params in [*((AS_PRINTED, cx) for cx in result.counterexamples),
-                             *((e.form, e.params) for e in result.proof_errata)]:
-            key = (form, tuple(sorted((k, repr(v)) for k, v in params.items())), False)
+        for form, spec in [*((AS_PRINTED, cx) for cx in result.counterexamples),
+                           *((e.form, e.params) for e in result.proof_errata)]:
+            key = (form, tuple(sorted((k, repr(v)) for k, v in spec.items())), False)
             if key not in seen:
                 seen.add(key)
-                mine.append(Instance(rid, form, dict(params), False))
+                mine.append(Instance(rid, form, dict(spec), False))
         planned += mine
     return planned, errors
 
