@@ -219,3 +219,16 @@ def test_roles_are_declared_or_inferred():
     assert Param("bound_scale", float, 1.0, "scale").purpose == "control"
     assert Param("steps", int, 8, "steps", low=1, high=9, sample=(1, 9)).purpose == "theorem"  # drawn: the instance
     assert Param("n", int, 8, "size", low=1, high=9, role="effort").purpose == "effort"
+
+
+def test_register_refuses_what_is_not_a_result_or_has_no_prefix(plugin_dir, monkeypatch):
+    use(monkeypatch, scaffolded(plugin_dir, "shape.norms"), "shape")
+    result = theorems.get("shape.norms")
+    from dataclasses import replace
+
+    with pytest.raises(PluginError, match="takes a theorems.core.result.Result"):
+        registry.register({"id": "shape.dict"})
+    for bad in ("nodot", "shape.", ".norms"):
+        with pytest.raises(PluginError, match="an id is 'PREFIX.NAME'"):
+            registry.register(replace(result, id=bad))
+    assert registry.register(replace(result, id="shape.sub.norms")).id == "shape.sub.norms"  # deeper names are fine
