@@ -59,8 +59,9 @@ def use(monkeypatch, package_dir: Path, modules: str) -> None:
 def test_a_scaffolded_plugin_is_treated_like_a_built_in_result(plugin_dir, monkeypatch, capsys):
     use(monkeypatch, scaffolded(plugin_dir, "mythms.norms"), "mythms")
     ids = theorems.ids()
-    assert ids[-1] == "mythms.norms" and "neural_collapse.lemma_4_2" in ids  # after the built-in papers
-    assert set(registry.plugins()) == {"mythms"}
+    builtin = [i for i in ids if registry.is_builtin(theorems.get(i))]
+    assert ids.index("mythms.norms") > ids.index(builtin[-1]) and "neural_collapse.lemma_4_2" in builtin
+    assert "mythms" in registry.plugins()  # beside any plugin installed in this environment
     ev = theorems.check("mythms.norms")
     assert ev.holds and ev.tightness == pytest.approx(1.0), ev.explain()
     assert not theorems.check("mythms.norms", bound_scale=1 - 1e-9, allow_violation=True).holds
@@ -75,7 +76,7 @@ def test_the_catalog_adds_plugins_to_the_manifest_without_loading_the_papers(plu
     use(monkeypatch, scaffolded(plugin_dir, "mythms.norms"), "mythms")
     monkeypatch.setattr(registry, "_loaded", False)  # as in a fresh `python -m theorems list`
     infos = registry.catalog()
-    assert [i.id for i in infos][-1] == "mythms.norms" and len(infos) == len(theorems.ids())
+    assert [i.id for i in infos] == theorems.ids() and "mythms.norms" in [i.id for i in infos]
     assert registry.info("mythms.norms").status == "verified"
 
 
