@@ -233,3 +233,20 @@ def test_register_refuses_what_is_not_a_result_or_has_no_prefix(plugin_dir, monk
         with pytest.raises(PluginError, match="an id is 'PREFIX.NAME'"):
             registry.register(replace(result, id=bad))
     assert registry.register(replace(result, id="shape.sub.norms")).id == "shape.sub.norms"  # deeper names are fine
+
+
+def test_list_and_show_of_a_scaffolded_plugin_import_no_torch(tmp_path):
+    """The scaffold (and the example) import torch and numpy where they compute, as the built-in papers' metadata
+    does not need them: `list` and `show` stay instant with plugins installed."""
+    import os
+    import subprocess
+
+    out = scaffold.write("light.norms", tmp_path / "light")
+    probe = ("import sys, theorems.__main__ as m; m.main(['list']); m.main(['show', 'light.norms']); "
+             "print(','.join(x for x in ('torch', 'numpy') if x in sys.modules), file=sys.stderr)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(out), str(ROOT), str(ROOT / "examples" / "weyl")]),
+           "THEOREMS_PLUGINS": "light,weyl"}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "light.norms" in done.stdout and "weyl.eigenvalue_inequality" in done.stdout, \
+        done.stderr
+    assert done.stderr.strip() == "", f"imported {done.stderr.strip()} to list and show"

@@ -78,7 +78,6 @@ deliberately wrong, and the instance e₁ must fail it (a check that cannot fail
 
 from __future__ import annotations
 
-from theorems.core.evidence import Claim
 from theorems.core.registry import register
 from theorems.core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
                                   declared_instances, seed_param)
@@ -119,7 +118,9 @@ def cost(p: dict) -> Cost:
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     """TODO: your mathematics. Build the instance on ``ctx.device`` from ``ctx.generator`` (seeded), compute both
     sides, and return one Claim per assertion (kind "bound" for what the statement asserts)."""
-    import torch  # here, not at the top: `python -m theorems list | show` then never import it
+    import torch  # here, not at the top: `python -m theorems list | show` then never import torch or numpy
+
+    from theorems.core.evidence import Claim
 
     n = p["n"]
     x = ctx.randn(p["draws"], n)  # seeded, drawn on the CPU, moved to ctx.device

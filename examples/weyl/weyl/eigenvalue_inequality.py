@@ -23,14 +23,16 @@ over seeds and couplings) and is registered for replay; the tests run the search
 
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
 
-from theorems.core.evidence import Claim
 from theorems.core.registry import register
 from theorems.core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status,
                                   Violation, declared_instances, seed_param)
 
 from .paper import PAPER
+
+if TYPE_CHECKING:  # torch and numpy (via Claim) load where something is computed: `list` and `show` stay instant
+    import torch
 
 RESULT_ID = "weyl.eigenvalue_inequality"
 
@@ -64,6 +66,8 @@ def cost(p: dict) -> Cost:
 
 def matrices(p: dict, ctx) -> tuple[torch.Tensor, torch.Tensor]:
     """A and B of the module docstring, seeded, on ``ctx.device``."""
+    import torch
+
     n, c = p["n"], p["coupling"]
 
     def goe() -> torch.Tensor:
@@ -79,6 +83,8 @@ def matrices(p: dict, ctx) -> tuple[torch.Tensor, torch.Tensor]:
 def pair_slacks(A: torch.Tensor, B: torch.Tensor, form: str) -> tuple[torch.Tensor, torch.Tensor]:
     """(lhs, rhs), each (n, n) with NaN outside i + j − 1 ≤ n: λ_{i+j−1}(A + B) and λ_i(A) + λ_j(B), the
     eigenvalues ordered as ``form`` says (decreasing when corrected, increasing as printed)."""
+    import torch
+
     descending = form == CORRECTED
     lam = [torch.linalg.eigvalsh(M) for M in (A + B, A, B)]  # ascending
     if descending:
@@ -94,6 +100,10 @@ def pair_slacks(A: torch.Tensor, B: torch.Tensor, form: str) -> tuple[torch.Tens
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
+    import torch
+
+    from theorems.core.evidence import Claim
+
     A, B = matrices(p, ctx)
     lhs, rhs = pair_slacks(A, B, form)
     scale = float(torch.linalg.matrix_norm(A, 2) + torch.linalg.matrix_norm(B, 2))
