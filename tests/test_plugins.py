@@ -250,3 +250,11 @@ def test_list_and_show_of_a_scaffolded_plugin_import_no_torch(tmp_path):
     assert done.returncode == 0 and "light.norms" in done.stdout and "weyl.eigenvalue_inequality" in done.stdout, \
         done.stderr
     assert done.stderr.strip() == "", f"imported {done.stderr.strip()} to list and show"
+
+
+def test_a_misspelt_control_is_refused(plugin_dir, monkeypatch):
+    edit = lambda text: text.replace("dict(bound_scale=0.5, allow_violation=True)",
+                                     "dict(bound_scael=0.5, allow_violation=True)")
+    use(monkeypatch, scaffolded(plugin_dir, "typo.norms", edit), "typo")
+    with pytest.raises(PluginError, match=r"'typo\.norms'.*control .* undeclared parameters \['bound_scael'\]"):
+        theorems.ids()

@@ -19,7 +19,8 @@ A plugin's results are treated like the built-in ones by `ids`, `get`, `check`, 
 When a plugin loads, each of its results is checked (`PluginError`, naming the plugin, the result and the fix):
 its id carries the plugin's own prefix (``PKG.RESULT``: the entry point's name, or the top-level package of a
 ``$THEOREMS_PLUGINS`` module) and never shadows a built-in or another plugin's id, it declares its quantifiers
-and at least one negative control, and its parameters are `Param` declarations. A claim that is not a `Claim`
+and at least one negative control, its parameters are `Param` declarations, and its controls, counterexamples
+and binding instances name declared parameters and forms. A claim that is not a `Claim`
 with a kind is refused when the result is checked (`check`), the first time its evaluation returns it.
 """
 
@@ -213,6 +214,19 @@ def check_plugin_result(result: Result, prefix: str) -> None:
     bad = [p for p in result.params if not isinstance(p, Param)]
     if bad:
         raise refuse(f"declares parameters that are not Param declarations: {bad!r}")
+    # Every registered instance names declared parameters and forms (a misspelt control would never run).
+    names = {p.name for p in result.params}
+    instances = [("control", c) for c in (*result.controls, *result.trend_controls)]
+    instances += [("counterexample", c) for c in result.counterexamples]
+    instances += [("binding instance", {**b.params, **({"form": b.form} if b.form else {})}) for b in result.binding]
+    for what, spec in instances:
+        unknown = sorted(set(spec) - names - {"form", "allow_violation"})
+        if unknown:
+            raise refuse(f"registers a {what} {dict(spec)} with undeclared parameters {unknown} "
+                         f"(its parameters are {', '.join(sorted(names))})")
+        if "form" in spec and spec["form"] not in result.forms:
+            raise refuse(f"registers a {what} {dict(spec)} of form {spec['form']!r}, not one of its forms "
+                         f"{', '.join(result.forms)}")
 
 
 def is_builtin(result: "Result | ResultInfo") -> bool:
