@@ -40,6 +40,8 @@ def bad_values(p: Param) -> list[Any]:
             out.append((math.nan,) + tuple(p.default[1:]) if p.element is float else ("1.5",))
     if p.element is float and p.finite:
         out += [math.nan, math.inf, -math.inf]
+    if p.element is float and not p.is_list:
+        out.append(10**400)  # an int beyond float range (float() raises OverflowError): a ParameterError too
     if p.choices is not None and p.element is str:
         out += ["", "no_such_choice", p.choices[0].upper() + "_"]
     if p.numeric and not p.is_list:
