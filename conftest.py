@@ -9,12 +9,13 @@
   ``python -m theorems report --from-run`` builds the report. Under pytest-xdist (``-n auto`` is the
   default, see pyproject.toml) each worker sends its evidence to the controller at the end of its session
   (``workeroutput``), and the controller writes one file for the whole run: the same instances as a serial
-  run, each once, ordered by result id, form and parameters (``theorems.core.recording.merge``).
+  run, each once, ordered by result id, form and parameters (``theorems.core.recording.merge``). The file
+  says whether the run ``finished`` (an interrupted run is recorded as such, and ``report --from-run``
+  refuses it), and what each test ``expected`` of an instance (``recording.expect``).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -22,7 +23,8 @@ import pytest
 
 from theorems.core.context import ENV_DEVICE, resolve_device
 from theorems.core.errors import DeviceUnavailable
-from theorems.core.recording import DEFAULT_RUN_FILE, merge, provenance, recording, write_run
+from theorems.core.recording import (DEFAULT_RUN_FILE, finished, from_worker_payload, merge, provenance, recording,
+                                     worker_payload, write_run)
 from theorems.core.suite import ENV_SUITE, SUITES, get_suite
 from theorems.core.verdict import CachedRunner
 
@@ -102,22 +104,22 @@ def _registered(evidence: list) -> list:
     return [e for e in evidence if e.result_id in known]
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
+    # Whether the run ran to its end (not Ctrl-C, -x or an internal error): the run file says so.
+    config._theorems_finished = (int(exitstatus), finished(int(exitstatus), bool(session.shouldstop or
+                                                                                 session.shouldfail)))
     if hasattr(config, "workerinput"):
         # An xdist worker: xdist sends workeroutput to the controller after this hook (its hookwrapper
         # around pytest_sessionfinish). JSON, because execnet carries only plain types.
-        config.workeroutput["theorems_evidence"] = json.dumps(
-            [e.to_dict() for e in _registered(config._theorems_evidence)])
+        config.workeroutput["theorems_evidence"] = worker_payload(_registered(config._theorems_evidence))
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown (and never called) under -p no:xdist
 def pytest_testnodedown(node, error) -> None:
-    from theorems.core.evidence import Evidence
-
     payload = getattr(node, "workeroutput", {}).get("theorems_evidence")
     if payload:
-        node.config._theorems_from_workers.extend(Evidence.from_dict(d) for d in json.loads(payload))
+        node.config._theorems_from_workers.extend(from_worker_payload(payload))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -128,11 +130,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         return  # the controller writes the file
     evidence = merge(_registered(config._theorems_evidence) + config._theorems_from_workers)
-    if evidence:
+    # A session that started but did not run to its end (Ctrl-C, -x) replaces the last run, saying so: the
+    # previous run's file must not stand for this one. (No session at all, as for --help, writes nothing.)
+    exitstatus, done = getattr(config, "_theorems_finished", (None, None))
+    if evidence or done is False:
         meta = provenance(suite=os.environ[ENV_SUITE], device=os.environ.get(ENV_DEVICE, "cpu"),
                           wall_time_s=round(time.perf_counter() - config._theorems_start, 2), source="pytest",
                           workers=getattr(config.option, "numprocesses", None) or 1)
-        write_run(DEFAULT_RUN_FILE, evidence, meta)
+        write_run(DEFAULT_RUN_FILE, evidence, meta, finished=bool(done), exitstatus=exitstatus)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -27,6 +28,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import jinja2
 from markupsafe import Markup
 
+from theorems.core import recording
 from theorems.core.evidence import Evidence
 from theorems.core.result import Status
 
@@ -75,22 +77,29 @@ def build_report(
     meta: Mapping[str, Any],
     errors: Iterable[InstanceError] = (),
     only: Sequence[str] | None = None,
+    expected: Mapping[tuple, Any] | None = None,
 ) -> Path:
     """Write ``out_dir/index.html`` (and ``evidence.json``) for ``evidences`` and the instances that raised;
     return the page's path.
 
     ``only``: the result ids the report is about (``report --only``); by default every registered result,
-    so that a result nobody ran shows as such."""
+    so that a result nobody ran shows as such. ``expected``: what the tests expected of each instance
+    (`theorems.core.recording.expect`, keyed by `recording.instance_key`): an outcome expected is no alarm.
+
+    Both files are written into a temporary folder beside ``out_dir`` that then takes its place (see
+    `_publish`): the folder holds a whole report or the previous one, never a page cut short beside
+    another run's evidence."""
     out = prepare_out_dir(out_dir)
     evidences, errors = list(evidences), list(errors)
-    sections = sections_of(evidences, errors, only)
+    expected = expected or {}
+    sections = sections_of(evidences, errors, only, expected)
     for s in sections:
         s.figures = _figures(s)
     papers = papers_of(sections)
     overview = [(s.id, [r.evidence for r in s.rows]) for s in sections if any(r.evidence.claims for r in s.rows)]
     html = _environment().get_template(f"{INDEX}.j2").render(
         meta=meta,
-        totals={**counts(evidences, errors), "results": len(sections)},
+        totals={**counts(evidences, errors, expected), "results": len(sections)},
         papers=papers,
         sections=sections,
         by_status={str(st): sum(s.status == str(st) for s in sections) for st in Status},
@@ -103,11 +112,49 @@ def build_report(
         outcome_style=OUTCOME_STYLE,
         outcomes=(HOLDS, FAILS, NOT_CONVERGED, MEASURED),
     )
-    path = out / INDEX
-    path.write_text(_without_indentation(html), encoding="utf-8")
-    (out / EVIDENCE_JSON).write_text(json.dumps({"meta": dict(meta), "evidence": [e.to_dict() for e in evidences]},
-                                                default=str), encoding="utf-8")
-    return path
+    files = {INDEX: _without_indentation(html),
+             EVIDENCE_JSON: json.dumps(recording.payload(evidences, dict(meta)), default=str)}
+    _publish(out, files)
+    return out / INDEX
+
+
+OURS = frozenset({INDEX, EVIDENCE_JSON})
+
+
+def _publish(out: Path, files: Mapping[str, str]) -> Path:
+    """Write ``files`` into ``out`` so that a reader (or a crash) never sees half a report.
+
+    Where ``out`` holds nothing but a report (or nothing), the files go into a temporary sibling folder
+    that is renamed into place (the old folder is moved aside first and deleted after): ``out`` is a
+    whole old report, absent for an instant, or the whole new one. Where ``out`` also holds other files
+    (``--out .``), each file is written to a temporary file and renamed over its name, evidence.json
+    first: the page is never shorter than what it says, though for an instant it may sit beside the new
+    evidence."""
+    out = out.resolve()
+    cwd = Path.cwd().resolve()
+    movable = out.parent != out and out != cwd and out not in cwd.parents  # never rename the folder we stand in
+    if movable and {p.name for p in out.iterdir()} <= OURS:
+        tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
+        old = None
+        try:
+            for name, text in files.items():
+                (tmp / name).write_text(text, encoding="utf-8")
+            tmp.chmod(out.stat().st_mode & 0o7777)
+            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old-"))
+            os.replace(out, old / "report")  # out is now absent: complete or absent, never mixed
+            os.replace(tmp, out)
+        except BaseException:
+            if old is not None and (old / "report").exists() and not out.exists():
+                os.replace(old / "report", out)  # put the previous report back
+            shutil.rmtree(tmp, ignore_errors=True)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+        return out
+    for name in sorted(files, key=lambda n: n == INDEX):  # the page last
+        recording.write_atomically(out / name, files[name])
+    return out
 
 
 def _figures(section: Section) -> list[tuple[str, Markup]]:

@@ -104,10 +104,12 @@ _FONT = r"font-family:([^;\"]*)"  # a declaration inside an inline style (up to 
 
 def _compact(svg: str) -> str:
     """The same picture in fewer bytes (about a third of matplotlib's SVG): coordinates to one decimal (a tenth
-    of a point is below what a screen shows), no indentation or comments, path data without spaces around its
+    of a point is below what a screen shows; the text keeps every digit it was given), no indentation or comments, path data without spaces around its
     commands, ids only where something refers to them (matplotlib names every group), groups without
     attributes unwrapped, and the one font family said once."""
-    svg = _NUMBER.sub(lambda m: f"{float(m.group(1)):.1f}", svg)
+    # Geometry only: a number is rounded inside a tag (coordinates, path data, transforms), never in the
+    # character data between tags, which is the figure's text ("α = −1.52 ± 0.016" is the evidence's number).
+    svg = re.sub(r"<[^<>]*>", lambda tag: _NUMBER.sub(lambda m: f"{float(m.group(1)):.1f}", tag.group(0)), svg)
     svg = re.sub(r"<!--.*?-->", "", svg, flags=re.S)
     svg = re.sub(r'\sd="([^"]*)"', lambda m: ' d="' + re.sub(r" ?([A-Za-z]) ?", r"\1", " ".join(m.group(1).split()))
                  + '"', svg)

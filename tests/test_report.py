@@ -96,7 +96,7 @@ def test_errata_come_first_with_the_size_of_the_error_and_its_replay(page):
     row = text[text.index(f'<tr class="erratum" data-result="{FAKE_ID}"'):]
     row = html.unescape(row[:row.index("</tr>")])
     # the fake's registered counterexample x = 0.8 ran: x² = 0.64 against the printed x/2 = 0.4
-    assert "square_below_line: 0.64, printed ≤ 0.4 (1.6× the bound)" in row
+    assert "square_below_line: 0.64, bound ≤ 0.4 (1.6× the bound)" in row
     assert "python -m theorems check fake.square_below_line x=0.8 form=as_printed" in row
     unrun = next(rid for rid in wrong if rid != FAKE_ID)
     other = text[text.index(f'<tr class="erratum" data-result="{unrun}"'):]
