@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import jinja2
 from markupsafe import Markup
 
-from theorems.core import recording
+from theorems.core import magnitude, recording
 from theorems.core.evidence import Evidence
 from theorems.core.result import Status
 
@@ -180,7 +180,7 @@ def evidence_html(evidence: Evidence) -> str:
     figure = evidence_svg(evidence, salt="evidence") if has_picture(evidence) else None
     return _environment().get_template("evidence.html.j2").render(
         ev=evidence, outcome=outcome_of(evidence), figure=Markup(figure) if figure else None,
-        outcome_style=OUTCOME_STYLE,
+        outcome_style=OUTCOME_STYLE, head=magnitude.headline(evidence), size=error_size(evidence),
     )
 
 

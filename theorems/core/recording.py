@@ -343,3 +343,40 @@ def _json_type(value: Any) -> str:
         return "null"
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
         type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__)
+
+
+def checked_for_report(run: RecordedRun, path: Any, only: list[str] | None = None, allow_unfinished: bool = False
+                       ) -> tuple[dict[str, Any], list["Evidence"], dict, list[str]]:
+    """What ``report --from-run`` may build from ``run``: (meta, evidences, expected, notes to print).
+
+    Raises ValueError, saying why and what to do, for a run that did not finish (unless
+    ``allow_unfinished``: the meta then says so, and the page shows it), a run with no evidence, or an
+    ``only`` id the run has no evidence of."""
+    meta, notes = dict(run.meta), []
+    if run.finished is False:
+        status = f" (pytest exit status {run.exitstatus})" if run.exitstatus is not None else ""
+        if not allow_unfinished:
+            raise ValueError(f"the run recorded in {path} did not finish{status}: it was interrupted or stopped "
+                             "early, so its evidence is partial. Run pytest to its end, or pass "
+                             "--allow-unfinished to build a report that says so")
+        meta["unfinished"] = f"the recorded run did not finish{status}: its evidence is partial"
+        notes.append(meta["unfinished"])
+    elif run.finished is None:
+        notes.append(f"{path} was written before runs recorded whether they finished: it may be partial")
+    if run.exitstatus == 1:
+        meta["tests"] = "some tests of the recorded run failed"
+    if not run.evidences:
+        raise ValueError(f"the run recorded in {path} holds no evidence of a registered result: nothing to report")
+    evidences = run.evidences
+    if only:
+        present = {e.result_id for e in evidences}
+        absent = [rid for rid in only if rid not in present]
+        if absent:
+            raise ValueError(f"the run recorded in {path} has no evidence of {', '.join(absent)}: run their "
+                             "checks first, or leave them out of --only")
+        evidences = [e for e in evidences if e.result_id in only]
+    if run.rederived:
+        meta["rederived"] = (f"{run.rederived} recorded verdict(s) disagreed with their own claims; the report "
+                             "shows the verdicts the claims give")
+        notes.append(meta["rederived"])
+    return meta, evidences, dict(run.expected), notes
