@@ -35,6 +35,7 @@ from theorems.core.result import Status
 from .model import (FAILS, HOLDS, MEASURED, NOT_CONVERGED, STATUS_MEANING, InstanceError, Section, counts, error_size,
                     outcome_of, papers_of, sections_of, summary_line)
 from .depth_plots import sandwich_figure
+from .maths import with_maths
 from .plots import OUTCOME_STYLE, evidence_svg, has_picture, scaling_of, scaling_svg, slack_overview_svg, svg_of
 
 __all__ = ["InstanceError", "build_report", "counts", "evidence_html", "prepare_out_dir", "summary_line", "FIGURES"]
@@ -106,6 +107,7 @@ def build_report(
         statuses=[str(st) for st in Status],
         status_meaning=STATUS_MEANING,
         attention=[s for s in sections if s.needs_attention],
+        wrong=[s for s in sections if s.wrong],
         replays=[(s, rep) for s in sections for rep in s.replays()],
         proof_errata=[(s, e) for s in sections for e in s.proof_errata],
         overview=Markup(slack_overview_svg(overview, salt="overview")) if overview else None,
@@ -207,6 +209,7 @@ def _environment() -> jinja2.Environment:
     env.filters["signed"] = lambda v: "n/a" if v != v else f"{v:+.2g}"
     env.filters["kv"] = lambda d: ", ".join(f"{k}={v}" for k, v in d.items())
     env.filters["slug"] = lambda s: s.replace(" ", "-")
+    env.filters["maths"] = with_maths
     env.globals["error_size"] = error_size
     return env
 

@@ -67,24 +67,29 @@ def record(evidence: "Evidence") -> None:
         _EXPECTED.setdefault(instance_key(evidence), set()).add(outcome)
 
 
-def expect(evidence: "Evidence", outcome: str) -> "Evidence":
-    """Say that ``evidence``'s instance is meant to come out ``outcome`` ('holds', 'fails', 'not converged',
-    'measured'), e.g. a test that starves an optimiser on purpose; the run file records it with the instance
-    and the report does not count that outcome as needing a look. Returns ``evidence``."""
-    _check_outcome(outcome)
-    _EXPECTED.setdefault(instance_key(evidence), set()).add(outcome)
+def expect(evidence: "Evidence", *outcomes: str) -> "Evidence":
+    """Say that ``evidence``'s instance is meant to come out as one of ``outcomes`` ('holds', 'fails',
+    'not converged', 'measured'), e.g. a test that starves an optimiser on purpose; the run file records it
+    with the instance and the report does not count that outcome as needing a look. Returns ``evidence``."""
+    if not outcomes:
+        raise ValueError("expect(evidence, *outcomes): name at least one outcome")
+    for outcome in outcomes:
+        _check_outcome(outcome)
+    _EXPECTED.setdefault(instance_key(evidence), set()).update(outcomes)
     return evidence
 
 
 @contextlib.contextmanager
-def expecting(outcome: str) -> Iterator[None]:
-    """`expect` ``outcome`` of every Evidence produced inside the block."""
-    _check_outcome(outcome)
-    _expecting.append(outcome)
+def expecting(*outcomes: str) -> Iterator[None]:
+    """`expect` ``outcomes`` of every Evidence produced inside the block."""
+    for outcome in outcomes:
+        _check_outcome(outcome)
+    _expecting.extend(outcomes)
     try:
         yield
     finally:
-        _expecting.remove(outcome)
+        for outcome in outcomes:
+            _expecting.remove(outcome)
 
 
 def expected_of(evidence: "Evidence") -> list[str]:

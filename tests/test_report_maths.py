@@ -1,0 +1,37 @@
+"""The formulas of the page's prose are MathML made at build time (reports/maths.py): no script, offline."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from reports.maths import with_maths
+
+
+@pytest.mark.parametrize("text, formulas", [
+    ("for x_i ∈ 𝒰_k and u ⊥ 𝒰_k", ["x_i", "𝒰_k", "𝒰_k"]),
+    ("e^{−aρ*} ≤ L*_GUFM", ["e^{−aρ*}", "L*_GUFM"]),
+    ("x̃_iᵀu ≥ Δ and μ_kᵀμ_ℓ", ["x̃_i", "μ_k", "μ_ℓ"]),
+    ("u_k^⊥ of Definition 1", ["u_k^⊥"]),
+])
+def test_each_formula_token_becomes_inline_mathml_that_keeps_its_text(text, formulas):
+    out = str(with_maths(text))
+    assert re.findall(r'<annotation encoding="text/plain">(.*?)</annotation>', out) == formulas
+    assert out.count('<math display="inline">') == len(formulas)
+    assert re.sub(r"<math\b.*?<annotation[^>]*>(.*?)</annotation></semantics></math>", r"\1", out) == text
+
+
+@pytest.mark.parametrize("text", ["deep_fusion.noise_lemma", "max_iter=10 and pi_iters", "sizes=5,5", "a_b_c",
+                                  "<script>x_i</script>"])
+def test_identifiers_are_left_alone_and_markup_is_escaped(text):
+    out = str(with_maths(text))
+    assert "<script>" not in out
+    if "<" not in text:
+        assert out == text.replace("&", "&amp;")
+
+
+def test_subscript_and_superscript_land_in_their_places():
+    out = str(with_maths("x_i^T"))
+    assert "<msubsup><mi>x</mi><mi>i</mi><mi>T</mi></msubsup>" in out
+    assert "<msub><mi>w</mi><mn>2</mn></msub>" in str(with_maths("w_2"))
