@@ -239,8 +239,10 @@ class Section:
             wanted = _instance(self.id, cx)
             ev = next((r.evidence for r in self.rows if r.evidence.form == AS_PRINTED and not r.is_control
                        and all(_plain(r.evidence.params.get(k)) == v for k, v in wanted.items())), None)
+            failed = ev is not None and not ev.holds
             out.append({"command": reproduce_command(self.id, cx, AS_PRINTED),
-                        "evidence": ev, "size": error_size(ev) if ev is not None and not ev.holds else None,
+                        "evidence": ev, "size": error_size(ev) if failed else None,
+                        "short": magnitude.short_size(ev) if failed else None,
                         "replayed": ev is not None and not ev.holds})
         return out
 

@@ -120,6 +120,12 @@ def error_size(evidence: "Evidence") -> str:
     return how_wrong(c) if c is not None else ""
 
 
+def short_size(evidence: "Evidence") -> str:
+    """'claim: size' of ``evidence``'s worst failed bound claim ('' if none): the one-line form."""
+    c = worst(evidence.claims)
+    return f"{c.name}: {magnitude(c)}" if c is not None else ""
+
+
 def headline(evidence: "Evidence") -> "Claim | None":
     """The one claim the headline's numbers, slack and tightness all come from: the claim the evidence
     names as its headline, else the bound claim with the least slack (`headline_claim`)."""
