@@ -115,7 +115,7 @@ def build_report(
         outcomes=(HOLDS, FAILS, NOT_CONVERGED, MEASURED),
     )
     files = {INDEX: _without_indentation(html),
-             EVIDENCE_JSON: json.dumps(recording.payload(evidences, dict(meta)), default=str)}
+             EVIDENCE_JSON: json.dumps(recording.payload(evidences, dict(meta), expected), default=str)}
     _publish(out, files)
     return out / INDEX
 

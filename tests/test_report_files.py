@@ -258,3 +258,15 @@ def test_diff_lists_instances_present_in_one_run_only(evidences, tmp_path, capsy
     code, out, _ = run_cli(capsys, "diff", str(old), str(new))
     assert code == 0 and "only in NEW" in out and "1 only in NEW" in out
     assert not math.isnan(json.loads(new.read_text())["evidence"][0]["observed"])
+
+
+def test_workers_are_capped_by_the_memory_available(monkeypatch, capsys):
+    from theorems import __main__ as cli
+
+    pages = {"SC_PAGE_SIZE": 4096, "SC_AVPHYS_PAGES": 3 * cli.WORKER_MEMORY_BYTES // 4096}
+    monkeypatch.setattr(os, "sysconf", lambda name: pages[name])
+    assert cli._memory_capped(2) == 2 and capsys.readouterr().err == ""
+    assert cli._memory_capped(16) == 3
+    assert "16 workers need about" in capsys.readouterr().err
+    pages["SC_AVPHYS_PAGES"] = 1
+    assert cli._memory_capped(4) == 1  # always at least one

@@ -156,6 +156,9 @@ def test_an_outcome_a_test_expected_does_not_need_a_look(fake_results, tmp_path)
     assert run.finished is True and run.expected == {recording.instance_key(ev): {"not converged"}}
     page = build_report(tmp_path / "r", run.evidences, run.meta, expected=run.expected).read_text()
     assert "Nothing needs a look" in page
+    # the report's evidence.json keeps the expectation, so a report built from it says the same
+    recording._EXPECTED.clear()
+    assert recording.load_run(tmp_path / "r" / "evidence.json").expected == run.expected
     # the same instance with no expectation recorded still raises the alarm
     page = build_report(tmp_path / "r2", run.evidences, run.meta).read_text()
     assert 'id="attention">Needs a look' in page

@@ -120,9 +120,9 @@ def from_worker_payload(payload: str) -> list["Evidence"]:
     return out
 
 
-def _entry(evidence: "Evidence") -> dict[str, Any]:
+def _entry(evidence: "Evidence", given: dict | None = None) -> dict[str, Any]:
     entry = evidence.to_dict()
-    expected = expected_of(evidence)
+    expected = sorted(set(expected_of(evidence)) | set((given or {}).get(instance_key(evidence), ())))
     if expected:
         entry["expected"] = expected
     return entry
@@ -179,10 +179,13 @@ def _version(distribution: str) -> str:
         return "not installed"
 
 
-def payload(evidences: list["Evidence"], meta: dict[str, Any], **top: Any) -> dict[str, Any]:
+def payload(evidences: list["Evidence"], meta: dict[str, Any], expected: dict | None = None,
+            **top: Any) -> dict[str, Any]:
     """The file's JSON object (evidence.schema.json): schema_version, ``top`` (finished, exitstatus), meta,
-    evidence."""
-    return {"schema_version": SCHEMA_VERSION, **top, "meta": meta, "evidence": [_entry(e) for e in evidences]}
+    evidence, each with what the tests expected of it (this process's `expect` calls and ``expected``, as
+    `load_run` returns it)."""
+    return {"schema_version": SCHEMA_VERSION, **top, "meta": meta,
+            "evidence": [_entry(e, expected) for e in evidences]}
 
 
 def write_run(path: str | os.PathLike, evidences: list["Evidence"], meta: dict[str, Any], *,
