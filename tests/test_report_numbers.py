@@ -129,6 +129,10 @@ def test_the_worst_failure_is_quoted_ratios_first_farthest_from_one(fake_results
     small, large, zero = _failed(2.0, 1.0), _failed(50.0, 1.0), _failed(3.0, 0.0)
     assert magnitude.worst([small, zero, large]) is large
     assert magnitude.worst([zero]) is zero
+    # among violations (no ratio), the one with the least relative slack
+    near = _failed(0.2, 0.0, atol=0.1)
+    assert near.slack == pytest.approx(-0.5) and zero.slack == -1
+    assert magnitude.worst([near, zero]) is zero and magnitude.worst([zero, near]) is zero
 
 
 def test_the_page_quotes_the_same_size_as_the_magnitude(fake_results, tmp_path):
