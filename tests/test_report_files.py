@@ -131,6 +131,14 @@ def test_an_unfinished_an_empty_run_and_an_absent_only_id_are_refused(evidences,
     assert f"no evidence of {other}" in line
 
 
+def test_an_unfinished_run_is_refused_unless_allowed(evidences, tmp_path):
+    run = load_run(write_run(tmp_path / "run.json", evidences, {}, finished=False, exitstatus=2))
+    with pytest.raises(ValueError, match="did not finish"):
+        recording.checked_for_report(run, "run.json")
+    meta, shown, _, notes = recording.checked_for_report(run, "run.json", allow_unfinished=True)
+    assert len(shown) == 2 and "did not finish" in meta["unfinished"] and notes
+
+
 def test_finished_means_ran_to_its_end():
     assert recording.finished(0) and recording.finished(1) and recording.finished(5)
     assert not recording.finished(2)  # interrupted (Ctrl-C)
