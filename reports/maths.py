@@ -22,7 +22,7 @@ _TOKEN = re.compile(
     r"(?<![A-Za-z0-9_.\\])"  # not inside an identifier, a number or a dotted name
     r"(?P<base>[^\W\d_][\u0300-\u036f]*\*?)"  # one letter, its combining accents (x̃, p̂), a star (L*)
     r"(?P<scripts>(?:" + _SCRIPT + r")+)"
-    r"(?![A-Za-z0-9_{(])"
+    r"(?![A-Za-z0-9_{])"
 )
 _ONE_SCRIPT = re.compile(_SCRIPT)
 _MATH_OPEN = "<math>"  # inline is MathML's default display

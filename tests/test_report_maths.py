@@ -14,6 +14,7 @@ from reports.maths import with_maths
     ("e^{−aρ*} ≤ L*_GUFM", ["e^{−aρ*}", "L*_GUFM"]),
     ("x̃_iᵀu ≥ Δ and μ_kᵀμ_ℓ", ["x̃_i", "μ_k", "μ_ℓ"]),
     ("u_k^⊥ of Definition 1", ["u_k^⊥"]),
+    ("1 − d_t ≤ μ_t(1 − c_t)", ["d_t", "μ_t", "c_t"]),  # a formula followed by its argument
 ])
 def test_each_formula_token_becomes_inline_mathml_that_keeps_its_text(text, formulas):
     out = str(with_maths(text))
