@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -27,12 +28,14 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import jinja2
 from markupsafe import Markup
 
+from theorems.core import magnitude, recording
 from theorems.core.evidence import Evidence
 from theorems.core.result import Status
 
 from .model import (FAILS, HOLDS, MEASURED, NOT_CONVERGED, STATUS_MEANING, InstanceError, Section, counts, error_size,
                     outcome_of, papers_of, sections_of, summary_line)
 from .depth_plots import sandwich_figure
+from .maths import with_maths
 from .plots import OUTCOME_STYLE, evidence_svg, has_picture, scaling_of, scaling_svg, slack_overview_svg, svg_of
 
 __all__ = ["InstanceError", "build_report", "counts", "evidence_html", "prepare_out_dir", "summary_line", "FIGURES"]
@@ -75,39 +78,85 @@ def build_report(
     meta: Mapping[str, Any],
     errors: Iterable[InstanceError] = (),
     only: Sequence[str] | None = None,
+    expected: Mapping[tuple, Any] | None = None,
 ) -> Path:
     """Write ``out_dir/index.html`` (and ``evidence.json``) for ``evidences`` and the instances that raised;
     return the page's path.
 
     ``only``: the result ids the report is about (``report --only``); by default every registered result,
-    so that a result nobody ran shows as such."""
+    so that a result nobody ran shows as such. ``expected``: what the tests expected of each instance
+    (`theorems.core.recording.expect`, keyed by `recording.instance_key`): an outcome expected is no alarm.
+
+    Both files are written into a temporary folder beside ``out_dir`` that then takes its place (see
+    `_publish`): the folder holds a whole report or the previous one, never a page cut short beside
+    another run's evidence."""
     out = prepare_out_dir(out_dir)
     evidences, errors = list(evidences), list(errors)
-    sections = sections_of(evidences, errors, only)
+    expected = expected or {}
+    sections = sections_of(evidences, errors, only, expected)
     for s in sections:
         s.figures = _figures(s)
     papers = papers_of(sections)
     overview = [(s.id, [r.evidence for r in s.rows]) for s in sections if any(r.evidence.claims for r in s.rows)]
     html = _environment().get_template(f"{INDEX}.j2").render(
         meta=meta,
-        totals={**counts(evidences, errors), "results": len(sections)},
+        totals={**counts(evidences, errors, expected), "results": len(sections)},
         papers=papers,
         sections=sections,
         by_status={str(st): sum(s.status == str(st) for s in sections) for st in Status},
         statuses=[str(st) for st in Status],
         status_meaning=STATUS_MEANING,
         attention=[s for s in sections if s.needs_attention],
+        wrong=[s for s in sections if s.wrong],
         replays=[(s, rep) for s in sections for rep in s.replays()],
         proof_errata=[(s, e) for s in sections for e in s.proof_errata],
         overview=Markup(slack_overview_svg(overview, salt="overview")) if overview else None,
         outcome_style=OUTCOME_STYLE,
         outcomes=(HOLDS, FAILS, NOT_CONVERGED, MEASURED),
     )
-    path = out / INDEX
-    path.write_text(_without_indentation(html), encoding="utf-8")
-    (out / EVIDENCE_JSON).write_text(json.dumps({"meta": dict(meta), "evidence": [e.to_dict() for e in evidences]},
-                                                default=str), encoding="utf-8")
-    return path
+    files = {INDEX: _without_indentation(html),
+             EVIDENCE_JSON: json.dumps(recording.payload(evidences, dict(meta), expected), default=str)}
+    _publish(out, files)
+    return out / INDEX
+
+
+OURS = frozenset({INDEX, EVIDENCE_JSON})
+
+
+def _publish(out: Path, files: Mapping[str, str]) -> Path:
+    """Write ``files`` into ``out`` so that a reader (or a crash) never sees half a report.
+
+    Where ``out`` holds nothing but a report (or nothing), the files go into a temporary sibling folder
+    that is renamed into place (the old folder is moved aside first and deleted after): ``out`` is a
+    whole old report, absent for an instant, or the whole new one. Where ``out`` also holds other files
+    (``--out .``), each file is written to a temporary file and renamed over its name, evidence.json
+    first: the page is never shorter than what it says, though for an instant it may sit beside the new
+    evidence."""
+    out = out.resolve()
+    cwd = Path.cwd().resolve()
+    movable = out.parent != out and out != cwd and out not in cwd.parents  # never rename the folder we stand in
+    if movable and {p.name for p in out.iterdir()} <= OURS:
+        tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
+        old = None
+        try:
+            for name, text in files.items():
+                (tmp / name).write_text(text, encoding="utf-8")
+            tmp.chmod(out.stat().st_mode & 0o7777)
+            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old-"))
+            os.replace(out, old / "report")  # out is now absent: complete or absent, never mixed
+            os.replace(tmp, out)
+        except BaseException:
+            if old is not None and (old / "report").exists() and not out.exists():
+                os.replace(old / "report", out)  # put the previous report back
+            shutil.rmtree(tmp, ignore_errors=True)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+        return out
+    for name in sorted(files, key=lambda n: n == INDEX):  # the page last
+        recording.write_atomically(out / name, files[name])
+    return out
 
 
 def _figures(section: Section) -> list[tuple[str, Markup]]:
@@ -133,7 +182,7 @@ def evidence_html(evidence: Evidence) -> str:
     figure = evidence_svg(evidence, salt="evidence") if has_picture(evidence) else None
     return _environment().get_template("evidence.html.j2").render(
         ev=evidence, outcome=outcome_of(evidence), figure=Markup(figure) if figure else None,
-        outcome_style=OUTCOME_STYLE,
+        outcome_style=OUTCOME_STYLE, head=magnitude.headline(evidence), size=error_size(evidence),
     )
 
 
@@ -160,6 +209,7 @@ def _environment() -> jinja2.Environment:
     env.filters["signed"] = lambda v: "n/a" if v != v else f"{v:+.2g}"
     env.filters["kv"] = lambda d: ", ".join(f"{k}={v}" for k, v in d.items())
     env.filters["slug"] = lambda s: s.replace(" ", "-")
+    env.filters["maths"] = with_maths
     env.globals["error_size"] = error_size
     return env
 

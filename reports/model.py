@@ -5,7 +5,8 @@ true instead (the errata, one table per paper); which proof steps are broken (pr
 suite cannot decide and why (open), what is true but uninformative (vacuous); then every result, paper by
 paper. The numbers: the *relative slack* of a claim is the room left before it fails, divided by the larger of
 |observed|, |bound| and its tolerance (> 0 room, 0 at the edge, < 0 failed; `theorems.core.evidence`); the
-*size of an error* is observed/bound of the failed bound claim where that ratio is defined.
+*size of an error* is `theorems.core.magnitude.error_size`: observed/bound of the failed bound claim where
+that ratio is defined and positive, else the violation in the claim's own units.
 """
 
 from __future__ import annotations
@@ -15,10 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import theorems
+from theorems.core import magnitude
 from theorems.core.evidence import Claim, Evidence, bound_claims, fmt_pair, reproduce_command, summarize
 from theorems.core.result import AS_PRINTED, Status
 
-HOLDS, FAILS, NOT_CONVERGED, MEASURED = "holds", "fails", "not converged", "measured"
+from theorems.core.recording import FAILS, HOLDS, MEASURED, NOT_CONVERGED, instance_key
+
+# instance key (`recording.instance_key`) -> the outcomes a test said it expects of that instance
+Expected = Mapping[tuple, "set[str] | frozenset[str]"]
+_REL = {"<=": "≤", ">=": "≥", "==": "=", "=": "="}
 WRONG = (str(Status.VERIFIED_CORRECTED), str(Status.REFUTED))  # the verdicts that say the printed statement is false
 
 STATUS_MEANING = {
@@ -68,11 +74,13 @@ class InstanceError:
         return reproduce_command(self.result_id, self.params, self.form, self.allow_violation)
 
 
-def counts(evidences: Sequence[Evidence], errors: Sequence[InstanceError] = ()) -> dict[str, int]:
+def counts(evidences: Sequence[Evidence], errors: Sequence[InstanceError] = (),
+           expected: Expected | None = None) -> dict[str, int]:
     """Instances, holds, fails, not converged (as `summarize`), negative controls among them, how many of
-    those failed as they should, errors."""
+    those failed as they should, how many need a look (``expected``: what the tests expected of each
+    instance, `theorems.core.recording.expect`), errors."""
     controls = [e for e in evidences if e.violations]
-    rows = [Row(e, {}) for e in evidences]
+    rows = [row(e, {}, expected) for e in evidences]
     return {
         **summarize(evidences),
         "controls": len(controls),
@@ -92,25 +100,10 @@ def summary_line(c: Mapping[str, int]) -> str:
 
 
 def error_size(evidence: Evidence) -> str:
-    """How wrong a printed statement is on one counterexample, in a reader's words: the failed bound
-    claim with a defined observed/bound ratio and the largest one first ('5.8× the bound'), else the one
-    with the most negative relative slack."""
-    failed = evidence.failed_bounds
-    if not failed:
-        return ""
-
-    def key(c: Claim) -> tuple:
-        r = c.ratio
-        defined = math.isfinite(r) and r > 0
-        return (not defined, -abs(math.log(r)) if defined else c.slack)
-
-    c = sorted(failed, key=key)[0]
-    observed, bound = fmt_pair(c.observed, c.bound)
-    rel = {"<=": "≤", ">=": "≥", "==": "="}.get(c.relation, c.relation)
-    r = c.ratio
-    size = (f"{r:.3g}× the bound" if math.isfinite(r) and r > 0
-            else f"relative slack {c.slack:+.2g}")
-    return f"{c.name}: {observed}, printed {rel} {bound} ({size})"
+    """How wrong a printed statement is on one counterexample, in a reader's words: its worst failed bound
+    claim with one magnitude that means something for its kind of bound (`theorems.core.magnitude`: a
+    ratio where the bound is non-zero, else the violation in the claim's units)."""
+    return magnitude.error_size(evidence)
 
 
 @dataclass
@@ -119,6 +112,7 @@ class Row:
 
     evidence: Evidence
     shown_params: dict[str, Any]  # only what differs from the defaults; the full set is in the command
+    expected: frozenset[str] = frozenset()  # outcomes a test said it expects (a starved optimiser...)
 
     @property
     def outcome(self) -> str:
@@ -139,7 +133,9 @@ class Row:
         """A non-converged optimiser, a control that held, or a failure that is neither a control nor a
         run of a printed statement the suite already found false. An ``open`` result's instances may come
         out either way (that is what open says, and its reason is on the page): only non-convergence counts
-        there."""
+        there. An outcome that a test said it expects of this instance (`recording.expect`) is no surprise."""
+        if self.outcome in self.expected:
+            return False
         if self.outcome == NOT_CONVERGED:
             return True
         if self.evidence.status == str(Status.OPEN):
@@ -156,11 +152,24 @@ class Row:
         return reproduce_command(ev.result_id, self.shown_params, ev.form, bool(ev.violations), ev.device)
 
     @property
+    def headline_claim(self) -> Claim | None:
+        """The one claim the headline's numbers and slack come from (`magnitude.headline`)."""
+        return magnitude.headline(self.evidence)
+
+    @property
     def headline(self) -> str:
-        ev = self.evidence
-        observed, bound = fmt_pair(ev.observed, ev.bound)
-        rel = {"<=": "≤", ">=": "≥", "==": "=", "=": "="}.get(ev.relation, "vs")
-        return f"{observed} {rel} {bound}"
+        c = self.headline_claim
+        if c is None:
+            ev = self.evidence
+            observed, bound = fmt_pair(ev.observed, ev.bound)
+            return f"{observed} {_REL.get(ev.relation, 'vs')} {bound}"
+        observed, bound = fmt_pair(c.observed, c.bound)
+        return f"{c.name}: {observed} {_REL.get(c.relation, 'vs')} {bound}"
+
+    @property
+    def headline_slack(self) -> float:
+        c = self.headline_claim
+        return c.slack if c is not None else math.nan
 
 
 @dataclass
@@ -199,7 +208,8 @@ class Section:
 
     @property
     def counts(self) -> dict[str, int]:
-        return counts([r.evidence for r in self.rows], self.errors)
+        return {**counts([r.evidence for r in self.rows], self.errors),
+                "unexpected": sum(r.unexpected for r in self.rows)}
 
     @property
     def needs_attention(self) -> bool:
@@ -229,8 +239,10 @@ class Section:
             wanted = _instance(self.id, cx)
             ev = next((r.evidence for r in self.rows if r.evidence.form == AS_PRINTED and not r.is_control
                        and all(_plain(r.evidence.params.get(k)) == v for k, v in wanted.items())), None)
+            failed = ev is not None and not ev.holds
             out.append({"command": reproduce_command(self.id, cx, AS_PRINTED),
-                        "evidence": ev, "size": error_size(ev) if ev is not None and not ev.holds else None,
+                        "evidence": ev, "size": error_size(ev) if failed else None,
+                        "short": magnitude.short_size(ev) if failed else None,
                         "replayed": ev is not None and not ev.holds})
         return out
 
@@ -275,7 +287,9 @@ class PaperGroup:
 
     @property
     def counts(self) -> dict[str, int]:
-        return counts([r.evidence for s in self.sections for r in s.rows], [e for s in self.sections for e in s.errors])
+        rows = [r for s in self.sections for r in s.rows]
+        return {**counts([r.evidence for r in rows], [e for s in self.sections for e in s.errors]),
+                "unexpected": sum(r.unexpected for r in rows)}
 
 
 def registered_section(result: Any) -> Section:
@@ -297,14 +311,15 @@ def orphan_section(result_id: str, status: str) -> Section:
                    statement="", correction=None, correction_reason=None, registered=False)
 
 
-def row(ev: Evidence, defaults: Mapping[str, Any]) -> Row:
+def row(ev: Evidence, defaults: Mapping[str, Any], expected: Expected | None = None) -> Row:
     missing = object()
     shown = {k: v for k, v in ev.params.items() if defaults.get(k, missing) != _plain(v)}
-    return Row(evidence=ev, shown_params=shown)
+    wanted = frozenset(expected.get(instance_key(ev), ())) if expected else frozenset()
+    return Row(evidence=ev, shown_params=shown, expected=wanted)
 
 
 def sections_of(evidences: list[Evidence], errors: list[InstanceError],
-                only: Sequence[str] | None = None) -> list[Section]:
+                only: Sequence[str] | None = None, expected: Expected | None = None) -> list[Section]:
     """One section per registered result (of those in ``only``), in registry order, then any result the
     evidence names that is no longer registered (a recorded run can outlive a rename)."""
     wanted = None if only is None else set(only)
@@ -318,7 +333,7 @@ def sections_of(evidences: list[Evidence], errors: list[InstanceError],
 
     for ev in evidences:
         section = section_for(ev.result_id, ev.status)
-        section.rows.append(row(ev, section.defaults))
+        section.rows.append(row(ev, section.defaults, expected))
     for err in errors:
         section_for(err.result_id, "").errors.append(err)
     return list(sections.values())

@@ -104,10 +104,12 @@ _FONT = r"font-family:([^;\"]*)"  # a declaration inside an inline style (up to 
 
 def _compact(svg: str) -> str:
     """The same picture in fewer bytes (about a third of matplotlib's SVG): coordinates to one decimal (a tenth
-    of a point is below what a screen shows), no indentation or comments, path data without spaces around its
+    of a point is below what a screen shows; the text keeps every digit it was given), no indentation or comments, path data without spaces around its
     commands, ids only where something refers to them (matplotlib names every group), groups without
     attributes unwrapped, and the one font family said once."""
-    svg = _NUMBER.sub(lambda m: f"{float(m.group(1)):.1f}", svg)
+    # Geometry only: a number is rounded inside a tag (coordinates, path data, transforms), never in the
+    # character data between tags, which is the figure's text ("α = −1.52 ± 0.016" is the evidence's number).
+    svg = re.sub(r"<[^<>]*>", lambda tag: _NUMBER.sub(lambda m: f"{float(m.group(1)):.1f}", tag.group(0)), svg)
     svg = re.sub(r"<!--.*?-->", "", svg, flags=re.S)
     svg = re.sub(r'\sd="([^"]*)"', lambda m: ' d="' + re.sub(r" ?([A-Za-z]) ?", r"\1", " ".join(m.group(1).split()))
                  + '"', svg)
@@ -162,6 +164,31 @@ def _style():
 # ---------------------------------------------------------------------------------------------------
 # Scaling plots of trend results (details["scaling"], see theorems.metrics.scaling.scaling_series)
 # ---------------------------------------------------------------------------------------------------
+# A sweep panel's size in inches (at 96 px per inch on screen, about 430 × 320 px: the 9-point labels read
+# at the page's own text size), and at most three side by side (the page is 84rem wide).
+PANEL_SIZE = (4.5, 3.4)
+SCALING_COLUMNS = 3
+
+
+def _log_axis(axis, lo: float, hi: float) -> None:
+    """Ticks at 1, 2, 5 × powers of ten (whole decades only where the range spans many), labelled as plain
+    numbers ('20', '0.005'), no labelled minor ticks: matplotlib's default labels every minor tick of a
+    short log axis as '2×10¹', and the labels overlap. A range too short to hold two such ticks gets
+    three ticks spread evenly (in log) over it, at two significant digits."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+
+    decades = math.log10(hi / lo) if lo > 0 and hi > lo else 0.0
+    subs = (1.0,) if decades > 4 else (1.0, 2.0, 5.0)
+    ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+             for m in subs] if decades > 0 else []
+    if sum(lo <= t <= hi for t in ticks) >= 2:
+        axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=12))
+    elif hi > lo > 0:
+        axis.set_major_locator(FixedLocator([float(f"{t:.2g}") for t in np.geomspace(lo, hi, 3)]))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}".replace("-", "−")))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def scaling_of(evidence: Evidence) -> list[dict]:
     """The sweep series an evidence carries (empty for a result that is not a sweep)."""
     series = evidence.details.get(SCALING_KEY) or []
@@ -174,9 +201,9 @@ def scaling_figure(evidence: Evidence):
     series = scaling_of(evidence)
     if not series:
         raise ValueError(f"{evidence.result_id} carries no sweep (details['{SCALING_KEY}']) to plot")
-    ncols = min(len(series), 4)
+    ncols = min(len(series), SCALING_COLUMNS)
     nrows = -(-len(series) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.3 * ncols, 2.7 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows), squeeze=False)
     for ax, s in zip(axes.flat, series):
         _scaling_panel(ax, s)
     for ax in list(axes.flat)[len(series):]:
@@ -228,14 +255,17 @@ def _scaling_panel(ax, s: dict) -> None:
     if log:
         ax.set_xscale("log")
         ax.set_yscale("log")
+        if ok.any():
+            _log_axis(ax.xaxis, float(x[ok].min()), float(x[ok].max()))
+            _log_axis(ax.yaxis, float(y[ok].min()), float(y[ok].max()))
     ax.set_xlabel(s["x_name"])
     ax.set_ylabel(s["y_name"])
-    ax.set_title("\n".join(title), fontsize=8)
+    ax.set_title("\n".join(title), fontsize=9)
     ax.grid(color="#e6e6e6", which="both", lw=0.5)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, frameon=False)
+        ax.legend(fontsize=8, frameon=False)
 
 
 def _predicted_band(ax, x: np.ndarray, y: np.ndarray, rng) -> None:

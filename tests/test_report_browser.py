@@ -23,10 +23,20 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# .ci/run sets THEOREMS_REQUIRE_BROWSER=1 after installing Chromium: there a missing browser is a failure of
+# the gate, not a skip that nobody reads.
+REQUIRED = os.environ.get("THEOREMS_REQUIRE_BROWSER", "") not in ("", "0")
 if CHROMIUM is None:
+    if REQUIRED:
+        pytest.fail("THEOREMS_REQUIRE_BROWSER is set but there is no Chromium on PATH", pytrace=False)
     pytest.skip("no Chromium on PATH ('chromium' or 'chromium-browser'): the browser tests need it",
                 allow_module_level=True)
-playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright is in the test extra")
+try:
+    import playwright.sync_api as playwright_api
+except ImportError:
+    if REQUIRED:
+        pytest.fail("THEOREMS_REQUIRE_BROWSER is set but Playwright is not installed", pytrace=False)
+    pytest.skip("Playwright is in the test extra", allow_module_level=True)
 
 import theorems  # noqa: E402  (after the skips: a module that skips imports nothing it does not need)
 from fakes import TREND_ID  # noqa: E402
@@ -236,3 +246,87 @@ def test_checks_catch_a_blank_page_and_a_citation(chromium, tmp_path):
     assert "no image or svg on the page" in problems and any("blank" in p for p in problems)
     assert OUTSIDE.search("as the digest §3 says") and OUTSIDE.search("see ../shared/DESIGN.md")
     assert not OUTSIDE.search("Theorem 2 of the paper, Appendix B")
+
+
+# -- what a reader sees: the first screen and a figure's text --------------------------------------------------
+def overlapping_text(page, selector: str) -> list[tuple[str, str]]:
+    """Pairs of <text> elements inside ``selector`` whose rendered boxes overlap (labels drawn on top of
+    each other), by their bounding boxes in the browser."""
+    return page.eval_on_selector(selector, """(root) => {
+        const boxes = [...root.querySelectorAll("text")].map(t => [t.textContent.trim(), t.getBoundingClientRect()])
+            .filter(([s, r]) => s && r.width > 0 && r.height > 0);
+        const out = [];
+        for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+            const [a, p] = boxes[i], [b, q] = boxes[j];
+            const dx = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+            const dy = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+            if (dx > 1 && dy > 1) out.push([a, b]);
+        }
+        return out;
+    }""")
+
+
+def smallest_text_px(page, selector: str) -> float:
+    """The smallest rendered font size (px on screen) of the <text> elements inside the <svg> ``selector``:
+    each text's font size in the figure's units times the figure's scale on the page (rotated labels too)."""
+    return page.eval_on_selector(selector, """(svg) => {
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        return Math.min(...[...svg.querySelectorAll("text")].map(t => parseFloat(getComputedStyle(t).fontSize) * scale));
+    }""")
+
+
+MIN_LABEL_PX = 9  # below this a label is not read at the page's zoom
+
+
+def test_the_first_screen_names_every_wrong_statement_with_its_size(report, built):
+    opened, evidences, _ = report
+    page = opened.page
+    page.evaluate("() => window.scrollTo(0, 0)")
+    wrong = [rid for rid in theorems.ids() if str(theorems.get(rid).status) in WRONG]
+    items = page.eval_on_selector_all("#wrong-list li", """ls => ls.map(l => ({id: l.dataset.result,
+        top: l.getBoundingClientRect().top, height: l.getBoundingClientRect().height, text: l.innerText}))""")
+    assert sorted(i["id"] for i in items) == sorted(wrong)
+    line = min(i["height"] for i in items)
+    for i in items:
+        assert i["height"] < 1.6 * line, f"{i['id']} takes more than one line: {i}"
+        assert "×" in i["text"] or "beyond the bound" in i["text"], i
+    # the list is on the first screen (the 1400×1000 viewport), above the long tables
+    assert max(i["top"] + i["height"] for i in items) <= 1000 or len(items) > 20
+    assert page.evaluate("() => document.querySelector('#wrong-list').getBoundingClientRect().top") < \
+        page.evaluate("() => document.querySelector('#errata').getBoundingClientRect().top")
+    page.screenshot(path=str(built["dir"] / "first-screen-list.png"))
+    assert screenshot_problems(built["dir"] / "first-screen-list.png") == []
+
+
+def test_an_anchor_lands_below_the_sticky_filter_bar(report):
+    page = report[0].page
+    page.evaluate("() => { location.hash = ''; window.scrollTo(0, 0); }")
+    page.click(f"nav.toc a[href='#{'errata'}']")
+    page.wait_for_timeout(100)
+    bar = page.evaluate("() => document.getElementById('filters').getBoundingClientRect().bottom")
+    heading = page.evaluate("() => document.querySelector('#errata h2').getBoundingClientRect().top")
+    assert heading >= bar, f"the heading (top {heading}px) is under the sticky bar (bottom {bar}px)"
+    page.evaluate("() => window.scrollTo(0, 0)")
+
+
+def test_a_scaling_figure_is_legible(report, built):
+    """The trend's sweep: no two labels drawn over each other, and no label smaller than MIN_LABEL_PX."""
+    page = report[0].page
+    selector = f"article[id='{TREND_ID}'] figure svg"
+    page.locator(selector).first.scroll_into_view_if_needed()
+    assert overlapping_text(page, selector) == []
+    assert smallest_text_px(page, selector) >= MIN_LABEL_PX
+    width = page.eval_on_selector(selector, "s => s.getBoundingClientRect().width")
+    assert width >= 400, f"the figure is {width}px wide: too small to read"
+    page.locator(selector).first.screenshot(path=str(built["dir"] / "figure.png"))
+    assert screenshot_problems(built["dir"] / "figure.png") == []
+    _shoot(report[0], "scaling-figure", selector)
+
+
+def test_the_overlap_check_catches_overlapping_labels(chromium, tmp_path):
+    path = tmp_path / "overlap.html"
+    path.write_text('<!DOCTYPE html><html><body><svg id="f" width="200" height="50">'
+                    '<text x="10" y="30" font-size="12">4×10⁰</text><text x="30" y="30" font-size="12">6×10⁰</text>'
+                    '<text x="150" y="30" font-size="12">apart</text></svg></body></html>', encoding="utf-8")
+    opened = Opened(chromium, path)
+    assert overlapping_text(opened.page, "#f") == [["4×10⁰", "6×10⁰"]]

@@ -1,4 +1,5 @@
-"""Command line: ``python -m theorems list | show ID | check ID k=v ... | report --out DIR | manifest``.
+"""Command line: ``python -m theorems list | show ID | check ID k=v ... | report --out DIR | diff OLD NEW |
+manifest``.
 
 Exit status: 0 when a check holds (or a report was written), 1 when a check does not hold, 2 for a
 mistake on the command line (unknown id or parameter, malformed value, violated hypothesis, missing
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 import time
@@ -230,20 +232,27 @@ def cmd_report(args: argparse.Namespace) -> int:
                             ("--ray", args.ray)):
             if value is not None:
                 _log(f"note: {flag} is ignored with --from-run: the evidence was computed by that run")
-        meta, evidences = _read_recorded_run(Path(args.from_run))
-        if only:
-            evidences = [e for e in evidences if e.result_id in only]
+        from theorems.core.recording import checked_for_report
+
+        run = _read_recorded_run(Path(args.from_run))
+        try:
+            meta, evidences, expected, notes = checked_for_report(run, args.from_run, only, args.allow_unfinished)
+        except ValueError as err:
+            raise CommandLineError(str(err)) from None
+        for note in notes:
+            _log(f"note: {note}")
         meta = {**meta, "source": str(args.from_run)}
         errors: list = []
     else:
         evidences, errors, meta, interrupted = _run_report(args, only, reports)
+        expected = {}
     if only:
         meta = {**meta, "only": " ".join(only)}
     try:
-        path = reports.build_report(out, evidences, meta, errors, only=only)
+        path = reports.build_report(out, evidences, meta, errors, only=only, expected=expected)
     except OSError as err:
         raise _unwritable(out, err) from None
-    print(f"wrote {path}: {reports.summary_line(reports.counts(evidences, errors))}")
+    print(f"wrote {path}: {reports.summary_line(reports.counts(evidences, errors, expected))}")
     return EXIT_INTERRUPTED if interrupted else EXIT_HOLDS
 
 
@@ -267,7 +276,7 @@ def _run_report(args: argparse.Namespace, only: list[str] | None, reports) -> tu
         raise CommandLineError(str(err)) from None
     # On Ray the cluster decides (a GPU per task where it has them); here, fail now, not on the first instance.
     device = args.device if args.ray is not None else str(resolve_device(args.device))
-    workers = args.workers or default_workers()
+    workers = _memory_capped(args.workers or default_workers())
     started = time.perf_counter()
     instances, plan_errors = plan_instances(suite, only)
     where = f"on Ray ({args.ray})" if args.ray is not None else f"in {min(workers, max(len(instances), 1))} process(es)"
@@ -290,6 +299,35 @@ def _run_report(args: argparse.Namespace, only: list[str] | None, reports) -> tu
     if interrupted:
         meta["interrupted"] = f"after {len(finished)} of {len(instances)} instances"
     return evidences, errors, meta, interrupted
+
+
+# What one report worker holds at its peak (torch, a paper's modules, one instance): measured about 0.6 GB.
+WORKER_MEMORY_BYTES = 600 * 2**20
+
+
+def _memory_capped(workers: int) -> int:
+    """``workers``, but no more than the available memory holds (WORKER_MEMORY_BYTES each), saying so."""
+    try:
+        available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system: no cap
+        return workers
+    fits = max(1, available // WORKER_MEMORY_BYTES)
+    if workers > fits:
+        _log(f"note: {workers} workers need about {workers * WORKER_MEMORY_BYTES / 2**30:.1f} GB; "
+             f"{available / 2**30:.1f} GB is available, so {fits} will run")
+        return int(fits)
+    return workers
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from theorems import diff
+
+    try:
+        return diff.main(args.old, args.new, rtol=args.rtol)
+    except FileNotFoundError as err:
+        raise CommandLineError(f"no such file: {err.filename}") from None
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise CommandLineError(f"cannot compare {args.old} and {args.new}: {describe_error(err)}") from None
 
 
 def cmd_manifest(args: argparse.Namespace) -> int:
@@ -343,11 +381,11 @@ def _unwritable(out: str | Path, err: OSError) -> CommandLineError:
     return CommandLineError(f"cannot write the report to {out}: {err.strerror or err}")
 
 
-def _read_recorded_run(path: Path) -> tuple[dict[str, Any], list["Evidence"]]:
-    from theorems.core.recording import read_run
+def _read_recorded_run(path: Path):
+    from theorems.core.recording import load_run
 
     try:
-        return read_run(path)
+        return load_run(path)
     except FileNotFoundError:
         raise CommandLineError(f"no recorded run at {path}: run `pytest` first, or name the file "
                                "with --from-run PATH") from None
@@ -362,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m theorems", description="Check theorems from ML-theory papers numerically. "
                      "Exit status: 0 holds, 1 does not hold, 2 usage error.")
     parser.add_argument("--version", action="version", version=f"theorems {theorems.__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{list,show,check,report,manifest,new}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{list,show,check,report,diff,manifest,new}")
 
     p = sub.add_parser("list", help="one line per registered result: id, status, title")
     p.set_defaults(handler=cmd_list)
@@ -386,7 +424,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: $THEOREMS_DEVICE or cpu")
     p.add_argument("--from-run", nargs="?", const=str(DEFAULT_RUN_FILE), default=None, metavar="PATH",
                    help=f"build from the evidence the last pytest run recorded (default {DEFAULT_RUN_FILE}) "
-                        "instead of running")
+                        "instead of running; every verdict is re-derived from the recorded claims")
+    p.add_argument("--allow-unfinished", action="store_true",
+                   help="with --from-run: build from a run that did not finish (interrupted, stopped by -x), "
+                        "saying so on the page; refused otherwise")
     p.add_argument("--only", nargs="+", default=None, metavar="ID",
                    help="report only these results (ids as `list` shows them)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
@@ -396,6 +437,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "on this machine, with --workers CPUs); a GPU per task where the cluster has them; "
                         "needs pip install 'theorems[ray]'")
     p.set_defaults(handler=cmd_report)
+
+    p = sub.add_parser("diff", help="what changed between two runs (evidence.json or last-run.json)",
+                       description="Print what changed between two recorded runs: statuses, each instance's "
+                                   "verdict, and numbers that moved beyond --rtol. Exit status 1 when a verdict "
+                                   "changed (an instance's holds, or a result's status), else 0.")
+    p.add_argument("old", metavar="OLD.json")
+    p.add_argument("new", metavar="NEW.json")
+    p.add_argument("--rtol", type=float, default=1e-6, metavar="R",
+                   help="a number counts as changed when it moved by more than R relative (default 1e-6)")
+    p.set_defaults(handler=cmd_diff)
 
     p = sub.add_parser("manifest", help="the registry's metadata that list/show read (theorems/manifest.json)",
                        description="Print the registry's metadata as list/show read it, or --write it to "

@@ -27,7 +27,6 @@ where the entry point is not installed; the entry point carries the same name, s
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -193,22 +192,26 @@ def _registered(evidence: list) -> list:
     return [e for e in evidence if e.result_id in known]
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    from theorems.core.recording import finished, worker_payload
+
     config = session.config
+    # Whether the run ran to its end (not Ctrl-C, -x or an internal error): the run file says so.
+    config._theorems_finished = (int(exitstatus), finished(int(exitstatus), bool(session.shouldstop or
+                                                                                 session.shouldfail)))
     if hasattr(config, "workerinput") and hasattr(config, "_theorems_evidence"):
         # An xdist worker: xdist sends workeroutput to the controller after this hook (its hookwrapper
         # around pytest_sessionfinish). JSON, because execnet carries only plain types.
-        config.workeroutput["theorems_evidence"] = json.dumps(
-            [e.to_dict() for e in _registered(config._theorems_evidence)])
+        config.workeroutput["theorems_evidence"] = worker_payload(_registered(config._theorems_evidence))
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown (and never called) under -p no:xdist
 def pytest_testnodedown(node, error) -> None:
     payload = getattr(node, "workeroutput", {}).get("theorems_evidence")
     if payload and hasattr(node.config, "_theorems_from_workers"):
-        from theorems.core.evidence import Evidence
+        from theorems.core.recording import from_worker_payload
 
-        node.config._theorems_from_workers.extend(Evidence.from_dict(d) for d in json.loads(payload))
+        node.config._theorems_from_workers.extend(from_worker_payload(payload))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -221,11 +224,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     from theorems.core.recording import DEFAULT_RUN_FILE, merge, provenance, write_run
 
     evidence = merge(_registered(config._theorems_evidence) + config._theorems_from_workers)
-    if evidence:
+    # A session that started but did not run to its end (Ctrl-C, -x) replaces the last run, saying so: the
+    # previous run's file must not stand for this one. (No session at all, as for --help, writes nothing.)
+    exitstatus, done = getattr(config, "_theorems_finished", (None, None))
+    if evidence or done is False:
         meta = provenance(suite=os.environ[ENV_SUITE], device=os.environ.get(ENV_DEVICE, "cpu"),
                           wall_time_s=round(time.perf_counter() - config._theorems_start, 2), source="pytest",
                           workers=getattr(config.option, "numprocesses", None) or 1)
-        write_run(DEFAULT_RUN_FILE, evidence, meta)
+        write_run(DEFAULT_RUN_FILE, evidence, meta, finished=bool(done), exitstatus=exitstatus)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
