@@ -15,7 +15,9 @@ for anyone's package of theorems.
   ``python -m theorems report --from-run`` builds the report. Under pytest-xdist each worker sends its evidence
   to the controller at the end of its session (``workeroutput``), and the controller writes one file for the
   whole run: the same instances as a serial run, each once, ordered by result id, form and parameters
-  (``theorems.core.recording.merge``).
+  (``theorems.core.recording.merge``). The file says whether the run ``finished`` (an interrupted run is
+  recorded as such, and ``report --from-run`` refuses it), and what each test ``expected`` of an instance
+  (``recording.expect``).
 * Fixtures: ``run`` (a cached `theorems.check`), ``evaluated``, ``suite``, ``device``.
 
 The plugin is installed with the package, so it loads in every pytest run of an environment that has
