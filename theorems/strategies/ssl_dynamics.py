@@ -87,11 +87,11 @@ def ssl_remark3_params(draw) -> dict:
 
 @st.composite
 def ssl_remark2_params(draw) -> dict:
-    """Remark 2 (corrected) on Gaussian anchors of a random full-rank spectrum, z ≤ d. One negative per anchor (the
+    """Remark 2 on Gaussian anchors of a random full-rank spectrum, z ≤ d. One negative per anchor (the
     structure of (1)): the batch form's n×n similarities cost 20× more and are run by the report."""
     rid = "ssl_dynamics.remark_2"
     d = draw(st.integers(3, 6))
     spectrum = tuple(sorted((round(draw(st.floats(0.2, 5.0)), 3) for _ in range(d)), reverse=True))
     params = dict(spectrum=spectrum, z=draw(param(param_of(rid, "z"), hi=d)),
                   **{name: draw(param(param_of(rid, name))) for name in ("n", "sigma2", "seed")})
-    return valid_for(rid, CORRECTED)(params)
+    return valid_for(rid, AS_PRINTED)(params)
