@@ -81,35 +81,40 @@ def lanczos_extremes(matvec: Callable[[torch.Tensor], torch.Tensor], B: int, P: 
     def project(v: torch.Tensor) -> torch.Tensor:
         return v - (N @ (N.transpose(-1, -2) @ v[..., None]))[..., 0] if N.shape[-1] else v
 
-    def fresh(Q: list[torch.Tensor]) -> torch.Tensor:
-        v = project(torch.randn(B, P, generator=generator, dtype=like.dtype, device="cpu").to(like.device))
-        for _ in range(2):
-            for q in Q:
-                v = v - (v * q).sum(-1, keepdim=True) * q
-        return v / v.norm(dim=-1, keepdim=True).clamp_min(torch.finfo(like.dtype).tiny)
+    tiny = torch.finfo(like.dtype).tiny
+    Qb = like.new_zeros(B, P, k)  # the Lanczos basis, column j filled at step j
+    HQ = like.new_zeros(B, P, k)
 
-    Q: list[torch.Tensor] = [fresh([])]
-    HQ: list[torch.Tensor] = []
+    def orth(v: torch.Tensor, j: int) -> torch.Tensor:
+        """v minus its components on the first j basis vectors, twice (Kahan's "twice is enough")."""
+        for _ in range(2):
+            if j:
+                Qj = Qb[..., :j]
+                v = v - (Qj @ (Qj.transpose(-1, -2) @ v[..., None]))[..., 0]
+        return v
+
+    def fresh(j: int) -> torch.Tensor:
+        v = project(torch.randn(B, P, generator=generator, dtype=like.dtype, device="cpu").to(like.device))
+        v = orth(v, j)
+        return v / v.norm(dim=-1, keepdim=True).clamp_min(tiny)
+
+    Qb[..., 0] = fresh(0)
     for j in range(k):
-        w = project(matvec(Q[j]))
-        w = 0.5 * (w + project(w))  # keep it in the tangent space against rounding
-        HQ.append(w)
+        w = project(matvec(Qb[..., j]))
+        HQ[..., j] = w
         if j == k - 1:
             break
-        r = w.clone()
-        for _ in range(2):  # full re-orthogonalisation, twice (Kahan's "twice is enough")
-            for q in Q:
-                r = r - (r * q).sum(-1, keepdim=True) * q
+        r = orth(w, j + 1)
         beta = r.norm(dim=-1, keepdim=True)
-        scale = w.norm(dim=-1, keepdim=True).clamp_min(torch.finfo(like.dtype).tiny)
+        scale = w.norm(dim=-1, keepdim=True).clamp_min(tiny)
         broke = beta <= 1e3 * torch.finfo(like.dtype).eps * scale  # invariant subspace: restart at random
-        Q.append(torch.where(broke, fresh(Q), r / beta.clamp_min(torch.finfo(like.dtype).tiny)))
-    Qm, HQm = torch.stack(Q[:len(HQ)], -1), torch.stack(HQ, -1)  # (B, P, k)
-    T = Qm.transpose(-1, -2) @ HQm
+        nxt = r / beta.clamp_min(tiny)
+        Qb[..., j + 1] = torch.where(broke, fresh(j + 1), nxt) if bool(broke.any()) else nxt
+    T = Qb.transpose(-1, -2) @ HQ
     evals, evecs = torch.linalg.eigh(0.5 * (T + T.transpose(-1, -2)))
-    vec = (Qm @ evecs[..., :1])[..., 0]
-    vec = vec / vec.norm(dim=-1, keepdim=True).clamp_min(torch.finfo(like.dtype).tiny)
-    return Curvature(lam_min=evals[..., 0], lam_max=evals[..., -1], vec_min=vec, iterations=len(HQ),
+    vec = (Qb @ evecs[..., :1])[..., 0]
+    vec = vec / vec.norm(dim=-1, keepdim=True).clamp_min(tiny)
+    return Curvature(lam_min=evals[..., 0], lam_max=evals[..., -1], vec_min=vec, iterations=k,
                      tangent_dim=tangent_dim)
 
 
@@ -118,6 +123,15 @@ def tangent_curvature(fn: BatchFn, x: torch.Tensor, *, directions: torch.Tensor 
     """Smallest and largest eigenvalue of ∇²f(x) on the complement of ``directions``, per row of x (B, P)."""
     B, P = x.shape
     return lanczos_extremes(hvp(fn, x), B, P, directions=directions, iters=iters, like=x, generator=generator)
+
+
+def arrow_curvature(model, *, iters: int | None = None, generator: torch.Generator | None = None) -> Curvature:
+    """Extreme eigenvalues of the (Riemannian) Hessian of an ``optim.newton.ArrowModel``, by Lanczos on its block
+    products: tangent coordinates already, so no directions to remove. ``iters`` below m + N·q gives Ritz values,
+    which bracket the spectrum from inside (λ_min is then an upper estimate: a saddle can be missed, never invented)."""
+    B, m = model.gw.shape
+    P = m + model.gx.shape[-2] * model.gx.shape[-1]
+    return lanczos_extremes(model.matvec, B, P, iters=iters, like=model.gw, generator=generator)
 
 
 def rotation_orbit(theta: torch.Tensor, z: int, d: int) -> torch.Tensor:
