@@ -1,0 +1,68 @@
+"""Issue 26 on paper 002: valid input never gives a silent 'fails' (theorem_3 with one eigenvalue, short horizons),
+the lemma_2 exceedance check decided only where ε_h < 1, theorem_1 at K = 1, and a fuzz of every declared domain
+edge, list length 1 and budget end for the paper-002 results owned here.
+
+References are independent closed forms: for d = 1, (10) is q̇ = −4λq(1 − q²), so u = q² solves the logistic
+u̇ = −8λu(1 − u): u(t) = u₀e^{−8λt}/(1 − u₀ + u₀e^{−8λt}).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import theorems
+from theorems.core.verdict import counterexample_problem
+from theorems.ssl_dynamics import theorem_3
+
+T3 = "ssl_dynamics.theorem_3"
+
+
+@pytest.mark.parametrize("lam, sign", [(-1.0, 1), (-1.0, -1), (2.0, 1), (0.7, -1)])
+def test_theorem_3_single_eigenvalue_matches_the_logistic_solution(lam, sign):
+    T = 0.3
+    ev = theorems.check(T3, lams=str(lam), e1_sign=sign, T=T, starts=2, allow_violation=True)
+    q0 = 0.5 * sign
+    u0 = q0**2
+    e = math.exp(-8 * lam * T)
+    q_ref = math.copysign(math.sqrt(u0 * e / (1 - u0 + u0 * e)), q0)
+    assert ev.details["q_T"][0] == pytest.approx(q_ref, rel=1e-8)
+    assert ev.details["q_T_all"][1][0] == pytest.approx(q_ref, rel=1e-8)  # the starts are not mixed
+
+
+@pytest.mark.parametrize("lams", ["-1", "2", "-0.05", "0.05"])
+def test_theorem_3_single_eigenvalue_holds_at_the_full_horizon(run, lams):
+    ev = run(T3, lams=lams)
+    assert ev.converged and ev.holds, ev.explain()
+
+
+@pytest.mark.parametrize("params", [dict(T=0.5), dict(T=0.5, lams="0.5,1,2,3"),
+                                    dict(lams="-1,-0.3,0.5,2", start="network", h=10, T=1.0)])
+def test_theorem_3_short_horizon_is_not_converged_and_never_a_counterexample(run, params):
+    ev = run(T3, **params)
+    assert ev.converged is False and not ev.details["settled"] and not ev.holds
+    why = counterexample_problem(theorems.get(T3), {**params}, lambda rid, **kw: run(rid, **kw))
+    assert why is not None and "did not converge" in why
+
+
+def test_theorem_3_horizon_is_pinned_by_literals():
+    """Default spectrum (-1, -0.3, 0.5, 2): the slow rate is min(8·1, 2·0.7) = 1.4, the horizon 30/1.4 = 21.43. A
+    horizon of 21.4 is too short (not converged, although q̇(21.4) is small), 21.5 is long enough."""
+    short = theorems.check(T3, T=21.4)
+    assert short.converged is False and not short.details["horizon_long_enough"] and short.details["settled"]
+    enough = theorems.check(T3, T=21.5)
+    assert enough.converged and enough.holds, enough.explain()
+
+
+def test_theorem_3_settled_guard_bites():
+    """The settled guard on a run far from any stationary point: at T = 0.5, ‖q̇‖ = 1.08."""
+    ev = theorems.check(T3, T=0.5)
+    assert not ev.details["settled"] and ev.details["final_speed"] > 1.0
+
+
+def test_counterexamples_of_theorem_3_are_settled(run):
+    for cx in theorems.get(T3).counterexamples:
+        ev = run(T3, form="as_printed", **cx)
+        assert ev.converged and ev.details["settled"], ev.explain()
