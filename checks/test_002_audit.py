@@ -66,3 +66,27 @@ def test_counterexamples_of_theorem_3_are_settled(run):
     for cx in theorems.get(T3).counterexamples:
         ev = run(T3, form="as_printed", **cx)
         assert ev.converged and ev.details["settled"], ev.explain()
+
+
+# -- Lemma 2: the exceedance check is decided where ε_h < 1 only ---------------------------------------------------
+L2 = "ssl_dynamics.lemma_2"
+
+
+def test_lemma_2_vacuous_widths_are_not_judged():
+    """The coordinate frame exceeds on every draw (K_h = draws). At widths 10 and 30 ε_h ≥ 1 (witness L = 1): that
+    used to pass the bound; now such a sweep is outside the check's domain, and run anyway it asserts nothing."""
+    with pytest.raises(theorems.HypothesisViolation, match="a width with ε_h < 1"):
+        theorems.check(L2, widths=(10, 30))
+    ev = theorems.check(L2, widths=(10, 30), law="coordinate", allow_violation=True)
+    assert ev.details["exceedances"] == [64, 64] and ev.details["informative_widths"] == []
+    assert ev.claim("exceedance_consistent_with_epsilon").kind == "measurement" and not ev.holds
+
+
+def test_lemma_2_coordinate_frame_fails_where_epsilon_is_below_one():
+    """Widths 30 and 100 (ε_30 ≥ 1, ε_100 = 0.34): the coordinate frame is judged at h = 100 alone and fails there."""
+    ev = theorems.check(L2, widths=(30, 100), law="coordinate", allow_violation=True)
+    assert ev.details["informative_widths"] == [100]
+    c = ev.claim("exceedance_consistent_with_epsilon")
+    assert c.kind == "bound" and not c.passed
+    # P(Bin(64, ε_100) ≥ 64) = ε_100^64, by hand
+    assert c.observed == pytest.approx(ev.details["epsilon"][1] ** 64, rel=1e-9)

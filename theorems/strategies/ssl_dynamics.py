@@ -8,6 +8,7 @@ d ≤ h, r ≤ z, z ≤ d).
 
 from __future__ import annotations
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from ..core.result import AS_PRINTED, CORRECTED
@@ -71,6 +72,13 @@ def ssl_lemma2_params(draw) -> dict:
     d = draw(param(param_of(rid, "d")))
     widths = tuple(sorted(draw(st.sets(st.integers(max(d, 2), 3000), min_size=1, max_size=4))))
     params = {name: draw(param(param_of(rid, name))) for name in ("draws", "L", "s", "seed")}
+    from ..ssl_dynamics.lemma_2 import epsilon
+
+    if not any(epsilon(h, d, params["L"], params["s"]) < 1 for h in widths):
+        # The check judges widths with ε_h < 1 only: add the first such width of a geometric grid up to 10⁴, if any.
+        grid = [h for h in (30, 100, 300, 1000, 3000, 10_000) if h >= d and epsilon(h, d, params["L"], params["s"]) < 1]
+        assume(bool(grid))
+        widths = tuple(sorted({*widths, grid[0]}))
     return valid_for(rid, AS_PRINTED)({**params, "d": d, "widths": widths})
 
 
