@@ -90,3 +90,24 @@ def test_lemma_2_coordinate_frame_fails_where_epsilon_is_below_one():
     assert c.kind == "bound" and not c.passed
     # P(Bin(64, ε_100) ≥ 64) = ε_100^64, by hand
     assert c.observed == pytest.approx(ev.details["epsilon"][1] ** 64, rel=1e-9)
+
+
+# -- Theorem 1 at K = 1: where the bound bites ----------------------------------------------------------------------
+T1 = "ssl_dynamics.theorem_1"
+
+
+def test_theorem_1_bites_only_where_an_aligned_W1_breaks_it(run):
+    from theorems.ssl_dynamics import theorem_1
+
+    haar = run(T1, **theorem_1.BINDING_RANDOM)
+    aligned = run(T1, **theorem_1.ALIGNED_CONTROL)
+    assert haar.holds and not aligned.claim("bound_holds_every_draw").passed
+    assert aligned.observed == pytest.approx(abs(math.tanh(2.0) - 2.0), rel=1e-12)  # |tanh‖x‖ − ‖x‖|, ‖x‖ = 2
+    # On the default instance the bound is implied for every orthonormal W₁ (eq. (13)): even the aligned W₁ holds.
+    default_aligned = run(T1, w1="aligned", allow_violation=True)
+    assert run(T1).details["bound_implied_for_every_W1"] and default_aligned.claim("bound_holds_every_draw").passed
+
+
+def test_theorem_1_aligned_law_is_a_named_hypothesis():
+    with pytest.raises(theorems.HypothesisViolation, match="Haar"):
+        theorems.check(T1, w1="aligned")
