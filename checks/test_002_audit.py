@@ -111,3 +111,10 @@ def test_theorem_1_bites_only_where_an_aligned_W1_breaks_it(run):
 def test_theorem_1_aligned_law_is_a_named_hypothesis():
     with pytest.raises(theorems.HypothesisViolation, match="Haar"):
         theorems.check(T1, w1="aligned")
+
+
+def test_theorem_1_another_witness_is_a_named_hypothesis():
+    """K = 1e-12 fails on Haar draws: a finding about that K, not about ∃K: declared, never a silent 'fails'."""
+    with pytest.raises(theorems.HypothesisViolation, match="the witness K = 1"):
+        theorems.check(T1, K=1e-12)
+    assert not theorems.check(T1, K=1e-12, allow_violation=True).holds

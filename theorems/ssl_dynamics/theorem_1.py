@@ -201,6 +201,9 @@ def _common(p, h):
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = _common(p, p["h"])
+    if p["K"] != 1.0:
+        out.append(Violation("the witness K = 1", f"K = {p['K']}: the statement is ∃K, so the bound with another K is a "
+                             "question about that K (its failure is no counterexample)", ("K",)))
     if p["w1"] != "haar":
         out.append(Violation("W₁, W₂ uniformly random (Haar)", f"w1 = {p['w1']!r}: W₁x = ‖x‖e₁, the measure-zero "
                              "W₁ that attains sup over W₁ of the gap", ("w1",)))
