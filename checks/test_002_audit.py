@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
 import theorems
 from theorems.core.verdict import counterexample_problem
-from theorems.ssl_dynamics import theorem_3
 
 T3 = "ssl_dynamics.theorem_3"
 
