@@ -116,3 +116,21 @@ def test_theorem_1_another_witness_is_a_named_hypothesis():
     with pytest.raises(theorems.HypothesisViolation, match="the witness K = 1"):
         theorems.check(T1, K=1e-12)
     assert not theorems.check(T1, K=1e-12, allow_violation=True).holds
+
+
+# -- every hypothesis of the results touched here is named by a test -----------------------------------------------
+@pytest.mark.parametrize("rid, params, hypothesis", [
+    ("ssl_dynamics.theorem_3", dict(lams="-1,0,2"), "no zero eigenvalue"),
+    ("ssl_dynamics.theorem_3", dict(lams="0.5,1,2,3", q0_norm=1.0), "‖q₀‖ < 1"),
+    ("ssl_dynamics.theorem_3", dict(lams="0.5,1,2,3", start="network", h=4), "‖q₀‖ < 1"),
+    ("ssl_dynamics.remark_2", dict(coupling_at=0.5), "coupling measured at the trained weights"),
+    ("ssl_dynamics.remark_2", dict(expansion_scale=1.0003), "the expansion InfoNCE(0)"),
+    ("ssl_dynamics.remark_2", dict(spectrum=(1.0, 0.0, 0.0), z=2), "anchors spanning at least two directions"),
+    ("ssl_dynamics.lemma_2", dict(widths=(10, 30)), "a width with ε_h < 1"),
+    ("ssl_dynamics.theorem_1", dict(w1="aligned"), "Haar"),
+    ("ssl_dynamics.theorem_1", dict(K=2.0), "the witness K = 1"),
+])
+def test_each_hypothesis_is_named(rid, params, hypothesis):
+    with pytest.raises(theorems.HypothesisViolation) as err:
+        theorems.check(rid, **params)
+    assert hypothesis in str(err.value)
