@@ -150,7 +150,9 @@ def test_lanczos_on_explicit_matrix_and_few_iterations_bracket():
     M = Q @ torch.diag(ev) @ Q.T
     mv = lambda v: v @ M  # noqa: E731
     part = lanczos_extremes(mv, 1, 12, iters=3, like=M, generator=gen(0))
+    assert part.iterations == 3  # the cap is honoured (three Hessian-vector products)
     assert float(part.lam_min) >= -3 - 1e-12 and float(part.lam_max) <= 5 + 1e-12
+    assert float(part.lam_min) > -3 + 1e-3  # three steps do not reach the extreme: a genuine partial run
     full = lanczos_extremes(mv, 1, 12, like=M, generator=gen(0))
     assert float(full.lam_min) == pytest.approx(-3.0, rel=EIG_RTOL)
     assert float(full.lam_max) == pytest.approx(5.0, rel=EIG_RTOL)
