@@ -134,3 +134,28 @@ def test_each_hypothesis_is_named(rid, params, hypothesis):
     with pytest.raises(theorems.HypothesisViolation) as err:
         theorems.check(rid, **params)
     assert hypothesis in str(err.value)
+
+
+# -- Lemma 2: the p-value threshold pinned from both sides by literal draw counts --------------------------------
+def test_lemma_2_pvalue_threshold_is_pinned():
+    """The coordinate frame exceeds on every draw, so at h = 100 (ε_100 = 0.344, d = 3, L = 1, s = ½) the tail is
+    ε^draws: 13 draws give 9.5e-7, just below PVALUE_MIN = 1e-6 (rejected); 8 draws give 1.9e-4 (8 draws cannot
+    reject it at that level)."""
+    rejected = theorems.check(L2, widths=(100,), law="coordinate", draws=13, allow_violation=True)
+    kept = theorems.check(L2, widths=(100,), law="coordinate", draws=8, allow_violation=True)
+    c13, c8 = (ev.claim("exceedance_consistent_with_epsilon") for ev in (rejected, kept))
+    assert c13.observed == pytest.approx(rejected.details["epsilon"][0] ** 13, rel=1e-9) and not c13.passed
+    assert c8.observed == pytest.approx(kept.details["epsilon"][0] ** 8, rel=1e-9) and c8.passed
+    assert 1e-7 < c13.observed < 1e-6 < 1e-4 < c8.observed < 1e-3
+
+
+def test_lemma_2_truth_at_the_largest_width():
+    ev = theorems.check(L2)
+    h, d = 1000, 3  # the default sweep's largest width and d
+    assert ev.claim("truth_at_largest_width").observed == pytest.approx(math.sqrt(2 * math.log(h * d)) / math.log(h),
+                                                                        rel=1e-12)
+
+
+def test_lemma_2_d_above_the_smallest_width_names_it():
+    with pytest.raises(theorems.HypothesisViolation, match="smallest width 30"):
+        theorems.check(L2, d=40)
