@@ -121,3 +121,16 @@ def test_status_is_refuted_with_no_corrected_form():
 def test_each_hypothesis_is_named(name, params):
     with pytest.raises(theorems.HypothesisViolation, match=name):
         theorems.check(ID, **params)
+
+
+def test_curvature_tolerance_is_pinned_by_a_shallow_saddle():
+    """f = (x₀ − 1)² − 10⁻⁶x₁² + x₁⁴: stationary at (1, 0), where the gradient test passes and the ray rises, with
+    relative curvature −10⁻⁶ (100× CURV_RTOL = 1e-8): the certificate escapes to the minimum x₁² ≈ ½·10⁻⁶ (a looser
+    tolerance, 1e-5, would keep the saddle)."""
+    def fn(v):
+        return (v[:, 0] - 1) ** 2 - 1e-6 * v[:, 1] ** 2 + v[:, 1] ** 4
+
+    ctx = Context.make("cpu", seed=0)
+    x, ok, cert = R._train(fn, torch.tensor([[1.0, 0.0]], dtype=torch.float64), 1, 2, ctx)
+    assert cert["escapes"] >= 1 and ok and abs(float(x[1])) > 1e-4
+    assert cert["loss"] < 0.0  # below the saddle's value f(1, 0) = 0

@@ -70,9 +70,8 @@ GTOL = 1e-9
 DECOUPLED_TOL = 1e-10
 # Coupled: the cross-row blocks carry a visible share of the Hessian's norm (0.4–0.6 on the default instances).
 COUPLED_MIN = 1e-2
-# Collapse as in Proposition 1 (σ₂/σ₁ → 0); no collapse: σ₂/σ₁ ≥ NO_COLLAPSE_MIN at a stationary point.
+# Collapse as in Proposition 1 (σ₂/σ₁ → 0), at the certified minimiser.
 COLLAPSE_TOL = 1e-3
-NO_COLLAPSE_MIN = 0.1
 # Second order: InfoNCE(εΘ) − log 2 − (ε²/2)L₍₁₎(Θ) = O(ε⁴); the remainder ratio at ε and ε/2 is 16 up to O(ε⁴s²).
 EXPANSION_EPS = 0.1
 EXPANSION_RTOL = 0.05
