@@ -159,3 +159,12 @@ def test_lemma_2_truth_at_the_largest_width():
 def test_lemma_2_d_above_the_smallest_width_names_it():
     with pytest.raises(theorems.HypothesisViolation, match="smallest width 30"):
         theorems.check(L2, d=40)
+
+
+def test_theorem_3_limit_is_the_worst_start(run):
+    """The limit claim is taken at the worst of the starts (the statement is ∀ q₀): recomputed from the final states,
+    whose distances to −e₁ differ from start to start."""
+    ev = run(T3, e1_sign=-1)
+    dists = [math.dist(q, [-1.0] + [0.0] * (len(q) - 1)) for q in ev.details["q_T_all"]]
+    assert min(dists) < max(dists)
+    assert ev.claim("limit").observed == pytest.approx(max(dists), rel=1e-9)
