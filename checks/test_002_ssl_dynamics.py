@@ -22,7 +22,7 @@ from theorems import HypothesisViolation
 from theorems.core.context import Context
 from theorems.optim.ode import rhs_stiefel, rhs_theorem2
 from theorems.optim.stiefel import haar_stiefel
-from theorems.ssl_dynamics import (expected_c, figure_3, lemma_1, lemma_2, new_data_point, proposition_2, proposition_3,
+from theorems.ssl_dynamics import (expected_c, figure_3, lemma_1, lemma_2, new_data_point, proposition_3,
                                    remark_3, theorem_1, theorem_2)
 from theorems.ssl_dynamics.theorem_2 import q_velocity
 from theorems.ssl_dynamics.trace_form import random_symmetric
@@ -31,21 +31,23 @@ P = "ssl_dynamics."
 
 
 # -- tolerances pinned by controls just outside them ------------------------------------------------------------
+# Pins are literal numbers (10× the tolerance they pin: REACH_RTOL = 1e-6, LOWER_RTOL = 1e-10), never built from the
+# constant, which would move with it.
 PINS = [
     ("lemma_1", dict(kernel_scale=lemma_1.PIN_SCALE), ["diagonal_equals_kernel"]),
-    ("proposition_2", dict(bound_scale=1 + 10 * proposition_2.REACH_RTOL),
+    ("proposition_2", dict(bound_scale=1 + 1e-5),
      ["best_reaches_closed_form", "nonlinear_inner_minimum"]),
-    ("proposition_2", dict(bound_scale=1 - 10 * proposition_2.LOWER_RTOL),
+    ("proposition_2", dict(bound_scale=1 - 1e-9),
      ["no_start_below_closed_form", "nonlinear_no_start_below"]),
-    ("proposition_3", dict(bound_scale=1 + 10 * proposition_3.REACH_RTOL), [f"problem_{j}_reaches_Lstar" for j in (1, 2, 3, 4)]),
-    ("proposition_3", dict(bound_scale=1 - 10 * proposition_3.LOWER_RTOL),
+    ("proposition_3", dict(bound_scale=1 + 1e-5), [f"problem_{j}_reaches_Lstar" for j in (1, 2, 3, 4)]),
+    ("proposition_3", dict(bound_scale=1 - 1e-9),
      [f"problem_{j}_not_below_Lstar" for j in (1, 2, 3, 4)]),
     ("theorem_2", dict(init_perturb=theorem_2.PIN_PERTURB),
      ["velocity_matches_ode9", "trajectory_matches_ode9", "width_independent"]),
     ("figure_3", dict(T=figure_3.PIN_T), ["same_final_loss", "same_final_outputs"]),
     ("figure_3", dict(step_sign=1.0), ["riemannian_gd_first_order"]),
     ("expected_c", dict(formula_scale=expected_c.PIN_SCALE), ["expectation"]),
-    ("remark_2", dict(expansion_scale=1.2), ["infonce_second_order"]),
+    ("remark_2", dict(expansion_scale=1.0003), ["infonce_second_order"]),
     ("new_data_point", dict(time_scale=new_data_point.PIN_TIME_SCALE), ["ode_predicts_new_points"]),
 ]
 
@@ -218,7 +220,7 @@ def test_expected_c_half_moons_are_not_centred(run):
 def test_remark_2_infonce_keeps_rank_where_loss_1_collapses(run):
     ev = run(P + "remark_2", form="as_printed")
     assert ev.converged and ev.details["coupling_loss2"] == 0.0
-    assert min(ev.details["singular_values_infonce"]) > 0.4  # σ₃/σ₁ = 0.48: no collapse
+    assert min(ev.details["singular_values_infonce"]) > 0.4  # σ₃/σ₁ = 0.49 at a certified minimiser: no collapse
     assert ev.details["expansion_ratio"] == pytest.approx(16, rel=1e-3)
 
 

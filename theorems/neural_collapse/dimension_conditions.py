@@ -103,6 +103,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "gufm_best_value": best_value,
         "gufm_converged_starts": int(sol.converged.sum()),
         "gufm_best_grad_norm": float(sol.grad_norm[best]),
+        "gufm_best_min_curvature": float(sol.min_curvature[best]),  # second-order certificate (ufm.CURV_RTOL)
         **{f"gufm_best_{k}": float(v[best]) for k, v in sol.metrics.items()},
         "reference_1/sqrt(K)": 1 / math.sqrt(K),
         "condition": f"d ≥ {'K+1' if loss == 'mse' else 'K'}: {d >= (K + 1 if loss == 'mse' else K)}",

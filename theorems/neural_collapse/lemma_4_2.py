@@ -48,7 +48,9 @@ data besides λ, and the optimiser over all feasible (W, X) *is* the worst-case 
 What one check does
 -------------------
 1. Solves the UFM from ``restarts`` random feasible starts as one batched L-BFGS problem on
-   R^{K×d} × (LN sphere)^N, with a Riemannian-gradient certificate per start.
+   R^{K×d} × (LN sphere)^N, with a Riemannian-gradient certificate and a second-order one per start (no
+   eigenvalue of the Riemannian Hessian below −ufm.CURV_RTOL of its scale, by Lanczos on the arrow model's
+   block products: a saddle is not "converged").
 2. Claims (kind in brackets):
    * ``no_start_beats_closed_form`` [bound]: every start ends ≥ L* (L* bounds every feasible point);
    * ``best_run_reaches_closed_form`` [bound]: the best certified start attains L* (so it is a global optimum);
@@ -219,6 +221,9 @@ def optimiser_claims(sol: UFMSolution, optimum: UFMOptimum, row_norm: float, for
         "starts_converged": int(sol.converged.sum()),
         "starts_reaching_closed_form": int(hit.sum()),
         "best_grad_norm": float(sol.grad_norm[best]),
+        # Second-order certificate (ufm.CURV_RTOL): converged = gradient and no negative Riemannian curvature
+        "best_min_curvature": float(sol.min_curvature[best]),
+        "starts_first_order_only": int((sol.first_order & ~sol.converged).sum()),
         "best_iterations": int(sol.iterations[best]),
         "gtol": sol.gtol,
         "best_status": sol.status[best],

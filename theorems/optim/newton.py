@@ -81,6 +81,24 @@ class ArrowModel:
         Hx[:, idx, :, idx, :] = self.D.transpose(0, 1)
         return H
 
+    def matvec(self, v: torch.Tensor) -> torch.Tensor:
+        """H·v for flat tangent vectors v (B, m + N·q), through the blocks (the Hessian is never formed):
+        [A v_w + Σ_i C_i v_i ; C_iᵀ v_w + D_i v_i], C_i applied in its factored form."""
+        B, m = self.gw.shape
+        N, q, K = self.P.shape[1:]
+        p = self.a.shape[-1]
+        vw, vx = v[:, :m], v[:, m:].reshape(B, N, q)
+        Vw = vw.view(B, K, p)
+        # (C_iᵀ v_w)_j = P_i[j,:]·(V_w a_i) + Q_i[j,:]·(V_wᵀ b_i)
+        Va = self.a @ Vw.transpose(-1, -2)  # (B, N, K): V_w a_i
+        Vb = self.b @ Vw  # (B, N, p): V_wᵀ b_i
+        hx = (self.P @ Va[..., None])[..., 0] + (self.Q @ Vb[..., None])[..., 0] + (self.D @ vx[..., None])[..., 0]
+        # Σ_i C_i v_i = Σ_i (P_iᵀ v_i) ⊗ a_i + b_i ⊗ (Q_iᵀ v_i)
+        Pv = (self.P.transpose(-1, -2) @ vx[..., None])[..., 0]  # (B, N, K)
+        Qv = (self.Q.transpose(-1, -2) @ vx[..., None])[..., 0]  # (B, N, p)
+        hw = (self.A @ vw[..., None])[..., 0] + (Pv.transpose(-1, -2) @ self.a + self.b.transpose(-1, -2) @ Qv).reshape(B, m)
+        return torch.cat([hw, hx.reshape(B, N * q)], dim=-1)
+
     def grad_norm(self) -> torch.Tensor:
         return torch.sqrt(self.gw.pow(2).sum(-1) + self.gx.pow(2).sum((-2, -1)))
 

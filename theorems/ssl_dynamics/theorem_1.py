@@ -31,7 +31,11 @@ the paper states a limit in h, so they are negative controls (``allow_violation`
 
 Claims
 ------
-``bound_holds_every_draw`` (bound): max over ``draws`` Haar draws of the gap ≤ Kc‖x‖²d log²h/√h.
+``bound_holds_every_draw`` (bound): max over ``draws`` Haar draws of the gap ≤ Kc‖x‖²d log²h/√h. Where bound ≥
+(c/2)‖x‖² (``details['bound_implied_for_every_W1']``, the default instance among them) it holds for every
+orthonormal W₁ by eq. (13): there it can only fail through a bug, an identity in effect. It bites where the bound
+is below sup over W₁ of the gap (``BINDING_RANDOM``): ``ALIGNED_CONTROL`` (``w1='aligned'``, the Haar hypothesis
+dropped) fails it there, 1.036 > 0.894, while the Haar draws hold.
 ``taylor_step_13`` (proof_step): gap ≤ ‖ε‖ ≤ (c/2)‖W₁x‖₄², the proof's eq. (13) and ‖W₂‖₂ = 1, on every draw.
 ``proof_constant_chain`` (proof_step): with Lemma 2's L realised on each draw (L = max|W₁ᵢⱼ|·√h/log h), the
 chain (13)–(14) gives gap ≤ (L²/2)·c‖x‖²d log²h/√h; it holds on every draw.
@@ -81,6 +85,7 @@ ID = "ssl_dynamics.theorem_1"
 RATE_ID = "ssl_dynamics.theorem_1_rate"
 ACTS = ("tanh", "softplus2", "relu", "sigmoid")
 W2_KINDS = ("random", "worst")
+W1_LAWS = ("haar", "aligned")  # aligned: W₁x = ‖x‖e₁ and W₂ ∋ e₁ (measure zero under Haar: a control)
 # The Taylor chain gap ≤ ‖ε‖ ≤ (c/2)‖a‖₄² is exact up to rounding of O(h) sums of squares.
 DETERMINISTIC_SLACK = 1e-12
 # The asymptotic statement is checked from this width on (log h ≥ 1); below it the bound's log factor vanishes.
@@ -155,7 +160,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     chain_excess, K_proof = _proof_constant(gap, w1max, h, d, r, c)
     ks_p, median_ratio = _d_invariance(ctx, p, gap)
     adv = adversarial_gap(act, r, ctx)
-    max_gap = float(gap.max())
+    # The aligned control replaces the draws by the one W₁ (and W₂) that attains sup over W₁ of the gap.
+    max_gap = float(gap.max()) if p["w1"] == "haar" else adv
     K_needed = max_gap / bound * K if bound > 0 else math.inf
     claims = [
         Claim.at_most("bound_holds_every_draw", max_gap, bound,
@@ -195,6 +201,12 @@ def _common(p, h):
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = _common(p, p["h"])
+    if p["K"] != 1.0:
+        out.append(Violation("the witness K = 1", f"K = {p['K']}: the statement is ∃K, so the bound with another K is a "
+                             "question about that K (its failure is no counterexample)", ("K",)))
+    if p["w1"] != "haar":
+        out.append(Violation("W₁, W₂ uniformly random (Haar)", f"w1 = {p['w1']!r}: W₁x = ‖x‖e₁, the measure-zero "
+                             "W₁ that attains sup over W₁ of the gap", ("w1",)))
     if not out and p["h"] < H_MIN:
         out.append(Violation(f"h ≥ {H_MIN} (the statement is a limit h → ∞; log h ≥ 1)",
                              f"h = {p['h']}: the bound's factor log²h is {math.log(p['h'])**2:.3g}", ("h",)))
@@ -210,6 +222,10 @@ def cost(p: dict) -> Cost:
 # Where the bound is below the largest gap any orthonormal W₁ attains (tanh, ‖x‖ = 2: 1.036): only a Haar W₁
 # can satisfy it. d = 1 keeps the (draws, h, 1) batch small.
 BINDING_RANDOM = dict(h=300_000, d=1, w2="worst", draws=16)
+# Where the K = 1 bound bites: the same instance with the aligned W₁ (the Haar hypothesis dropped) fails it, 1.036 >
+# 0.894. Wherever bound ≥ (c/2)‖x‖² (details['bound_implied_for_every_W1']: d = 1, 3 ≤ h ≲ 5·10⁴, and the default
+# h = 1000, d = 3) the bound holds for every orthonormal W₁ by eq. (13): an identity there, which this control shows.
+ALIGNED_CONTROL = dict(BINDING_RANDOM, w1="aligned", allow_violation=True)
 
 
 def report_instances(suite):
@@ -222,6 +238,7 @@ def report_instances(suite):
         yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng, fixed=dict(draws=64)), False
     yield AS_PRINTED, dict(activation="sigmoid", w2="worst", h=3000), True
     yield AS_PRINTED, dict(h=1, d=1, z=1), True
+    yield AS_PRINTED, {k: v for k, v in ALIGNED_CONTROL.items() if k != "allow_violation"}, True
 
 
 def _strategy():
@@ -248,7 +265,8 @@ RESULT = register(Result(
     ),
     controls=(dict(activation="sigmoid", w2="worst", h=3000, allow_violation=True),
               dict(h=1, d=1, z=1, allow_violation=True),
-              dict(h=2, d=1, z=1, r=0.1, activation="softplus2", w2="worst", allow_violation=True)),
+              dict(h=2, d=1, z=1, r=0.1, activation="softplus2", w2="worst", allow_violation=True),
+              ALIGNED_CONTROL),
     strategy=_strategy,
     params=(
         Param("activation", str, "tanh", "φ (relu, sigmoid: controls outside the hypotheses)", "tanh | softplus2",
@@ -261,7 +279,8 @@ RESULT = register(Result(
         Param("draws", int, 64, "Haar draws, batched", low=1, high=100_000),
         Param("w2", str, "random", "independent Haar W₂ or the worst case (column ε/‖ε‖, dominates every W₂)",
               choices=W2_KINDS, sample=W2_KINDS),
-        Param("K", float, 1.0, "the witness for the universal constant (the paper gives none)", low=1e-12, high=1e12),
+        Param("K", float, 1.0, "the witness for the universal constant (the paper gives none)", low=1e-12, high=1e6),
+        Param("w1", str, "haar", "law of W₁: haar, or aligned (W₁x = ‖x‖e₁: a control)", "haar", choices=W1_LAWS),
         seed_param(),
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,

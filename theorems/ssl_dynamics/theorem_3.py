@@ -48,6 +48,7 @@ import math
 import random
 
 import numpy as np
+import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
@@ -81,6 +82,17 @@ SIMPLE_ATOL = 1e-12
 ODE_RTOL, ODE_ATOL = 1e-11, 1e-14
 # Recorded times of the network start's GD (the ODE start records every accepted step).
 SAMPLES = 4001
+# Converged: the integration succeeded, the horizon is at least the suite's own RATE_HORIZON / max(rate, MIN_RATE) (a
+# shorter explicit T is a budget too short to decide, reported as ``converged=False``, never as a failed claim), and
+# q(T) is settled: ‖q̇(T)‖ ≤ SETTLED_TOL·8·max|λ| (a loose guard against a run stuck far from any stationary point:
+# near a limit ‖q̇‖ ≈ rate·distance with rate ≤ 8 max|λ|).
+SETTLED_TOL = LIMIT_TOL
+
+
+def _rhs(lam: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """(10) for a batch q (R, d), any d ≥ 1. Through torch: ``rhs_theorem3`` reads a numpy (R, 1) array as one column
+    vector q ∈ R^R (its (d, 1) convention), which for d = 1 mixed the R starts into one R-dimensional q."""
+    return rhs_theorem3(torch.from_numpy(lam), torch.from_numpy(np.ascontiguousarray(q))).numpy()
 
 
 def _ode_starts(ctx, p, d):
@@ -145,7 +157,7 @@ def _trajectories(p, lam, ctx):
         # ‖q‖ = 1 is unstable when Λ ≻ 0.
         q, t = _network_run(W1, W2, lam, T, NETWORK_ETA, SAMPLES)
         return t, q, q0, None
-    sol = integrate_batched(lambda v: rhs_theorem3(lam, v), q0, T, rtol=ODE_RTOL, atol=ODE_ATOL)
+    sol = integrate_batched(lambda v: _rhs(lam, v), q0, T, rtol=ODE_RTOL, atol=ODE_ATOL)
     return sol.t, sol.y, q0, sol
 
 
@@ -212,7 +224,13 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                "rate_rel_err": float(np.max(np.where(np.isnan(rel), np.inf, rel))), "T": T, "e1_drop": drop,
                "norm_T": float(np.linalg.norm(q[-1], axis=-1).max()),
                **(sol.certificate() if sol is not None else {"network_eta": NETWORK_ETA})}
-    return Outcome(claims=claims, details=details, converged=sol.success if sol is not None else None,
+    speed = float(np.linalg.norm(_rhs(lam, q[-1]), axis=-1).max())
+    settled = speed <= SETTLED_TOL * 8 * float(np.abs(lam).max())
+    horizon = RATE_HORIZON / max(rate, MIN_RATE)
+    long_enough = p["T"] == 0 or p["T"] >= horizon
+    details.update(final_speed=speed, settled=settled, convergence_horizon=horizon, horizon_long_enough=long_enough)
+    integrated = sol.success if sol is not None else True
+    return Outcome(claims=claims, details=details, converged=bool(integrated and settled and long_enough),
                    headline="limit")
 
 
