@@ -8,3 +8,4 @@ from . import depth_trend  # noqa: F401  (registers neural_collapse.theorem_4_3_
 from . import transformer_depth  # noqa: F401  (registers neural_collapse.theorem_4_3_transformer, ..._4_6_transformer)
 from . import dimension_conditions  # noqa: F401  (registers neural_collapse.dimension_conditions)
 from . import errata  # noqa: F401  (registers neural_collapse.errata_a9, neural_collapse.errata_a12)
+from . import toy_1d  # noqa: F401  (registers neural_collapse.toy_1d)

@@ -1,0 +1,86 @@
+"""CI gate for paper 004's remaining items (issue 28): the 1-D example, the deep-UFM remark, the pre-LN construction
+of Appendix B.2 and Figures 1-2 on the digits stand-in — what is particular to each (the generic checks run in
+``checks/test_conformance.py``). Every test reads the *registered* controls and instances, and every reference
+number is computed independently of the module under test."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+import theorems
+from theorems.core.verdict import run_spec
+from theorems.neural_collapse import toy_1d as T1
+
+
+# -- toy_1d -------------------------------------------------------------------------------------------------
+def test_toy_1d_registered_as_trend():
+    assert str(theorems.get(T1.ID).status) == "trend"
+
+
+@pytest.mark.parametrize("a, L", [(1.0, 3), (0.4, 2)])
+def test_toy_1d_closed_form_is_the_minimum_over_all_real_weights(a, L):
+    """Independent of the module: a dense search over L−1 free real weights (negatives and x < −1 included),
+    the last fixed by the constraint, then a local polish; its minimum equals L(e^{a/L} − 1)²."""
+    grid = np.linspace(-3.0, 3.0, 241)
+    mesh = np.stack(np.meshgrid(*([grid] * (L - 1)), indexing="ij"), -1).reshape(-1, L - 1)
+    prod = np.prod(1 + mesh, axis=1)
+    ok = np.abs(prod) > 1e-3
+    last = math.exp(a) / prod[ok] - 1
+    cost = (mesh[ok] ** 2).sum(1) + last**2
+    start = mesh[ok][np.argmin(cost)]
+
+    def f(x):
+        return float((x**2).sum() + (math.exp(a) / np.prod(1 + x) - 1) ** 2)
+
+    best = minimize(f, start, method="Nelder-Mead", options=dict(xatol=1e-12, fatol=1e-15, maxiter=20000)).fun
+    assert best == pytest.approx(L * math.expm1(a / L) ** 2, rel=1e-8)
+    assert T1.closed_form(a, L, 1)[0] == pytest.approx(best, rel=1e-8)
+
+
+def test_toy_1d_two_layer_closed_form_by_direct_search():
+    """(1 + x1 y1)(1 + x2 y2) = e^a: a direct search over (x1, y1, x2) with y2 from the constraint."""
+    a, L = 0.7, 2
+
+    def f(v):
+        x1, y1, x2 = v
+        p = 1 + x1 * y1
+        if abs(p) < 1e-6 or abs(x2) < 1e-6:
+            return 1e6
+        y2 = (math.exp(a) / p - 1) / x2
+        return x1 * x1 + y1 * y1 + x2 * x2 + y2 * y2
+
+    best = min(minimize(f, s, method="Nelder-Mead", options=dict(xatol=1e-12, fatol=1e-15, maxiter=40000)).fun
+               for s in ([0.5, 0.5, 0.5], [-0.5, -0.4, 0.6], [1.5, 0.2, -1.0]))
+    assert best == pytest.approx(2 * L * math.expm1(a / L), rel=1e-7)
+    assert T1.closed_form(a, L, 2)[0] == pytest.approx(best, rel=1e-7)
+
+
+def test_toy_1d_default_holds_at_the_rate(run):
+    ev = run(T1.ID)
+    assert ev.holds and ev.converged, ev.explain()
+    assert ev.claim("cost_vanishes_at_rate_1_over_L").observed == pytest.approx(-1.0, abs=0.05)
+    # The paper's x = a/L at the largest depth (measurement): within a/L of it.
+    assert abs(ev.claim("weight_over_paper_formula").observed - 1) < 1.0 / 1024
+
+
+def test_toy_1d_controls_break_what_they_should(run):
+    res = theorems.get(T1.ID)
+    below, above = res.controls
+    assert below["bound_scale"] > 1 > above["bound_scale"]
+    assert [c.name for c in run_spec(run, res, below).failed_bounds] == ["optimiser_not_below_closed_form"]
+    assert [c.name for c in run_spec(run, res, above).failed_bounds] == ["optimiser_reaches_closed_form"]
+    (two,) = res.trend_controls
+    ev = run_spec(run, res, two)
+    assert ev.converged and [c.name for c in ev.failed_bounds] == ["cost_vanishes_at_rate_1_over_L"]
+    # For the paper's reason: the two-layer cost tends to the constant 2a (exponent ≈ 0).
+    assert abs(ev.claim("cost_vanishes_at_rate_1_over_L").observed) < 0.05
+    assert ev.claim("cost_over_limit").observed == pytest.approx(1.0, abs=1e-2)
+
+
+def test_toy_1d_asymptotic_regime_is_a_named_hypothesis():
+    with pytest.raises(theorems.HypothesisViolation, match="L ≫ a"):
+        theorems.check(T1.ID, a=2.0, depths=(8, 32, 128))
