@@ -84,3 +84,53 @@ def test_toy_1d_controls_break_what_they_should(run):
 def test_toy_1d_asymptotic_regime_is_a_named_hypothesis():
     with pytest.raises(theorems.HypothesisViolation, match="L ≫ a"):
         theorems.check(T1.ID, a=2.0, depths=(8, 32, 128))
+
+
+# -- deep_ufm_remark ----------------------------------------------------------------------------------------
+from theorems.neural_collapse import deep_ufm_remark as DU  # noqa: E402
+
+
+def test_deep_ufm_registered_as_verified_with_bindings_at_the_edges():
+    res = theorems.get(DU.ID)
+    assert str(res.status) == "verified"
+    assert {(b.params["loss"], b.params["d"] - b.params["K"]) for b in res.binding} == {("mse", 1), ("ce", 0)}
+
+
+def test_deep_ufm_optimum_equals_the_shallow_closed_form(run):
+    """Independent reference: Lemma 4.2's MSE optimum Kλ/(2(d+Kλ)) written out here (CE's root is in ufm)."""
+    K, d, lam = 3, 4, 0.05
+    ev = run(DU.ID, loss="mse", K=K, d=d, lam=lam)
+    assert ev.holds and ev.converged, ev.explain()
+    assert ev.details["shallow_optimum"] == pytest.approx(K * lam / (2 * (d + K * lam)), rel=1e-14)
+    assert ev.details["best_value"] == pytest.approx(K * lam / (2 * (d + K * lam)), rel=1e-9)
+    assert ev.details["best_inner_sq_norm"] < 1e-8
+    assert ev.details["hessian_min_eig"] > -1e-6 * ev.details["hessian_max_eig"]
+
+
+def test_deep_ufm_controls_break_what_they_should(run):
+    res = theorems.get(DU.ID)
+    want = [["deep_ufm_above_shallow_optimum"], ["trained_reaches_shallow_optimum"], ["trained_inner_layers_zero"],
+            ["trained_reaches_shallow_optimum", "trained_collapsed"]]
+    for spec, names in zip(res.controls, want):
+        ev = run_spec(run, res, spec)
+        assert ev.converged, (spec, ev.explain())
+        assert sorted(c.name for c in ev.failed_bounds) == sorted(names), (spec, ev.explain())
+    # The unregularised blocks keep O(1) weight, far outside INNER_ATOL (the pin is not marginal).
+    assert run_spec(run, res, res.controls[2]).claim("trained_inner_layers_zero").observed > 1e-2
+    # MSE at d = K: NC2B = 1/√K at the trained optimum (Lemma 4.2's counterexample), not a stalled run.
+    ev = run_spec(run, res, res.controls[3])
+    assert ev.details["best_nc2b"] == pytest.approx(1 / math.sqrt(3), rel=1e-4)
+
+
+def test_deep_ufm_forward_is_the_identity_on_zero_blocks():
+    import torch
+    from theorems.core.context import Context
+    from theorems.optim.manifolds import ln
+
+    ctx = Context.make("cpu", seed=1)
+    K, d, N, D = 2, 4, 4, 4
+    V = ctx.randn(1, d * N)
+    theta = torch.cat([V, torch.zeros(1, (D - 1) * d * (d + 1), dtype=ctx.dtype), ctx.randn(1, K * d)], dim=1)
+    _, X, inner = DU.forward(theta, K, d, N, D)
+    torch.testing.assert_close(X, ln(V.view(1, d, N)), rtol=1e-13, atol=1e-13)
+    assert float(inner[0]) == 0.0

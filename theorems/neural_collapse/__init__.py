@@ -9,3 +9,4 @@ from . import transformer_depth  # noqa: F401  (registers neural_collapse.theore
 from . import dimension_conditions  # noqa: F401  (registers neural_collapse.dimension_conditions)
 from . import errata  # noqa: F401  (registers neural_collapse.errata_a9, neural_collapse.errata_a12)
 from . import toy_1d  # noqa: F401  (registers neural_collapse.toy_1d)
+from . import deep_ufm_remark  # noqa: F401  (registers neural_collapse.deep_ufm_remark)
