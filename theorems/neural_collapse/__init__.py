@@ -10,3 +10,4 @@ from . import dimension_conditions  # noqa: F401  (registers neural_collapse.dim
 from . import errata  # noqa: F401  (registers neural_collapse.errata_a9, neural_collapse.errata_a12)
 from . import toy_1d  # noqa: F401  (registers neural_collapse.toy_1d)
 from . import deep_ufm_remark  # noqa: F401  (registers neural_collapse.deep_ufm_remark)
+from . import theorem_4_3_pre_ln  # noqa: F401  (registers neural_collapse.theorem_4_3_pre_ln)
