@@ -225,3 +225,11 @@ def test_figure_2_flat_claim_can_hold():
     from theorems.metrics.scaling import fit_power_law
 
     assert abs(fit_power_law([2, 4, 8], [0.3, 0.31, 0.29]).exponent) <= F2.FLAT_TOL
+
+
+def test_deep_ufm_hessian_helper_sees_negative_curvature():
+    """The curvature certificate's helper on a hand case: f(x, y) = x² − 3y² has eigenvalues 2 and −6."""
+    import torch
+
+    lo, hi = DU.min_hessian_eigs(lambda z: z[0] ** 2 - 3 * z[1] ** 2, torch.tensor([0.3, -0.2], dtype=torch.float64))
+    assert lo == pytest.approx(-6.0) and hi == pytest.approx(2.0)
