@@ -10,9 +10,9 @@ protocol as Figure 1 (width 64, CE, 5000 epochs, 5 seeds, depths 2 … 34).
 The stand-in (what is and is not comparable)
 --------------------------------------------
 ``details["dataset"] = "digits"``: scikit-learn's bundled 8×8 digits as a small-scale stand-in for MNIST (64 pixels,
-a few images per class, width 8 (12 in ``thorough``), a few hundred full-batch Adam steps, depths up to 8): only the shape of the curves
-is compared, never the printed values. The training sweep is ``figure_1.sweep`` (the same protocol, constant
-λ = 0.0025 on every weight, W_0 at its random initialisation).
+a few images per class, width 8 (12 in ``thorough``), a few hundred full-batch Adam steps, depths up to 8): only the
+shape of the curves is compared, never the printed values. The training sweep is ``figure_1.sweep`` (the same
+protocol, constant λ = 0.0025 on every weight, W_0 at its random initialisation).
 
 Claims (kind in brackets)
 -------------------------

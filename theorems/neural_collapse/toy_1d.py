@@ -201,8 +201,8 @@ RESULT = register(Result(
               "a > 0", low=1e-6, high=10.0, sample=(0.05, 1.0)),
         Param("layers", int, 1, "linear layers per block: 1 ((1+x)^L, Theorem 4.3) or 2 ((1+xy)^L, Theorem 4.6; the "
               "regime where the paper predicts a cost of constant order)", "1", low=1, high=2),
-        Param("depths", list[int], (16, 64, 256, 1024), "depths L of the sweep", "smallest ≥ 16a", low=1, high=4096, length=(3, 12),
-              increasing=True),
+        Param("depths", list[int], (16, 64, 256, 1024), "depths L of the sweep", "smallest ≥ 16a", low=1, high=4096,
+              length=(3, 12), increasing=True),
         Param("restarts", int, 4, "random starts per depth, batched", low=1, high=256),
         Param("max_iter", int, 400, "L-BFGS iterations", low=1, high=100_000),
         Param("init_scale", float, 0.3, "scale of the random starts: log-gain perturbations relative to a/L",
