@@ -14,6 +14,7 @@ import math
 import pytest
 
 import theorems
+from theorems.core import recording
 from theorems import HypothesisViolation, ParameterError
 from theorems.neural_collapse import lemma_4_2 as L42
 from theorems.neural_collapse.rank_certificate import collapse_floor, rank_inequality_slack
@@ -170,7 +171,7 @@ def test_proof_erratum_printed_row_norm(run):
 
 def test_unconverged_optimiser_never_holds():
     # 10 iterations are far too few for MSE (weakly curved direction): no certificate, no verdict.
-    ev = theorems.check(ID, loss="mse", max_iter=10)
+    ev = recording.expect(theorems.check(ID, loss="mse", max_iter=10), recording.NOT_CONVERGED)
     assert ev.converged is False and not ev.holds
     assert "NOT CONVERGED" in ev.explain()
 
