@@ -171,3 +171,11 @@ def test_network_gradients_match_autograd(ctx, act):
     if act == "tanh":  # the sigmoid form used for speed is tanh to rounding
         z = torch.linspace(-3, 3, 101, dtype=torch.float64)
         assert torch.allclose(activation_and_slope("tanh", z)[0], torch.tanh(z), atol=1e-15)
+
+
+def test_rhs_theorem3_with_one_eigenvalue_keeps_a_batch_of_starts_apart():
+    # An (R, 1) batch with d = 1 is R one-dimensional starts, each moving by its own (10), not one R-vector.
+    lam = np.array([0.7])
+    q = np.array([[0.2], [1.5], [-0.4]])
+    one_by_one = np.stack([rhs_theorem3(lam, row) for row in q])
+    assert np.allclose(rhs_theorem3(lam, q), one_by_one, atol=1e-15)

@@ -264,8 +264,11 @@ def rhs_stiefel(lam, q):
 
 
 def rhs_theorem3(lam, q):
-    """(10), z = 1: ½q̇ = −(1 − qᵀq)Λq − (I − qqᵀ)Λq, for q of shape (…, d) (batched) or (d, 1)."""
-    column = q.ndim >= 2 and q.shape[-1] == 1 and isinstance(q, np.ndarray)
+    """(10), z = 1: ½q̇ = −(1 − qᵀq)Λq − (I − qqᵀ)Λq, for q of shape (…, d) (batched) or (d, 1).
+
+    A numpy (d, 1) array is one column vector only where d = len(λ) > 1: with one eigenvalue an (R, 1) array is a
+    batch of R one-dimensional starts (read as a column it would mix them into one R-dimensional q)."""
+    column = isinstance(q, np.ndarray) and q.ndim == 2 and q.shape[-1] == 1 and np.size(lam) > 1
     v = q.reshape(-1) if column else q
     Lq = lam * v
     qq = (v * v).sum(-1, keepdims=True) if isinstance(v, np.ndarray) else (v * v).sum(-1, keepdim=True)

@@ -89,12 +89,6 @@ SAMPLES = 4001
 SETTLED_TOL = LIMIT_TOL
 
 
-def _rhs(lam: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """(10) for a batch q (R, d), any d ≥ 1. Through torch: ``rhs_theorem3`` reads a numpy (R, 1) array as one column
-    vector q ∈ R^R (its (d, 1) convention), which for d = 1 mixed the R starts into one R-dimensional q."""
-    return rhs_theorem3(torch.from_numpy(lam), torch.from_numpy(np.ascontiguousarray(q))).numpy()
-
-
 def _ode_starts(ctx, p, d):
     """``starts`` random directions of norm ``q0_norm`` whose e₁ component has the sign ``e1_sign`` (0: zero)."""
     v = ctx.randn(p["starts"], d).cpu().numpy()
@@ -157,7 +151,7 @@ def _trajectories(p, lam, ctx):
         # ‖q‖ = 1 is unstable when Λ ≻ 0.
         q, t = _network_run(W1, W2, lam, T, NETWORK_ETA, SAMPLES)
         return t, q, q0, None
-    sol = integrate_batched(lambda v: _rhs(lam, v), q0, T, rtol=ODE_RTOL, atol=ODE_ATOL)
+    sol = integrate_batched(lambda v: rhs_theorem3(lam, v), q0, T, rtol=ODE_RTOL, atol=ODE_ATOL)
     return sol.t, sol.y, q0, sol
 
 
@@ -224,7 +218,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                "rate_rel_err": float(np.max(np.where(np.isnan(rel), np.inf, rel))), "T": T, "e1_drop": drop,
                "norm_T": float(np.linalg.norm(q[-1], axis=-1).max()),
                **(sol.certificate() if sol is not None else {"network_eta": NETWORK_ETA})}
-    speed = float(np.linalg.norm(_rhs(lam, q[-1]), axis=-1).max())
+    speed = float(np.linalg.norm(rhs_theorem3(lam, q[-1]), axis=-1).max())
     settled = speed <= SETTLED_TOL * 8 * float(np.abs(lam).max())
     horizon = RATE_HORIZON / max(rate, MIN_RATE)
     long_enough = p["T"] == 0 or p["T"] >= horizon
