@@ -32,7 +32,6 @@ from theorems.core.runner import RAY_LOCAL, BackendUnavailable, Instance, Progre
 from theorems.core.suite import SUITES, get_suite
 
 if TYPE_CHECKING:
-    from theorems.core.evidence import Evidence
     from theorems.core.manifest import ResultInfo
 
 __all__ = ["Instance", "Progress", "build_parser", "main", "parse_assignments", "parse_value"]

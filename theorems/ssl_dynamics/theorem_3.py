@@ -48,7 +48,6 @@ import math
 import random
 
 import numpy as np
-import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
