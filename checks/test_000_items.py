@@ -4,6 +4,7 @@ convergence certificate of a training budget, and Definition 2 as a registered r
 from __future__ import annotations
 
 import pytest
+import torch
 
 import theorems
 from theorems.deep_fusion import trained_attention
@@ -57,3 +58,52 @@ def test_trained_attention_digits_refuses_more_classes_than_the_data_has():
         theorems.check(TA, data="digits", m=66, heads=2)
     with pytest.raises(theorems.HypothesisViolation, match="half a digit class"):
         theorems.check(TA, data="digits", nu=100)
+
+
+# ======================================================================================================
+# Definition 2
+# ======================================================================================================
+D2 = "deep_fusion.definition_2"
+
+
+def test_definition_2_status_and_the_failing_sentence(run):
+    from theorems.deep_fusion import definition_2
+
+    assert str(theorems.get(D2).status) == "verified-corrected"
+    assert run(D2).holds
+    printed = run(D2, form="as_printed")
+    assert [c.name for c in printed.failed_bounds] == ["distance_wording_is_the_formula"]
+    # the reciprocal reading is 1/𝒮, the attention reading max_same/min_diff: both far from 𝒮
+    assert min(printed.details["wording_misfit_by_reading"].values()) > 1.0
+    assert definition_2.CONTROLS  # each control breaks the claim it is there for
+    broken = {spec.get("entries", spec.get("labels", spec.get("criterion"))): {c.name for c in
+              run(D2, **spec).failed_bounds} for spec in definition_2.CONTROLS}
+    assert "infimum_is_lowest_same_over_highest_cross" in broken["signed"]
+    assert "block_diagonal_limit_is_infinite" in broken["shuffled"]
+    assert "stricter_than_mean_separation" in broken["max_over_min"]
+
+
+def test_definition_2_hand_matrix_against_numpy():
+    """A 4×4 positive matrix, clusters {0,1}, {2,3}: the brute-force inf of Definition 2 is min same / max cross,
+    and the wording's 'max intra / min inter distance' with distance 1/A is its reciprocal."""
+    import numpy as np
+
+    from theorems.deep_fusion.definition_2 import brute_force_inf
+
+    A = np.array([[0.5, 0.3, 0.1, 0.1], [0.2, 0.6, 0.15, 0.05], [0.05, 0.1, 0.45, 0.4], [0.12, 0.08, 0.3, 0.5]])
+    lab = np.array([0, 0, 1, 1])
+    same = lab[:, None] == lab[None, :]
+    want = min(A[same]) / max(A[~same])  # 0.2 / 0.15
+    assert want == pytest.approx(4 / 3, rel=1e-15)
+    got = float(brute_force_inf(torch.as_tensor(A)[None], torch.as_tensor(lab))[0])
+    assert got == pytest.approx(want, rel=1e-15)
+    d = 1 / A
+    assert max(d[same]) / min(d[~same]) == pytest.approx(1 / want, rel=1e-12)
+
+
+def test_definition_2_limit_slope_is_one_and_the_binding_instance_bites(run):
+    ev = run(D2)
+    assert 0.99 < ev.claim("block_diagonal_limit_is_infinite").observed <= 1.0 + 1e-9
+    tie = run(D2, instance="near_tie", tie=1e-9)
+    assert tie.holds and 0 < tie.claim("stricter_than_mean_separation").observed < 1e-8
+    assert ev.details["sharp_matrices"] > 0
