@@ -107,3 +107,14 @@ def test_definition_2_limit_slope_is_one_and_the_binding_instance_bites(run):
     tie = run(D2, instance="near_tie", tie=1e-9)
     assert tie.holds and 0 < tie.claim("stricter_than_mean_separation").observed < 1e-8
     assert ev.details["sharp_matrices"] > 0
+
+
+def test_definition_2_wording_tolerance_is_pinned_by_the_near_tie(run):
+    """At 𝒮 ≈ 1 + 1e-9 every reading of the wording is within ≈ 2e-10 of 𝒮: still a failure at the module's
+    relative tolerance (the literal 1e-11 pins it from above), and the claim takes the better reading."""
+    ev = run(D2, instance="near_tie", tie=1e-9, form="as_printed")
+    claim = ev.claim("distance_wording_is_the_formula")
+    assert not claim.passed and 1e-11 < claim.observed < 1e-8
+    assert claim.observed == min(ev.details["wording_misfit_by_reading"].values())
+    assert ev.claim("mean_separated_but_not_sharp").observed == 0.0  # every near-tie matrix is sharp
+    assert run(D2).claim("mean_separated_but_not_sharp").observed > 0.0
