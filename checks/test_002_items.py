@@ -45,3 +45,44 @@ def test_ntk_limit_trend_and_its_control(run):
     control = run(NTK, **theorems.get(NTK).trend_controls[0])
     assert not control.claim("ntk_error_decays_at_the_clt_rate").passed
     assert control.claim("ntk_error_decays_at_the_clt_rate").observed > 0.8  # the kernel grows like h
+
+
+# ======================================================================================================
+# Remark 1 (eq. 3)
+# ======================================================================================================
+R1 = "ssl_dynamics.remark_1"
+
+
+def test_remark_1_gradient_descent_against_numpy_least_squares():
+    """remark_1.gd on the joint squared loss of a linear model against the closed-form numpy update
+    Θ ← Θ − η(ΘXᵀ − Yᵀ)X, row by row (each output alone)."""
+    from theorems.ssl_dynamics import remark_1
+
+    rng = np.random.default_rng(1)
+    X, Y, T0 = rng.standard_normal((6, 3)), rng.standard_normal((6, 2)), rng.standard_normal((2, 3))
+    eta, steps = 0.05, 20
+    Xt, Yt = torch.tensor(X), torch.tensor(Y)
+    out = remark_1.gd([torch.tensor(T0)], lambda prm: 0.5 * ((Xt @ prm[0].T - Yt) ** 2).sum(), eta, steps,
+                      lambda prm: prm[0].detach().clone())
+    for l in range(2):
+        th = T0[l].copy()
+        for _ in range(steps):
+            th = th - eta * (X @ th - Y[:, l]) @ X
+        np.testing.assert_allclose(out[-1][l].numpy(), th, rtol=1e-12)
+
+
+def test_remark_1_holds_and_its_controls_fail_for_their_reason(run):
+    from theorems.ssl_dynamics import remark_1
+
+    assert str(theorems.get(R1).status) == "verified"
+    for model in ("linear", "kernel"):
+        ev = run(R1, model=model)
+        assert ev.holds and ev.details["cross_output_ntk_max"] == 0.0
+        assert ev.details["final_train_loss"] < ev.details["initial_train_loss"]  # it trains
+    net = run(R1, **remark_1.CONTROLS[0])
+    assert not net.claim("joint_equals_independent").passed and net.details["cross_output_ntk_max"] > 0.1
+    leak = run(R1, **remark_1.CONTROLS[1])
+    # the wrong constant 1e-10 moves the outputs by ~2e-10: outside the tolerance, within 100× of it
+    assert remark_1.DECOUPLE_RTOL < leak.claim("joint_equals_independent").observed < 100 * remark_1.DECOUPLE_RTOL
+    edge = run(R1, eta_frac=0.95, steps=400)
+    assert edge.holds
