@@ -86,3 +86,36 @@ def test_remark_1_holds_and_its_controls_fail_for_their_reason(run):
     assert remark_1.DECOUPLE_RTOL < leak.claim("joint_equals_independent").observed < 100 * remark_1.DECOUPLE_RTOL
     edge = run(R1, eta_frac=0.95, steps=400)
     assert edge.holds
+
+
+# ======================================================================================================
+# Example 1 (Figure 1)
+# ======================================================================================================
+E1 = "ssl_dynamics.example_1"
+
+
+def test_example_1_orthogonal_dynamics_reach_numpys_minimum_on_an_explicit_C(run):
+    C = np.array([[-2.0, 0.5], [0.5, -0.3]])
+    ev = run(E1, C="-2,0.5;0.5,-0.3", z=1, h=3)
+    assert ev.holds and ev.converged
+    np.testing.assert_allclose(ev.details["orthogonal_final_losses"], np.linalg.eigvalsh(C)[0], rtol=1e-9)
+
+
+def test_example_1_default_and_controls(run):
+    from theorems.ssl_dynamics import example_1
+
+    ev = run(E1)
+    assert str(theorems.get(E1).status) == "verified" and ev.holds and ev.converged
+    assert ev.details["negative_eigenvalues"] == 2  # half moons: both eigenvalues of C negative
+    psd, narrow = (run(E1, **spec) for spec in example_1.CONTROLS)
+    assert [c.name for c in psd.failed_bounds] == ["unconstrained_diverges"]
+    assert psd.details["unconstrained_log10_growth_max"] < 0  # it decays
+    assert {c.name for c in narrow.failed_bounds} == {"orthogonal_reaches_the_minimum",
+                                                      "fixed_point_independent_of_init"}
+    assert narrow.details["orthogonal_final_losses"][0] == pytest.approx(-0.5, rel=1e-9)  # λ₁ + λ₂, not λ₁ = −1
+    assert run(E1, h=2).holds  # the narrowest admissible width
+
+
+def test_example_1_short_run_is_not_converged(run):
+    ev = run(E1, steps=5)
+    assert ev.converged is False and not ev.holds
