@@ -119,3 +119,32 @@ def test_example_1_default_and_controls(run):
 def test_example_1_short_run_is_not_converged(run):
     ev = run(E1, steps=5)
     assert ev.converged is False and not ev.holds
+
+
+# ======================================================================================================
+# Figure 4 (right): SVM on digits
+# ======================================================================================================
+F4 = "ssl_dynamics.figure_4"
+
+
+def test_figure_4_accuracies_coincide_on_digits_and_the_printed_sign_parts_them(run):
+    from theorems.ssl_dynamics import figure_4
+
+    ev = run(F4)
+    assert str(theorems.get(F4).status) == "verified" and ev.holds
+    assert ev.details["dataset"] == "digits" and "stand-in" in ev.details["stand_in"]
+    rows = ev.details["accuracy_rows"]
+    assert len(rows) == 3 * 2 * 4 and all(r["acc_network"] == r["acc_ode"] for r in rows)
+    assert min(r["acc_ode"] for r in rows if r["t"] == 200) > 0.9  # the embeddings separate 0 from 1
+    ascent = run(F4, **figure_4.CONTROLS[0])
+    assert ascent.claim("accuracies_coincide").observed > 0.2
+
+
+def test_figure_4_svm_accuracy_against_a_hand_threshold():
+    """On 1-D embeddings a linear SVM is a threshold: on separable data it scores 1, on a shuffled labelling ~chance."""
+    from theorems.ssl_dynamics.figure_4 import accuracy
+
+    e = np.linspace(-1, 1, 40)[:, None]
+    y = (e[:, 0] > 0).astype(int)
+    assert accuracy(e, y, e, y) == 1.0
+    assert accuracy(e, y, e, 1 - y) == 0.0
