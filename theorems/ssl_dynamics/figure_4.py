@@ -76,8 +76,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     X, y = digits(ctx, 2, n)  # (64, 2n), classes 0 and 1, each in a random order
     X, y = X.T, y
     half = n // 2
-    train = torch.cat([torch.arange(half), n + torch.arange(half)]).to(ctx.device)
-    test = torch.cat([torch.arange(half, n), n + torch.arange(half, n)]).to(ctx.device)
+    train = torch.cat([torch.arange(half, device=ctx.device), n + torch.arange(half, device=ctx.device)])
+    test = torch.cat([torch.arange(half, n, device=ctx.device), n + torch.arange(half, n, device=ctx.device)])
     Xtr, Xte = X[train], X[test]
     ytr, yte = y[train].cpu().numpy(), y[test].cpu().numpy()
     C = trace_matrix(ssl_triplets(ctx, Xtr, p["sigma2"]), "contrastive")
