@@ -48,6 +48,7 @@ import math
 import torch
 
 from ..core.evidence import Claim
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
                            seed_param)
@@ -206,6 +207,12 @@ CONTROLS = (dict(entries="signed", allow_violation=True), dict(labels="shuffled"
             dict(criterion="max_over_min", allow_violation=True))
 
 
+def report_instances(suite):
+    yield from declared_instances(RESULT, suite)
+    yield AS_PRINTED, {}, False  # the counterexample: the distance wording, as printed
+    yield AS_PRINTED, dict(instance="near_tie", tie=1e-9), False
+
+
 def _strategy():
     from ..strategies._common import declared_params
 
@@ -256,5 +263,6 @@ RESULT = register(Result(
     evaluate=evaluate,
     hypotheses=hypotheses,
     forms=(AS_PRINTED, CORRECTED),
+    report_instances=report_instances,
     module=__name__,
 ))

@@ -41,6 +41,7 @@ import numpy as np
 import torch
 
 from ..core.evidence import Claim
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..data.ssl_pairs import dataset
@@ -208,5 +209,6 @@ RESULT = register(Result(
         explicit_C_param(),
         seed_param(),
     ),
-    cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), module=__name__,
+    cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,),
+    report_instances=lambda suite: declared_instances(RESULT, suite), module=__name__,
 ))

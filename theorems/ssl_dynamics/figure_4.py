@@ -40,6 +40,7 @@ import numpy as np
 import torch
 
 from ..core.evidence import Claim
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..data.digits import STAND_IN_NOTE, class_sizes, digits
@@ -163,7 +164,8 @@ RESULT = register(Result(
         Param("step_sign", int, -1, "−1: descent; +1: (11) as printed (ascent, a control)", "= −1", low=-1, high=1),
         seed_param(),
     ),
-    cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), module=__name__,
+    cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,),
+    report_instances=lambda suite: declared_instances(RESULT, suite), module=__name__,
 ))
 
 

@@ -34,6 +34,7 @@ import math
 import torch
 
 from ..core.evidence import Claim
+from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..optim.threads import one_thread
@@ -227,5 +228,6 @@ RESULT = register(Result(
               "= 0", low=-1.0, high=1.0),
         seed_param(),
     ),
-    cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), module=__name__,
+    cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,),
+    report_instances=lambda suite: declared_instances(RESULT, suite), module=__name__,
 ))
