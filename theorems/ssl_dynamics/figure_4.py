@@ -137,7 +137,9 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
 def cost(p: dict) -> Cost:
     R, T = p["inits"], p["steps"]
     hs = sum(p["widths"])
-    return Cost(elements=4 * R * max(p["widths"]) * 65 + 4 * 64 * 64, work=12.0 * R * T * hs * 64 * 66)
+    fits = len(p["widths"]) * R * p["checkpoints"] * 2  # SVMs on 1-D embeddings of 2n images
+    return Cost(elements=4 * R * max(p["widths"]) * 65 + 4 * 64 * 64 + 6 * p["n"] * 64,
+                work=12.0 * R * T * hs * 64 * 66 + fits * 2 * p["n"] * (64 + 100) + 2 * p["n"] * 64 * 64)
 
 
 CONTROLS = (dict(step_sign=1, allow_violation=True),)
