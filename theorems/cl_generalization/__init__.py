@@ -10,3 +10,4 @@ from . import barlow_twins  # noqa: F401
 from . import augmentation_trend  # noqa: F401
 from . import composition_ordering  # noqa: F401
 from . import revised_infonce  # noqa: F401
+from . import alignment_uniformity  # noqa: F401

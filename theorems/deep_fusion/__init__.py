@@ -10,3 +10,4 @@ from . import theorem_2_depth  # noqa: F401
 from . import tables  # noqa: F401
 from . import trained_attention  # noqa: F401
 from . import fusion_trend  # noqa: F401
+from . import definition_2  # noqa: F401

@@ -118,10 +118,11 @@ def nt_xent(z1: torch.Tensor, z2: torch.Tensor, tau: float) -> torch.Tensor:
 @dataclass
 class Training:
     theta: torch.Tensor  # (S, P) trained parameters
-    bases: torch.Tensor  # (S, K, m, r) each seed's union of subspaces
+    source: object  # where the sequences come from (SubspaceSource or PoolSource)
     loss_first: torch.Tensor  # (S,) mean loss over the first training chunk
     loss_last: torch.Tensor  # (S,) mean loss over the last training chunk
     steps: int  # gradient steps taken
+    history: torch.Tensor | None = None  # (steps, S) the training loss at every step
 
 
 def adam_step(theta, grad, mom, vel, t: int, rate: float) -> torch.Tensor:
@@ -137,33 +138,76 @@ def cosine_rate(lr: float, t: int, steps: int) -> float:
     return lr * 0.5 * (1 + math.cos(math.pi * t / steps))
 
 
-def views_of(ctx, bases: torch.Tensor, sizes, steps: int, eps: float) -> torch.Tensor:
+class SubspaceSource:
+    """Clean samples of each seed's own union of subspaces (``bases`` (S, K, m, r), unit rows, cluster by cluster)."""
+
+    def __init__(self, bases: torch.Tensor, sizes):
+        self.bases, self.sizes = bases, tuple(sizes)
+
+    def train(self, ctx, steps: int) -> torch.Tensor:
+        """(steps, S, N, m) fresh samples per step and seed."""
+        S = self.bases.shape[0]
+        X = sample_union(ctx, self.bases.repeat(steps, 1, 1, 1), self.sizes)  # (steps·S, N, m)
+        return X.reshape(steps, S, *X.shape[1:])
+
+    def test(self, ctx, batches: int) -> torch.Tensor:
+        """(S, batches, N, m) fresh test sequences per seed."""
+        S = self.bases.shape[0]
+        X = sample_union(ctx, self.bases.repeat_interleave(batches, 0), self.sizes)
+        return X.reshape(S, batches, *X.shape[1:])
+
+
+class PoolSource:
+    """Sequences drawn from fixed per-class pools of unit feature vectors (real data: ``train``/``test`` pools
+    (K, P, m), class k's images in row k). Each sequence takes ν distinct images of every class, cluster by
+    cluster, independently per step (or test batch) and seed."""
+
+    def __init__(self, train_pool: torch.Tensor, test_pool: torch.Tensor, S: int, nu: int):
+        self.pools, self.S, self.nu = {"train": train_pool, "test": test_pool}, S, nu
+
+    def _draw(self, ctx, which: str, reps: int) -> torch.Tensor:
+        pool = self.pools[which]
+        K, P, m = pool.shape
+        pick = ctx.rand(reps, K, P).argsort(-1)[..., :self.nu]  # (reps, K, ν) distinct images per class
+        X = pool[torch.arange(K, device=pool.device)[None, :, None], pick]  # (reps, K, ν, m)
+        return X.reshape(reps, K * self.nu, m)
+
+    def train(self, ctx, steps: int) -> torch.Tensor:
+        return self._draw(ctx, "train", steps * self.S).reshape(steps, self.S, -1, self.pools["train"].shape[-1])
+
+    def test(self, ctx, batches: int) -> torch.Tensor:
+        return self._draw(ctx, "test", self.S * batches).reshape(self.S, batches, -1, self.pools["test"].shape[-1])
+
+
+def views_of(ctx, source, steps: int, eps: float) -> torch.Tensor:
     """(steps, S, 2, N, m): fresh clean samples per step and seed, each seen through two noisy views (eq. 6
     noise as the augmentation)."""
-    S = bases.shape[0]
-    X = sample_union(ctx, bases.repeat(steps, 1, 1, 1), sizes)  # (steps·S, N, m)
-    two = torch.stack([add_noise(ctx, X, eps), add_noise(ctx, X, eps)], 1)
-    return two.reshape(steps, S, 2, *X.shape[1:])
+    X = source.train(ctx, steps)  # (steps, S, N, m)
+    flat = X.reshape(-1, *X.shape[2:])
+    two = torch.stack([add_noise(ctx, flat, eps), add_noise(ctx, flat, eps)], 1)
+    return two.reshape(*X.shape[:2], 2, *X.shape[2:])
 
 
 def train_head(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr: float, tau: float,
-               sequence: str) -> Training:
-    """Train S heads (one per seed, each on its own union of subspaces) for ``steps`` Adam steps, with one
-    intra-op thread (the tensors are tiny: threads only add synchronisation, see `theorems.optim.threads`)."""
+               sequence: str, source=None) -> Training:
+    """Train S heads for ``steps`` Adam steps, with one intra-op thread (the tensors are tiny: threads only add
+    synchronisation, see `theorems.optim.threads`). The data: ``source`` (see :class:`PoolSource`), or by default
+    each seed's own union of len(sizes) random r-dimensional subspaces."""
     with single_threaded():
-        return _train_head(ctx, shape, sizes, r, eps, steps, lr, tau, sequence)
+        return _train_head(ctx, shape, sizes, r, eps, steps, lr, tau, sequence, source)
 
 
 def _train_head(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr: float, tau: float,
-                sequence: str) -> Training:
+                sequence: str, source) -> Training:
     S, m = shape.S, shape.d
-    bases = random_subspaces(ctx, S, m, len(sizes), r)
+    if source is None:
+        source = SubspaceSource(random_subspaces(ctx, S, m, len(sizes), r), sizes)
     theta = init_params(ctx, shape)
     mom, vel = torch.zeros_like(theta), torch.zeros_like(theta)
     N = int(sum(sizes))
-    losses, taken = [], 0
+    losses, steps_losses, taken = [], [], 0
     for start in range(0, steps, CHUNK):
-        data = views_of(ctx, bases, sizes, min(CHUNK, steps - start), eps)
+        data = views_of(ctx, source, min(CHUNK, steps - start), eps)
         chunk = []
         for k in range(data.shape[0]):
             t = start + k
@@ -180,15 +224,17 @@ def _train_head(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr
             theta = adam_step(theta.detach(), grad, mom, vel, t, cosine_rate(lr, t, steps))
             taken += 1
         losses.append(torch.stack(chunk).mean(0))
+        steps_losses.append(torch.stack(chunk))
     nan = torch.full((S,), math.nan, dtype=ctx.dtype, device=ctx.device)
-    return Training(theta.detach(), bases, losses[0] if losses else nan, losses[-1] if losses else nan, taken)
+    history = torch.cat(steps_losses) if steps_losses else torch.empty(0, S, dtype=ctx.dtype, device=ctx.device)
+    return Training(theta.detach(), source, losses[0] if losses else nan, losses[-1] if losses else nan, taken,
+                    history)
 
 
 def attention_logits(ctx, training: Training, shape: HeadShape, sizes, batches: int) -> list[torch.Tensor]:
     """Per block the logits (S, batches, H, N, N) on fresh clean test sequences of N samples (one view, as the
     paper's inference-time Table 1)."""
-    S = shape.S
-    X = sample_union(ctx, training.bases.repeat_interleave(batches, 0), sizes)
+    X = training.source.test(ctx, batches)
     with torch.no_grad():
-        _, logits = forward(training.theta, shape, X.reshape(S, batches, *X.shape[1:]))
+        _, logits = forward(training.theta, shape, X)
     return logits
