@@ -68,13 +68,15 @@ def _trend_evaluate(p, form, ctx) -> Outcome:
     a = p["a"]
     return Outcome(observed=a, bound=TREND[1], tightness=None,
                    claims=[Claim.at_least("exponent_at_least", a, TREND[0]), Claim.at_most("exponent_at_most", a, TREND[1])],
-                   details={})
+                   details={}, converged=p["converges"])
 
 
 def fake_trend(**changes) -> Result:
     base = Result(
         id="fake_verdict.trend", paper="999", paper_title="No Paper", title="y ~ 1/n", statement="y = O(1/n)",
-        status=Status.TREND, params=(Param("a", float, -1.0, "exponent"),), evaluate=_trend_evaluate,
+        status=Status.TREND, params=(Param("a", float, -1.0, "exponent"),
+                                     Param("converges", bool, True, "pretend the fit's optimiser converged")),
+        evaluate=_trend_evaluate,
         hypotheses=lambda p, form: [] if TREND[0] <= p["a"] <= TREND[1] else [Violation("rate", "excluded", ("a",))],
         module=__name__, logic=Logic(for_all="n → ∞"),
         trend_controls=({"a": -0.5, "allow_violation": True},),
@@ -203,6 +205,18 @@ def test_trend_needs_a_contrasting_control(registered):
     assert no_control.status is Status.OPEN
     holding_control = derive(registered(fake_trend(trend_controls=({"a": -1.1},), open_reason="r")))
     assert holding_control.status is Status.OPEN
+
+
+def test_unconverged_trend_control_does_not_contrast(registered):
+    """A control that fails its bound but did not converge fails `holds` by the convergence rule alone: it
+    tells nothing about the regime, so it must not make a trend (audit: 'failed only by not converging')."""
+    d = derive(registered(fake_trend(trend_controls=({"a": -0.5, "converges": False, "allow_violation": True},),
+                                     open_reason="r")))
+    assert d.status is Status.OPEN
+    assert any("did not converge" in p for p in d.problems)
+    # an unconverged control inside the trend's range (bounds pass, holds False by convergence only)
+    d2 = derive(registered(fake_trend(trend_controls=({"a": -1.0, "converges": False},), open_reason="r")))
+    assert d2.status is Status.OPEN
 
 
 def test_proof_erratum_must_replay(registered):
