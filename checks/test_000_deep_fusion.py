@@ -270,8 +270,21 @@ def test_theorem_2_vacuity_is_the_scale(run):
     """Without a normalisation the search exceeds γ_B by far more than e^20; with unit columns only by a finite
     margin: the flag changes what is shown."""
     free, unit = run(T2), run(T2, normalisation="unit_columns")
-    assert free.details["vacuous"] is True and "vacuous" not in unit.details
+    assert free.details["vacuous"] is True and unit.details["vacuous"] is False
     assert free.details["witness_log10_margin_min"] > unit.details["witness_log10_margin_min"]
+
+
+def test_theorem_2_unit_columns_reach_gamma_B_without_separating(run):
+    """Non-separable batch, unit columns: the winning witness starts from a first-layer log-sharpness far below
+    0 and stays below 0 after the block — γ_B is reached because the first layer separates nothing; on some
+    instances no γ_B-reaching candidate of the search separates (vacuous there)."""
+    ev = run(T2, instance="nonseparable", normalisation="unit_columns")
+    assert ev.claim("witness_reaches_gamma_B").passed
+    assert ev.claim("winner_log_sharpness_before_max").observed < -10
+    assert ev.claim("winner_log_sharpness_after_max").observed < 0
+    assert ev.claim("separating_witness_fraction").observed < 1 and ev.details["vacuous"] is True
+    # the split is the ratio: after − before of the winner is ≥ log γ_B + margin ≥ the search's ratio
+    assert ev.details["winner_log_sharpness_after_min"] > ev.details["winner_log_sharpness_before_min"]
 
 
 # ======================================================================================================
