@@ -669,3 +669,10 @@ def test_report_instances_flag_exactly_the_controls(result_id, suite_name):
     for form, params, control in result.report_instances(get_suite(suite_name)):
         _, violations = validate(result, params, form)
         assert control == bool(violations), (form, params, control, violations)
+
+
+def test_theorem_2_registered_control_is_just_outside(run):
+    """The REGISTERED control asks for a factor a little above what the search reaches: it fails by < 5 nats."""
+    for spec in theorem_2.RESULT.controls:
+        c = run(T2, **spec).claim("witness_reaches_gamma_B")
+        assert not c.passed and -5.0 < c.observed < 0.0, c

@@ -389,7 +389,9 @@ ERRATA = (
                  params=dict(instance="nonseparable", instances=8), claim="appendix_B_W_reaches_gamma_B"),
 )
 CONTROLS = (
-    dict(gamma_factor=1e300, allow_violation=True),  # a factor no witness of the search reaches
+    # Pin: the search beats γ_B by 80.91 nats at least on the default batch (measured); a factor 1e36 = e^82.9 asks
+    # for 2 nats more (2.4 %), so a constant or comparison changed in the search or in γ_B is caught
+    dict(gamma_factor=1e36, allow_violation=True),
 )
 VACUITY = ("the free scale of W (the statement fixes none): the witness search exceeds γ_B by a factor e^20 or "
            "more on every instance of the default batch, and the log-ratio grows with the scale of W")
