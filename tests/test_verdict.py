@@ -266,3 +266,34 @@ def test_a_failing_binding_instance_blocks_verified(registered):
                         binding=(Binding("x ≤ 1/2", {"x": 0.9}, "past the printed constant"),), open_reason="r")
     d = derive(registered(fake(**printed_true)))
     assert d.status is Status.OPEN and any("does not hold" in r for r in d.reasons), d.explain()
+
+
+def test_verified_needs_the_default_instance_to_hold(registered):
+    """Binding instance holds (x = 0.4: 0.16 ≤ 0.2) but the default (x = 0.8) does not: not verified."""
+    params = tuple(dataclasses.replace(p, default=0.8) if p.name == "x" else p for p in fake().params)
+    d = derive(registered(fake(counterexamples=(), forms=(AS_PRINTED,), proof_errata=(), params=params,
+                               binding=(Binding("x ≤ 1", {"x": 0.4}, "inside"),), open_reason="r",
+                               status=Status.OPEN)))
+    assert d.status is Status.OPEN and any("default instance" in r for r in d.reasons)
+
+
+def _vacuous_evaluate(flag):
+    def evaluate(p, form, ctx):
+        out = _evaluate(p, form, ctx)
+        out.details["vacuous"] = flag
+        return out
+    return evaluate
+
+
+def test_vacuous_needs_the_default_instance_to_show_it(registered):
+    common = dict(counterexamples=(), proof_errata=(), status=Status.VACUOUS, vacuity="a free scale")
+    assert derive(registered(fake(evaluate=_vacuous_evaluate(True), **common))).status is Status.VACUOUS
+    d = derive(registered(fake(evaluate=_vacuous_evaluate(False), **common)))
+    assert d.status is not Status.VACUOUS and any("does not show the vacuity" in p for p in d.problems)
+
+
+def test_cached_runner_knows_what_it_computed(registered):
+    r = registered(fake())
+    runner = CachedRunner()
+    runner(r.id)
+    assert runner.has(r.id) and runner.has(r.id, x=0.25) and not runner.has(r.id, x=0.5)
