@@ -62,3 +62,12 @@ def test_figure_8_registered_controls_fail_the_count(run):
         ev = run(F8, **spec)
         assert spec.get("allow_violation") and not ev.claim("relu_at_least_8_maxima").passed, spec
     assert run(F8, leak=0.05, allow_violation=True).claim("relu_at_least_8_maxima").passed  # recorded: 8 maxima
+
+
+def test_theorem_3_rate_bound_is_the_worst_iteration(run):
+    """rate_bound observes the max over t ≥ 1 of (1 − c_t)/(γ^t(1 − c₀)): recomputed from the recorded 1 − c_t."""
+    for params in [dict(b.params) for b in get(T3).binding]:
+        ev = run(T3, **params)
+        one_minus, gamma = ev.details["one_minus_c_t"], ev.details["gamma"]
+        ratios = [one_minus[t] / (gamma ** t * one_minus[0]) for t in range(1, len(one_minus)) if one_minus[t] > 1e-13]
+        assert ratios and ev.claim("rate_bound").observed >= max(ratios)
