@@ -692,3 +692,20 @@ def test_theorem_2_registered_control_is_just_outside(run):
     for spec in theorem_2.RESULT.controls:
         c = run(T2, **spec).claim("witness_reaches_gamma_B")
         assert not c.passed and -5.0 < c.observed < 0.0, c
+
+
+def test_theorem_2_every_registered_proof_erratum_replays(run):
+    """Each REGISTERED erratum's proof_step claim fails on its instance (the worst slack over the batch is taken)."""
+    from theorems.core.verdict import proof_erratum_problem
+
+    for erratum in theorem_2.RESULT.proof_errata:
+        assert proof_erratum_problem(theorem_2.RESULT, erratum, run) is None, erratum.step
+
+
+def test_theorem_2_default_steps_are_finite_and_gamma_B_certifies_no_increase(run):
+    ev = run(T2)
+    for name in ("B1_offblock_at_most_delta", "B1_inblock_at_least_Delta", "eq8_cross_upper_bound"):
+        c = ev.claim(name)
+        assert c.passed and math.isfinite(c.observed), c  # the worst entry over the batch, not a masked one
+    assert ev.details["separable_instances"] == ev.details["instances"]  # ε = 0.01: every instance has δ < Δ
+    assert ev.claim("log_gamma_B_max_separable").observed < 0  # γ_B < 1 there: the factor certifies no increase
