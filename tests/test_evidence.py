@@ -160,7 +160,22 @@ def test_explain_and_claim_lookup():
     with pytest.raises(KeyError, match="no claim 'nope'"):
         ev.claim("nope")
     s = summarize([make_evidence(holds=True), make_evidence(), make_evidence(converged=False)])
-    assert s == {"instances": 3, "holds": 1, "fails": 2, "not_converged": 1}
+    assert s == {"instances": 3, "holds": 1, "fails": 2, "not_converged": 1, "measured": 0}
+
+
+def test_an_evidence_with_no_bound_claim_asserts_nothing():
+    """Defined once in core: no bound claim → outcome 'measured' (neither a pass nor a failure), holds False
+    because nothing was confirmed; an identity that passes does not make it hold (algorithm_1's case)."""
+    from theorems.core.evidence import FAILS, HOLDS, MEASURED, NOT_CONVERGED, outcome_of
+
+    only = [Claim.at_most("by construction", 0.0, 1.0, kind="identity"), Claim.measurement("gap", 0.5)]
+    ev = make_evidence(claims=only, holds=False, converged=None)
+    assert ev.outcome == MEASURED and "NOTHING ASSERTED" in repr(ev)
+    assert summarize([ev])["measured"] == 1
+    assert outcome_of(only, False) == NOT_CONVERGED
+    assert outcome_of([Claim.at_most("b", 1.0, 2.0)], None) == HOLDS
+    assert outcome_of([Claim.at_most("b", 3.0, 2.0)], None) == FAILS
+    assert outcome_of([Claim.at_most("b", 1.0, 2.0)], False) == NOT_CONVERGED
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -68,13 +68,15 @@ def _trend_evaluate(p, form, ctx) -> Outcome:
     a = p["a"]
     return Outcome(observed=a, bound=TREND[1], tightness=None,
                    claims=[Claim.at_least("exponent_at_least", a, TREND[0]), Claim.at_most("exponent_at_most", a, TREND[1])],
-                   details={})
+                   details={}, converged=p["converges"])
 
 
 def fake_trend(**changes) -> Result:
     base = Result(
         id="fake_verdict.trend", paper="999", paper_title="No Paper", title="y ~ 1/n", statement="y = O(1/n)",
-        status=Status.TREND, params=(Param("a", float, -1.0, "exponent"),), evaluate=_trend_evaluate,
+        status=Status.TREND, params=(Param("a", float, -1.0, "exponent"),
+                                     Param("converges", bool, True, "pretend the fit's optimiser converged")),
+        evaluate=_trend_evaluate,
         hypotheses=lambda p, form: [] if TREND[0] <= p["a"] <= TREND[1] else [Violation("rate", "excluded", ("a",))],
         module=__name__, logic=Logic(for_all="n → ∞"),
         trend_controls=({"a": -0.5, "allow_violation": True},),
@@ -205,6 +207,18 @@ def test_trend_needs_a_contrasting_control(registered):
     assert holding_control.status is Status.OPEN
 
 
+def test_unconverged_trend_control_does_not_contrast(registered):
+    """A control that fails its bound but did not converge fails `holds` by the convergence rule alone: it
+    tells nothing about the regime, so it must not make a trend (audit: 'failed only by not converging')."""
+    d = derive(registered(fake_trend(trend_controls=({"a": -0.5, "converges": False, "allow_violation": True},),
+                                     open_reason="r")))
+    assert d.status is Status.OPEN
+    assert any("did not converge" in p for p in d.problems)
+    # an unconverged control inside the trend's range (bounds pass, holds False by convergence only)
+    d2 = derive(registered(fake_trend(trend_controls=({"a": -1.0, "converges": False},), open_reason="r")))
+    assert d2.status is Status.OPEN
+
+
 def test_proof_erratum_must_replay(registered):
     wrong = ProofErratum("step 1", "x ≤ 3/4", "claimed to fail", {"x": 0.5}, "proof_step_x_small")
     d = derive(registered(fake(proof_errata=(wrong,))))
@@ -252,3 +266,34 @@ def test_a_failing_binding_instance_blocks_verified(registered):
                         binding=(Binding("x ≤ 1/2", {"x": 0.9}, "past the printed constant"),), open_reason="r")
     d = derive(registered(fake(**printed_true)))
     assert d.status is Status.OPEN and any("does not hold" in r for r in d.reasons), d.explain()
+
+
+def test_verified_needs_the_default_instance_to_hold(registered):
+    """Binding instance holds (x = 0.4: 0.16 ≤ 0.2) but the default (x = 0.8) does not: not verified."""
+    params = tuple(dataclasses.replace(p, default=0.8) if p.name == "x" else p for p in fake().params)
+    d = derive(registered(fake(counterexamples=(), forms=(AS_PRINTED,), proof_errata=(), params=params,
+                               binding=(Binding("x ≤ 1", {"x": 0.4}, "inside"),), open_reason="r",
+                               status=Status.OPEN)))
+    assert d.status is Status.OPEN and any("default instance" in r for r in d.reasons)
+
+
+def _vacuous_evaluate(flag):
+    def evaluate(p, form, ctx):
+        out = _evaluate(p, form, ctx)
+        out.details["vacuous"] = flag
+        return out
+    return evaluate
+
+
+def test_vacuous_needs_the_default_instance_to_show_it(registered):
+    common = dict(counterexamples=(), proof_errata=(), status=Status.VACUOUS, vacuity="a free scale")
+    assert derive(registered(fake(evaluate=_vacuous_evaluate(True), **common))).status is Status.VACUOUS
+    d = derive(registered(fake(evaluate=_vacuous_evaluate(False), **common)))
+    assert d.status is not Status.VACUOUS and any("does not show the vacuity" in p for p in d.problems)
+
+
+def test_cached_runner_knows_what_it_computed(registered):
+    r = registered(fake())
+    runner = CachedRunner()
+    runner(r.id)
+    assert runner.has(r.id) and runner.has(r.id, x=0.25) and not runner.has(r.id, x=0.5)

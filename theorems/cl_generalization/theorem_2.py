@@ -35,8 +35,9 @@ holds. It holds on every instance built, and it is checked where it is informati
   Err = (1−σ)+R_ε = 1/(Kn) > 0: the bound is attained. ``BINDING`` (n = 10, m = 10, c = 0.35 against
   c* = 0.3524): max μ_ℓᵀμ_k = 0.287 against the threshold 0.289, Err = 0.05 = bound. The worst-case strategy
   draws this whole family (``binding`` mode: n, m, K and c a fraction 0.9–0.999 of c*), so every conformance
-  draw of that mode has the condition within 10 % of binding and Err = bound > 0; random draws have the
-  condition hold with Err = 0 = bound at best, which tests nothing;
+  draw of that mode has the condition within 10 % of binding and Err = bound > 0, and the adversarial
+  populations (Err > 0); random populations are not drawn by the search: every one tried has Err = 0, which
+  tests nothing (they remain among the report instances);
 * on a trained encoder for which the bound is not vacuous (``TRAINED``): two MLPs trained on the slides' revised
   InfoNCE (λ = 0.1, τ = 0.5, 16 negatives) over a population where 90 % of each class shares one augmented view
   and the other 10 % are atypical members without it (``partial_hub``: σ = 0.9 at δ = 0, the atypical points
@@ -351,12 +352,18 @@ def report_instances(suite):
     yield AS_PRINTED, {k: v for k, v in CONTROL_PINNED.items() if k != "allow_violation"}, True
 
 
+STRATEGY_MODES = ("adversarial", "binding")
+
+
 def _strategy():
     from hypothesis import strategies as st
 
     from ..strategies.cl_generalization import cl_theorem_2_params
 
-    return st.one_of(*(cl_theorem_2_params(mode) for mode in ("random", "adversarial", "binding")))
+    # Only where the bound can bite: random populations have Err = 0 (every draw tried: the conclusion holds with
+    # nothing to spare or to miss), so the search draws the adversarial populations (Err > 0) and the binding
+    # family (condition within 10 % of binding, Err = (1−σ)+R_ε > 0); random draws stay among the report instances.
+    return st.one_of(*(cl_theorem_2_params(mode) for mode in STRATEGY_MODES))
 
 
 RESULT = register(Result(

@@ -195,6 +195,24 @@ def bound_claims(claims: Sequence[Claim]) -> list[Claim]:
     return [c for c in claims if c.kind == "bound"]
 
 
+# What one instance says, in one word (the report and the CLI show it). 'not converged' outranks the rest: an
+# unconverged optimiser says nothing about the bound. An Evidence with no ``bound`` claim asserts nothing (an
+# open result's measurements, an identity tested): it is 'measured', neither a pass nor a failure, and its
+# ``holds`` is False because nothing was confirmed, never because something failed.
+HOLDS, FAILS, NOT_CONVERGED, MEASURED = "holds", "fails", "not converged", "measured"
+OUTCOMES = (HOLDS, FAILS, NOT_CONVERGED, MEASURED)
+
+
+def outcome_of(claims: Sequence[Claim], converged: bool | None) -> str:
+    """The one-word outcome of an instance (see ``OUTCOMES``): 'not converged', else 'measured' when no
+    ``bound`` claim is asserted, else 'holds' / 'fails' as :func:`decides_holds` says."""
+    if converged is False:
+        return NOT_CONVERGED
+    if not bound_claims(claims):
+        return MEASURED
+    return HOLDS if decides_holds(claims, converged) else FAILS
+
+
 def decides_holds(claims: Sequence[Claim], converged: bool | None) -> bool:
     """The verdict of one instance: every ``bound`` claim passed (and there is one), no NaN among them, and
     no optimiser the evidence rests on failed to converge. Identities, proof steps and measurements do
@@ -319,6 +337,11 @@ class Evidence:
         return [c for c in bound_claims(self.claims) if not c.passed]
 
     @property
+    def outcome(self) -> str:
+        """'holds', 'fails', 'not converged' or 'measured' (no bound claim: nothing asserted), :func:`outcome_of`."""
+        return outcome_of(self.claims, self.converged)
+
+    @property
     def failed_proof_steps(self) -> list[Claim]:
         return [c for c in self.claims if c.kind == "proof_step" and not c.passed]
 
@@ -427,7 +450,9 @@ class Evidence:
         )
 
     def __repr__(self) -> str:
-        verdict = "HOLDS" if self.holds else "DOES NOT HOLD"
+        verdict = "HOLDS" if self.holds else {
+            NOT_CONVERGED: "DOES NOT HOLD (not converged)",
+            MEASURED: "NOTHING ASSERTED (no bound claim: measurements only)"}.get(self.outcome, "DOES NOT HOLD")
         conv = {None: "n/a (no optimiser)", True: "yes", False: "NO"}[self.converged]
         tight = "n/a" if self.tightness is None else _fmt(self.tightness)
         slack = "n/a" if math.isnan(self.slack) else f"{self.slack:+.3g}"
@@ -457,10 +482,13 @@ class Evidence:
 
 
 def summarize(evidences: Sequence[Evidence]) -> dict[str, Any]:
-    """Counts used by the CLI and the report: instances, holds, failures, non-converged."""
+    """Counts used by the CLI and the report: instances, holds, not holding ('fails': every instance that does
+    not hold, whatever the reason), non-converged, and 'measured' (no bound claim: nothing asserted, counted
+    among 'fails' only because it confirms nothing)."""
     return {
         "instances": len(evidences),
         "holds": sum(e.holds for e in evidences),
         "fails": sum(not e.holds for e in evidences),
         "not_converged": sum(e.converged is False for e in evidences),
+        "measured": sum(e.outcome == MEASURED for e in evidences),
     }

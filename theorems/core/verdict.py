@@ -8,7 +8,8 @@ the two disagree. The rules, in the order they are tried:
   instance, and that instance shows the vacuity (``details["vacuous"] is True``);
 * ``trend``: the default instance holds (fitted exponent inside the predicted range) **and** every
   ``Result.trend_controls`` instance, a regime where the paper predicts otherwise, fails a ``bound``
-  claim; a trend that cannot tell the two regimes apart is ``open``;
+  claim on a converged run (one that fails only by not converging contrasts with nothing); a trend that
+  cannot tell the two regimes apart is ``open``;
 * ``verified-corrected`` / ``refuted``: at least one registered counterexample, and every one replays:
   the printed form, inside its hypotheses (no ``allow_violation``), converged, with a failed ``bound``
   claim, and for an existential statement a certificate that no admissible witness works
@@ -99,6 +100,17 @@ def proof_erratum_problem(result: Result, erratum, run: Runner) -> str | None:
     return None
 
 
+def trend_control_problem(ev: Evidence) -> str | None:
+    """Why a trend control's evidence does not contrast with the trend (None when it does): it contrasts
+    only by a failed ``bound`` claim on a *converged* run. A control whose optimiser did not converge fails
+    ``holds`` by the convergence rule alone, which says nothing about the regime (it must not count)."""
+    if ev.converged is False:
+        return "did not converge (an unconverged run contrasts with nothing)"
+    if ev.holds or not ev.failed_bounds:
+        return "holds"
+    return None
+
+
 def form_is_verified(result: Result, form: str, run: Runner, reasons: list[str]) -> bool:
     """Default instance holds, every binding instance holds inside the hypotheses, a search is declared.
     What is missing goes to ``reasons`` (it explains why the status is not 'verified')."""
@@ -166,9 +178,9 @@ def derive_status(result: Result, run: Runner) -> Derivation:
             problems.append("the default sweep does not hold (exponent outside the predicted range?)")
             return done(Status.OPEN)
         for spec in result.trend_controls:
-            ev = run_spec(run, result, spec)
-            if ev.holds or not ev.failed_bounds:
-                problems.append(f"trend control {dict(spec)} holds: the check cannot tell the regimes apart")
+            why = trend_control_problem(run_spec(run, result, spec))
+            if why:
+                problems.append(f"trend control {dict(spec)} {why}: the check cannot tell the regimes apart")
                 return done(Status.OPEN)
         reasons.append(f"the sweep holds and all {len(result.trend_controls)} contrasting regimes fail it")
         return done(Status.TREND)

@@ -19,7 +19,9 @@ Reading and correction
   but a worse heuristic.
 Verdict: open (was verified). The paper claims no accuracy, so nothing printed can be confirmed or refuted; the
 lower-bound property holds by construction (an ``identity``: it tests the code) and the gap is a measurement.
-The old ``verified`` counted that identity as evidence.
+The old ``verified`` counted that identity as evidence. Its Evidence therefore carries no ``bound`` claim: its
+outcome is 'measured' (``theorems.core.evidence.outcome_of``: nothing asserted, neither a pass nor a failure), and
+``holds`` is False because nothing is confirmed, not because anything failed.
 * "Basis of X_k": the leading left singular vectors of X_kᵀ (rank read off the SVD, rtol 1e-10).
 Runs are batched over ``restarts`` random u_0 and all classes and instances at once; each run is one
 execution of the algorithm. The exact ρ comes from :func:`theorems.metrics.cluster_integrity.cluster_integrity`.

@@ -15,14 +15,16 @@ width is the convergence certificate. Alongside it: the per-cluster margin ρ̃_
 What one check does
 -------------------
 Draws ``instances`` unions of subspaces (or a fixed instance) and asserts, worst case over the batch:
-* ``rho_in_unit_interval``: 0 ≤ ρ_k ≤ 1 (the printed range; needs unit rows);
+* ``rho_in_unit_interval`` (identity, a test of the code): 0 ≤ ρ_k ≤ 1, the printed range. For unit rows and
+  unit u it is Cauchy–Schwarz, |x_iᵀu| ≤ ‖x_i‖‖u‖ = 1: it holds by algebra, so it is no evidence (it fails only
+  with ``row_norm`` ≠ 1, the control that shows the code would notice);
 * ``rho_positive``: ρ_k > 0 (the printed existence of u_k^⊥; needs x_i ∉ 𝒰_k for other-cluster samples);
 * ``matches_reference_solver`` (identity, a test of the code): on the instance with the smallest ρ, ρ_k agrees
   with an independent computation (scipy SLSQP on every sign pattern, numpy).
 Quantifiers: ∀ sample sets in a union of subspaces, ∃ u_k^⊥ (the printed "there always exists a unit vector
 u_k^⊥ … non-zero cosine"): true for every finite set (a finite union of proper hyperplanes of 𝒰_k^⊥ cannot
-cover it), so ρ_k > 0 is a theorem; the check computes the maximiser exactly. Status ``verified`` (unchanged):
-both bounds hold on generated instances and where x_i ∉ 𝒰_k nearly fails (``offset`` = 1e-3: ρ_1 ≈ 1e-3).
+cover it), so ρ_k > 0 is a theorem; the check computes the maximiser exactly. Status ``verified`` (unchanged),
+resting on ``rho_positive`` alone: it holds on generated instances and where x_i ∉ 𝒰_k nearly fails (``offset`` = 1e-3: ρ_1 ≈ 1e-3).
 Negative controls: ``row_norm`` ≠ 1 (rows not unit: ρ can exceed 1), ``instance='intersecting'`` (a sample
 of cluster 2 on 𝒰_1 ∩ 𝒰_2: ρ_1 = 0), and ``patterns='positive'`` (no sign enumeration: misses ρ on
 arbitrary-sign data).
@@ -141,7 +143,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
            for k in range(K)]
     ref_err = float(np.abs(np.array(ref) - rho_k[w].cpu().numpy()).max())
     claims = [
-        Claim.at_most("rho_in_unit_interval", float(rho_k.max()), 1.0, "max_{b,k} ρ_k ≤ 1", atol=RANGE_ATOL),
+        Claim.at_most("rho_in_unit_interval", float(rho_k.max()), 1.0, "max_{b,k} ρ_k ≤ 1 (Cauchy–Schwarz: "
+                      "|x_iᵀu| ≤ ‖x_i‖‖u‖ = 1 for unit rows)", kind="identity", atol=RANGE_ATOL),
         Claim.at_least("rho_positive", float(rho_k.min()), RHO_MIN,
                        "min_{b,k} ρ_k > 0: some u ⟂ 𝒰_k has non-zero cosine with every x_i ∉ 𝒰_k"),
         Claim.at_most("matches_reference_solver", ref_err, 0.0,
