@@ -172,8 +172,11 @@ class Claim:
             rel = {"<=": "≤", ">=": "≥", "==": "="}[self.relation]
             slack = "" if math.isnan(self.slack) else f"; slack {self.slack:+.3g}"
             observed, bound = fmt_pair(self.observed, self.bound)
+            from .magnitude import magnitude
+
+            size = magnitude(self)
             text = (f"{mark} {self.name}: {observed} {rel} {bound}"
-                    f"{' (' + tol + ')' if tol else ''}{tag}{slack}")
+                    f"{' (' + tol + ')' if tol else ''}{tag}{slack}{'; ' + str(size) if size else ''}")
         return text + (f"  ({self.message})" if self.message and describe else "")
 
 
@@ -450,17 +453,21 @@ class Evidence:
         )
 
     def __repr__(self) -> str:
+        from .magnitude import error_size, headline
+
         verdict = "HOLDS" if self.holds else {
             NOT_CONVERGED: "DOES NOT HOLD (not converged)",
             MEASURED: "NOTHING ASSERTED (no bound claim: measurements only)"}.get(self.outcome, "DOES NOT HOLD")
         conv = {None: "n/a (no optimiser)", True: "yes", False: "NO"}[self.converged]
-        tight = "n/a" if self.tightness is None else _fmt(self.tightness)
-        slack = "n/a" if math.isnan(self.slack) else f"{self.slack:+.3g}"
+        head = headline(self)  # the one claim the headline's slack and tightness come from
+        tight = _fmt(head.tightness) if head is not None and not math.isnan(head.slack) else \
+            ("n/a" if self.tightness is None else _fmt(self.tightness))
+        slack = "n/a" if head is None or math.isnan(head.slack) else f"{head.slack:+.3g}"
         rel = {"<=": "≤", ">=": "≥", "==": "=", "=": "="}.get(self.relation, "vs")
         observed, bound = fmt_pair(self.observed, self.bound)
         tol = ", ".join(t for t in (f"rtol {self.rtol:.0e}" if self.rtol else "",
                                    f"atol {self.atol:.0e}" if self.atol else "") if t)
-        head = [
+        lines = [
             f"Evidence {self.result_id} [{self.form}] -> {verdict}",
             f"  params    : {', '.join(f'{k}={v}' for k, v in self.params.items())}",
             f"  headline  : {self.headline + ': ' if self.headline else ''}{observed} {rel} {bound}"
@@ -468,17 +475,20 @@ class Evidence:
             f"  converged : {conv}   device: {self.device}   time: {self.elapsed_s:.2f}s",
             "  claims    :",
         ]
-        head += [f"    {c}" for c in self.claims]
+        lines += [f"    {c}" for c in self.claims]
+        wrong = error_size(self)
+        if wrong:
+            lines.append(f"  how wrong : {wrong}")
         if self.violations:
-            head.append("  violates  : " + "; ".join(self.violations))
+            lines.append("  violates  : " + "; ".join(self.violations))
         scalars = {k: v for k, v in self.details.items() if isinstance(v, (int, float, str, bool)) or v is None}
         shown = list(scalars.items())[:12]
         if shown:
-            head.append("  details   : " + ", ".join(f"{k}={_fmt(v)}" for k, v in shown))
+            lines.append("  details   : " + ", ".join(f"{k}={_fmt(v)}" for k, v in shown))
             if len(self.details) > len(shown):
-                head.append(f"              (+{len(self.details) - len(shown)} more in .details)")
-        head.append(f"  reproduce : {self.reproduce()}")
-        return "\n".join(head)
+                lines.append(f"              (+{len(self.details) - len(shown)} more in .details)")
+        lines.append(f"  reproduce : {self.reproduce()}")
+        return "\n".join(lines)
 
 
 def summarize(evidences: Sequence[Evidence]) -> dict[str, Any]:
