@@ -95,7 +95,7 @@ from ..data.finite_population import Population
 from . import adversarial as A
 from . import divergence as D
 from . import population as P
-from .instances import build, grid, instance_cost, instance_hypotheses, instance_params
+from .instances import binding_cosine, build, grid, instance_cost, instance_hypotheses, instance_params
 from .paper import PAPER
 
 ID = "cl_generalization.theorem_2"
@@ -139,13 +139,6 @@ def cost(p: dict) -> Cost:
     search = B * (N * m) ** 2 * 4 if p["adversarial_steps"] else 0.0
     return instance_cost(p, extra_elements=search,
                          extra_work=p["adversarial_steps"] * search * (d + 20) + (B + 1) * p["max_deltas"] * 64 * N * N)
-
-
-def binding_cosine(n: int, m: int) -> float:
-    """c* of the adversarial family: the cosine of the first two class centres at which the printed condition
-    stops holding (σ = 1, δ = ε = 0, R_ε = 1/(Kn), ρ_max = 1/n, μ_0 = a₀u_0, μ_1 = u_1)."""
-    a0 = 1 - (2 - 2 / m) / n
-    return (1 - 1 / n - math.sqrt(2 / n) - (1 - a0 ** 2) / 2) / a0
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -83,6 +83,10 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         out.append(Violation(f"L ≫ a (the asymptotic regime: smallest depth ≥ {MIN_DEPTH_OVER_A}·a)",
                              "the rate a²/L is the leading term of L(e^{a/L} − 1)²; its local exponent is about "
                              "−1 − a/L", ("depths", "a")))
+    if p["layers"] != 1:
+        out.append(Violation("one linear layer per block (Theorem 4.3's regime, where the cost vanishes)",
+                             "layers=2 is Theorem 4.6's two-layer block, where the paper predicts a cost of constant "
+                             "order (the trend control)", ("layers",)))
     if p["bound_scale"] != 1.0:
         out.append(Violation("exact closed form", "bound_scale ≠ 1 deliberately falsifies C_m(L) (a negative control)",
                              ("bound_scale",)))

@@ -3,8 +3,11 @@ instance, its spectrum, and the parameters several results take (declared here o
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
+from scipy.special import ndtr
 
 from ..core.params import Param
 from ..core.result import Violation
@@ -128,3 +131,9 @@ def gapped_spectrum(start: float, steps) -> tuple[float, ...]:
 def gapped_spectrum_values(rng, d: int, gap: float = 0.1) -> tuple[float, ...]:
     """A spectrum of ``gapped_spectrum`` drawn with a `random.Random`."""
     return gapped_spectrum(rng.uniform(*SPECTRUM_START), [rng.uniform(gap, SPECTRUM_STEP_MAX) for _ in range(d - 1)])
+
+
+def epsilon(h: int, d: int, L: float, s: float) -> float:
+    """The proof's ε_h with explicit constants: d·h·2Φ̄(t log h) + d·e^{−hs²/4}, t = L√(1 − s)."""
+    t = L * math.sqrt(1 - s)
+    return d * h * 2 * float(ndtr(-t * math.log(h))) + d * math.exp(-h * s * s / 4)

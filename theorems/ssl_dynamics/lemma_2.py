@@ -53,7 +53,7 @@ from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Pro
                            seed_param)
 from ..optim.stiefel import haar_stiefel
 from ..optim.threads import one_thread
-from .instances import widths_param
+from .instances import epsilon, widths_param
 from .paper import PAPER
 
 ID = "ssl_dynamics.lemma_2"
@@ -63,12 +63,6 @@ LAWS = ("haar", "coordinate")
 PVALUE_MIN = 1e-6
 # The printed tail bound vs the exact probability: both closed forms, so only rounding separates them.
 TAIL_ATOL = 1e-12
-
-
-def epsilon(h: int, d: int, L: float, s: float) -> float:
-    """The proof's ε_h with explicit constants: d·h·2Φ̄(t log h) + d·e^{−hs²/4}, t = L√(1 − s)."""
-    t = L * math.sqrt(1 - s)
-    return d * h * 2 * float(ndtr(-t * math.log(h))) + d * math.exp(-h * s * s / 4)
 
 
 def _draws(ctx, p, h):
