@@ -46,6 +46,11 @@ LANDING_PER_BLOCK = 1e-13
 # Trained networks are reported, not asserted: their optimiser runs a fixed budget (a gradient certificate is out
 # of reach at ReLU kinks, see depth_sweep), and this gtol only ends runs early.
 TRAIN_GTOL = 1e-9
+# The plateau certificate of the trained networks (optim.batched_train): a depth's runs stop when the gap to
+# L*_GUFM fell by ≤ 2 % over the last window of L-BFGS iterations. The upper bound is exact whatever the status;
+# the certificate says the optimiser at hand has resolved it (to ~rtol × remaining windows).
+PLATEAU_RTOL = 0.02
+BLOCK_PARAMS = ("W1", "b1", "W2", "b2", "Wvo", "Wqk")  # the per-block tensors (leading dimension: the blocks)
 
 
 @dataclass
@@ -135,30 +140,95 @@ def series(rows: list[Row], reference, fit: dict | None, predicted: float, note:
                            predicted=(None, predicted), predicted_note=note)]
 
 
-def trained_sweep(p: dict, ctx, spec, inputs, labels, theta0, sched, lower: float) -> tuple[dict, dict]:
-    """Warm-started trained networks at ``p['train_depths']`` (``depth_sweep``): {depth → best objective} and
-    per depth the best seed's status, GUFM excess (objective − inner regularisation − L*) and NC metrics."""
-    from .depth_sweep import depth_sweep
+def certified_sweep(p: dict, ctx, spec, inputs, labels, theta0, sched, lower: float, built: dict,
+                    init=None) -> tuple[list[Row], dict]:
+    """The certified upper bound on L*_L at every depth of ``p['train_depths']`` (module docstring, 'Certified
+    upper bound'): one batched L-BFGS problem per depth (``optim.batched_train.train_to_plateau``) whose rows are
+    the ``seeds`` lineages warm-started from the previous depth (padded with identity blocks), ``restarts``
+    fresh random starts and, where the construction exists at that depth, the construction itself; the upper
+    bound is the best exact objective among them, the construction's own and the previous depth's network with
+    zero blocks appended (an exact identity). Returns the rows (depth order) and per-depth details."""
+    from ..optim.batched_train import train_to_plateau
+    from ..optim.lbfgs import autograd_objective
+    from .models import init_params, objective, pad_with_identity_blocks, trainable_mask
 
-    depths = list(p["train_depths"])
-    if not depths:
-        return {}, {}
-    points = depth_sweep(spec.with_depth(depths[0]), ctx, inputs, labels, p["loss"], depths, p["seeds"], sched,
-                         lambda _lam: lower, max_iter=p["train_iter"], gtol=TRAIN_GTOL, theta0=theta0)
-    values, info = {}, {}
-    for pt in points:
-        b = pt.best
-        values[pt.L] = float(pt.run.objective[b])
-        excess = float(pt.run.objective[b] - pt.run.inner_reg[b]) - lower
-        nc = nc_of(pt.run.WL[b], pt.run.X[b], labels)
-        # Lemma 4.1 made quantitative, where the trained network is close enough to the GUFM optimum for it
-        bound = nc_bounds(p["loss"], spec.K, labels.numel() // spec.K, spec.d, p["lam"], max(excess, 0.0))
-        nc2 = "nc2b" if p["loss"] == "mse" else "nc2a"
-        info[pt.L] = {"status": pt.run.status[b], "iterations": int(pt.run.iterations[b]), "gufm_excess": excess,
-                      "inner_reg": float(pt.run.inner_reg[b]), **nc, "lemma_4_1_bound": bound,
-                      "within_lemma_4_1_bound": None if bound is None else all(
-                          nc[nc2 if k == "nc2" else k] <= v for k, v in bound.items())}
-    return values, info
+    depths = sorted(p["train_depths"])
+    init = init or (lambda sp, b: init_params(sp, ctx, b))
+    rows, info = [], {}
+    lineage, prev = None, None  # (seeds, P) trained networks of the previous depth, and (depth, θ of its best)
+    for L in depths:
+        sp = spec.with_depth(L)
+        lam_last, lam_inner = sched(L)
+        starts, sources = [], []
+        if lineage is None:
+            starts.append(theta0 if theta0.shape[1] == sp.size else init(sp, p["seeds"]))
+            sources += ["trained (random start)"] * p["seeds"]
+        else:
+            starts.append(pad_with_identity_blocks(spec.with_depth(prev[0]), lineage, L, ctx=ctx))
+            sources += [f"trained (warm start from depth {prev[0]})"] * lineage.shape[0]
+            if p["restarts"]:
+                starts.append(init(sp, p["restarts"]))
+                sources += ["trained (random start)"] * p["restarts"]
+        b = built.get(L)
+        if b is not None and b.spec.size == sp.size:
+            starts.append(b.theta.to(theta0.dtype))
+            sources.append("trained (warm start from the construction)")
+        x0 = torch.cat(starts)
+        mask = trainable_mask(sp, device=x0.device).to(x0.dtype)
+        fn = autograd_objective(lambda z, sp=sp, a=lam_last, c=lam_inner: objective(sp, z, inputs, labels, p["loss"], a, c))
+
+        def masked(z, fn=fn, mask=mask):
+            f, g = fn(z)
+            return f, g * mask  # the input layer stays at its draw (models.trainable_mask)
+
+        run = train_to_plateau(masked, x0, reference=lower, window=p["window"], rtol=PLATEAU_RTOL,
+                               max_iter=p["train_iter"], gtol=TRAIN_GTOL)
+        cands = [(float(f), src, i) for i, (f, src) in enumerate(zip(run.f.tolist(), sources))]
+        if b is not None:
+            cands.append((b.objective, "construction", None))
+        if prev is not None:  # the previous depth's best network with zero blocks: the same function, no cost
+            zero = pad_zero_blocks(spec.with_depth(prev[0]), prev[1], L)
+            cands.append((float(objective(sp, zero, inputs, labels, p["loss"], lam_last, lam_inner)[0]),
+                          f"depth {prev[0]} network with zero blocks appended", None))
+        upper, source, best = min(cands, key=lambda c: c[0])
+        k = int(run.f.argmin())
+        rows.append(Row(L, lower, b.objective if b is not None else None, float(run.f[k]),
+                        info={"upper": upper, "upper_source": source}))
+        info[L] = _trained_info(p, sp, run, k, sources, lower, labels, inputs, lam_last, lam_inner)
+        lineage = run.x[run.f.argsort()[:p["seeds"]]]  # the best rows go on, whatever their start
+        bx = run.x[best][None] if best is not None else (zero if source.startswith("depth") else b.theta)
+        prev = (L, bx.to(theta0.dtype))
+    return rows, info
+
+
+def pad_zero_blocks(spec, theta: torch.Tensor, L_new: int) -> torch.Tensor:
+    """θ of depth ``spec.L`` → depth ``L_new`` with all-zero blocks appended (σ(0) = 0: an exact identity of the
+    post-LN and pre-LN ResNets and transformers, with no inner cost)."""
+    from .models import pack, unpack
+
+    new = spec.with_depth(L_new)
+    old = unpack(spec, theta)
+    extra = new.blocks - spec.blocks
+    parts = {}
+    for name, shape, group in new.layout():
+        if name in BLOCK_PARAMS:
+            pad = torch.zeros(theta.shape[0], extra, *shape[1:], dtype=theta.dtype, device=theta.device)
+            parts[name] = torch.cat([old[name], pad], dim=1)
+        else:
+            parts[name] = old[name]
+    return pack(new, parts)
+
+
+def _trained_info(p, sp, run, k, sources, lower, labels, inputs, lam_last, lam_inner) -> dict:
+    from .models import evaluate as forward
+
+    ev = forward(sp, run.x[k:k + 1], inputs, labels, p["loss"], lam_last, lam_inner)
+    excess = float(ev.objective[0] - ev.inner_reg[0]) - lower
+    nc = nc_of(ev.WL, ev.X, labels)
+    return {"status": run.status[k], "certified": run.status[k] in ("gtol", "plateau"),
+            "statuses": list(run.status), "sources": list(sources), "objectives": run.f.tolist(),
+            "iterations": int(run.iterations[k]), "relative_drop_last_window": float(run.drop[k]),
+            "gufm_excess": excess, "inner_reg": float(ev.inner_reg[0]), **nc}
 
 
 def built_row(b, lower, labels) -> dict:
