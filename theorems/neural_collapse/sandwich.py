@@ -30,9 +30,16 @@ from ..core.result import AS_PRINTED, Violation
 from ..metrics.neural_collapse import both_families
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series  # noqa: F401 (re-exported)
 from .models import PRE_LN
-from .near_optimal import nc_bounds
+from .near_optimal import nc_bounds, validity_limit
 
-# The excess is an exact, deterministic function of L (no noise): its local slopes differ from the predicted
+# The certified excess (``certified_claims``): fitted over the trained depths ≥ FIT_FROM (at 2 or 3 blocks the
+# network cannot yet move N points: the excess there is a shallow network's fit); a vanishing excess has a
+# clearly negative exponent, ≤ −0.3 (observed −0.6 … −0.9 on the ci instances; the trend controls, whose excess
+# plateaus, ≈ 0); every local slope ≤ −0.02 (observed ≤ −0.2 by default; a plateau gives ≈ 0).
+FIT_FROM = 5
+EXPONENT_MAX = -0.3
+SLOPE_MIN = 0.02
+# The construction's excess is an exact, deterministic function of L (no noise): its local slopes differ from the predicted
 # form's only by the corrections the derivation drops (sin x ≈ x in the step sizes, the fit term's O(β⁴)), well
 # below 0.01 here; 0.02 is pinned by the wrong-rate control (rate_shift = −0.1, 5× outside).
 RATE_ATOL = 0.02
@@ -61,32 +68,32 @@ class Row:
     trained: float | None = None
     info: dict = field(default_factory=dict)
 
+    @property
+    def upper(self) -> float:
+        return self.info["upper"]
+
     def as_dict(self) -> dict:
-        return {"depth": self.depth, "lower": self.lower, "trained": self.trained, "construction": self.construction}
+        return {"depth": self.depth, "lower": self.lower, "trained": self.trained, "construction": self.construction,
+                "upper": self.info["upper"], "upper_source": self.info["upper_source"]}
 
 
-def merge_rows(lower: float, built: dict, trained: dict) -> list[Row]:
-    """One row per depth of either sweep: {depth → Built} and {depth → best trained objective}."""
-    rows = []
-    for L in sorted(set(built) | set(trained)):
-        b = built.get(L)
-        rows.append(Row(L, lower, None if b is None else b.objective, trained.get(L)))
-    return rows
-
-
-def certified(rows: list[Row], lower: float, loss: str, K: int, n: int, d: int, lam: float) -> list[dict]:
-    """Per depth, the best certified upper bound on L*_L and what it says about every global optimum there.
-
-    L*_L is non-increasing in L (a zero block is an exact identity and costs nothing; under (11) the inner λ(L)
-    only shrinks), so every network of depth L' ≤ L, constructed or trained, bounds L*_L from above. A global
-    optimum at depth L then has GUFM excess ≤ U*(L) − L*_GUFM (its inner regularisation is ≥ 0), hence NC metrics
-    within Lemma 4.1's quantitative bound wherever that excess is small enough (``nc_bound``; None otherwise)."""
-    out, best = [], math.inf
-    for r in rows:
-        best = min([best] + [v for v in (r.construction, r.trained) if v is not None])
-        eps = best - lower
-        out.append({"depth": r.depth, "upper": best, "excess": eps,
-                    "nc_bound_of_global_optima": nc_bounds(loss, K, n, d, lam, max(eps, 0.0))})
+def with_envelope(rows: list[Row], built: dict, lower: float) -> list[Row]:
+    """The trained rows plus one row per constructed depth that was not trained, each with the certified upper
+    bound U*(L) = the least objective of any network of depth ≤ L: L*_L is non-increasing in L (zero blocks are an
+    exact identity and cost nothing; under (11) the inner λ(L) only shrinks), so a shallower network bounds it."""
+    by_depth = {r.depth: r for r in rows}
+    for L, b in built.items():
+        if L not in by_depth:
+            by_depth[L] = Row(L, lower, b.objective, None, info={"upper": b.objective, "upper_source": "construction"})
+    out, best, src, at = [], math.inf, None, None
+    for L in sorted(by_depth):
+        r = by_depth[L]
+        r.info.setdefault("trained_here", r.trained is not None)
+        if r.info["upper"] < best:
+            best, src, at = r.info["upper"], r.info["upper_source"], L
+        else:
+            r.info = {**r.info, "upper": best, "upper_source": f"the depth-{at} bound ({src}), by monotonicity in L"}
+        out.append(r)
     return out
 
 
@@ -95,25 +102,89 @@ def local_slopes(x, y) -> np.ndarray:
     return np.diff(ly) / np.diff(lx)
 
 
-def rate_claims(depths, excess, reference, what: str, shift: float = 0.0) -> tuple[list[Claim], dict]:
-    """The two rate claims (module docstring) for ``excess`` against the predicted ``reference`` (same depths);
-    ``shift`` < 0 asserts a deliberately faster rate (a negative control)."""
+def rate_claims(depths, excess, reference, what: str) -> tuple[list[Claim], dict]:
+    """The construction's excess U(L) − L* against the rate its derivation predicts (``reference``, same depths):
+    fitted exponents and local slopes. Proof steps: they check Appendix A's arithmetic on the proof's own network,
+    which bounds the optimum from one side only and never decides a status."""
     fit = fit_power_law(depths, excess)
     ref = fit_power_law(depths, reference)
     gap = float(np.max(local_slopes(depths, excess) - local_slopes(depths, reference)))
     claims = [
-        Claim.at_most("excess_rate", fit.exponent, ref.exponent + shift,
-                      f"fitted exponent of U(L) − L*_GUFM (± {fit.stderr:.2g}) vs the fitted exponent "
-                      f"{ref.exponent:.4g} of {what} on the same depths", atol=RATE_ATOL),
-        Claim.at_most("excess_local_slopes", gap, shift,
-                      f"max over consecutive depths of (local slope of U(L) − L*) − (local slope of {what})",
-                      atol=RATE_ATOL),
+        Claim.at_most("construction_excess_rate", fit.exponent, ref.exponent,
+                      f"fitted exponent of the construction's U(L) − L*_GUFM (± {fit.stderr:.2g}) vs the fitted "
+                      f"exponent {ref.exponent:.4g} of {what} on the same depths", atol=RATE_ATOL, kind="proof_step"),
+        Claim.at_most("construction_local_slopes", gap, 0.0,
+                      f"max over consecutive depths of (local slope of the construction's U(L) − L*) − (local slope "
+                      f"of {what})", atol=RATE_ATOL, kind="proof_step"),
     ]
-    details = {"excess_fit": fit.to_dict(), "reference_fit": ref.to_dict(), "reference": what,
+    details = {"construction_excess_fit": fit.to_dict(), "reference_fit": ref.to_dict(), "reference": what,
                "reference_depths": [float(x) for x in depths], "reference_values": [float(r) for r in reference],
-               "local_slopes_excess": local_slopes(depths, excess).tolist(),
+               "local_slopes_construction": local_slopes(depths, excess).tolist(),
                "local_slopes_reference": local_slopes(depths, reference).tolist()}
     return claims, details
+
+
+def certified_claims(rows: list[Row], lower: float, p: dict, K: int, n: int, d: int) -> tuple[list[Claim], dict]:
+    """The claims that decide the status, on the certified excess ε(L) = U*(L) − L*_GUFM at the trained depths
+    L ≥ ``FIT_FROM``:
+
+    * ``certified_excess_rate``: its fitted exponent ≤ ``EXPONENT_MAX`` + rate_shift (a vanishing excess);
+    * ``certified_excess_local_slopes``: every local slope between consecutive trained depths ≤ −``SLOPE_MIN``
+      (the bound on the optimum still improves at every depth: a plateau fails it);
+    * ``certified_excess_target``: ε(L_max)/L*_GUFM ≤ ``p['target']`` at the deepest trained depth.
+
+    The remark after Corollary 4.5 predicts Õ(L⁻¹) for the optimum's excess (distance Õ(L^{-1/2}), squared);
+    an upper bound may fall more slowly, so the comparison with −1 is recorded (``details``), not asserted.
+    ``details['certified_nc']``: Lemma 4.1 made quantitative on ε(L) (``certified_nc``)."""
+    loss, lam = p["loss"], p["lam"]
+    trained = [r for r in rows if r.info.get("trained_here")]
+    fitted = [r for r in trained if r.depth >= FIT_FROM]
+    depths = [r.depth for r in fitted]
+    excess = [r.upper - lower for r in fitted]
+    ok = len(depths) >= 2 and all(e > 0 for e in excess)
+    fit = fit_power_law(depths, excess) if ok else None
+    slopes = local_slopes(depths, excess) if ok else np.array([math.nan])
+    deepest = trained[-1]
+    rel = (deepest.upper - lower) / lower
+    bound = EXPONENT_MAX + p["rate_shift"]
+    claims = [
+        Claim.at_most("certified_excess_rate", fit.exponent if fit else math.nan, bound,
+                      f"fitted exponent of U*(L) − L*_GUFM over the trained depths ≥ {FIT_FROM} "
+                      f"({', '.join(map(str, depths))}; ± {fit.stderr if fit else math.nan:.2g})"),
+        Claim.at_most("certified_excess_local_slopes", float(np.max(slopes)), -SLOPE_MIN,
+                      "max over consecutive trained depths ≥ 5 of the local slope of U*(L) − L*_GUFM (the certified "
+                      "bound on the optimum improves at every depth)"),
+        Claim.at_most("certified_excess_target", rel, p["target"],
+                      f"(U*(L) − L*_GUFM)/L*_GUFM at the deepest trained depth L = {deepest.depth}"),
+    ]
+    eps0 = validity_limit(loss, K, n, d, lam)
+    details = {
+        "certified_fit": fit.to_dict() if fit else None, "certified_depths": depths, "certified_excess": excess,
+        "certified_local_slopes": slopes.tolist(), "remark_rate_exponent": -1.0,
+        "certified_relative_excess_deepest": rel,
+        "certified_nc": certified_nc(rows, lower, loss, K, n, d, lam, eps0),
+        SCALING_KEY: [scaling_series("depth L", depths, "U*(L) − L*_GUFM (certified upper bound)", excess,
+                                     fit=fit.to_dict(), predicted=(None, bound),
+                                     predicted_note=f"≤ {bound:g} (a vanishing excess); the remark after "
+                                                    "Corollary 4.5 predicts Õ(L⁻¹) for the optimum's")] if fit else [],
+    }
+    return claims, details
+
+
+def certified_nc(rows: list[Row], lower: float, loss: str, K: int, n: int, d: int, lam: float, eps0: float) -> dict:
+    """Lemma 4.1 made quantitative (``near_optimal.nc_bounds``) on the certified excess: from the first depth
+    whose ε(L) is within the bound's validity ε₀, every global optimum of that depth or deeper has GUFM excess
+    ≤ ε(L) (its inner regularisation is ≥ 0 and L*_L' ≤ U*(L) for L' ≥ L), hence NC1/NC2/NC3 ≤ the bound
+    (nc2: NC2B for MSE, NC2A for CE); 'deepest' is the same at the deepest depth (the tightest)."""
+    out = {"eps0": eps0, "depth": None, "holds_for": "every global optimum of every depth ≥ depth"}
+    for r in rows:
+        eps = r.upper - lower
+        b = nc_bounds(loss, K, n, d, lam, max(eps, 0.0)) if eps <= eps0 else None
+        if b is not None:
+            if out["depth"] is None:
+                out.update(depth=r.depth, excess=eps, **b)
+            out["deepest"] = {"depth": r.depth, "excess": eps, **b}
+    return out
 
 
 def sandwich_claims(rows: list[Row], lower: float, bound_scale: float) -> tuple[list[Claim], dict]:
