@@ -124,7 +124,8 @@ def rate_claims(depths, excess, reference, what: str) -> tuple[list[Claim], dict
     return claims, details
 
 
-def certified_claims(rows: list[Row], lower: float, p: dict, K: int, n: int, d: int) -> tuple[list[Claim], dict]:
+def certified_claims(rows: list[Row], lower: float, p: dict, K: int, n: int, d: int,
+                     fit_from: int = None) -> tuple[list[Claim], dict]:
     """The claims that decide the status, on the certified excess ε(L) = U*(L) − L*_GUFM at the trained depths
     L ≥ ``FIT_FROM``:
 
@@ -137,8 +138,9 @@ def certified_claims(rows: list[Row], lower: float, p: dict, K: int, n: int, d: 
     an upper bound may fall more slowly, so the comparison with −1 is recorded (``details``), not asserted.
     ``details['certified_nc']``: Lemma 4.1 made quantitative on ε(L) (``certified_nc``)."""
     loss, lam = p["loss"], p["lam"]
+    fit_from = FIT_FROM if fit_from is None else fit_from
     trained = [r for r in rows if r.info.get("trained_here")]
-    fitted = [r for r in trained if r.depth >= FIT_FROM]
+    fitted = [r for r in trained if r.depth >= fit_from]
     depths = [r.depth for r in fitted]
     excess = [r.upper - lower for r in fitted]
     ok = len(depths) >= 2 and all(e > 0 for e in excess)
@@ -149,10 +151,10 @@ def certified_claims(rows: list[Row], lower: float, p: dict, K: int, n: int, d: 
     bound = EXPONENT_MAX + p["rate_shift"]
     claims = [
         Claim.at_most("certified_excess_rate", fit.exponent if fit else math.nan, bound,
-                      f"fitted exponent of U*(L) − L*_GUFM over the trained depths ≥ {FIT_FROM} "
+                      f"fitted exponent of U*(L) − L*_GUFM over the trained depths ≥ {fit_from} "
                       f"({', '.join(map(str, depths))}; ± {fit.stderr if fit else math.nan:.2g})"),
         Claim.at_most("certified_excess_local_slopes", float(np.max(slopes)), -SLOPE_MIN,
-                      "max over consecutive trained depths ≥ 5 of the local slope of U*(L) − L*_GUFM (the certified "
+                      f"max over consecutive trained depths ≥ {fit_from} of the local slope of U*(L) − L*_GUFM (the certified "
                       "bound on the optimum improves at every depth)"),
         Claim.at_most("certified_excess_target", rel, p["target"],
                       f"(U*(L) − L*_GUFM)/L*_GUFM at the deepest trained depth L = {deepest.depth}"),

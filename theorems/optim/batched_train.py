@@ -17,7 +17,8 @@ minimum whatever the status.
 ``training_cost`` is the cost model of such a run, in floating-point-operation equivalents: the batched
 arithmetic of the forward and backward passes and, dominant for the tiny networks of the depth sweeps, a fixed
 per-layer dispatch overhead of the autograd graph (measured ≈ 0.3 ms per residual block per forward+backward
-pass on one CPU core, i.e. ~5·10⁵ operations at the ~1.7 Gflop/s the ceiling of ``core.params`` assumes).
+pass on one CPU core, ~0.6 ms on a shared one, i.e. ~10⁶ operations at the ~1.7 Gflop/s the ceiling of
+``core.params`` assumes) and ~1 ms of L-BFGS bookkeeping per iteration.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ from .lbfgs import GTOL, MAX_ITER, batched_lbfgs
 PLATEAU = "plateau"
 CERTIFIED = (GTOL, PLATEAU)
 # One forward+backward pass of one residual block of a tiny batched network costs ~0.3 ms of autograd dispatch
-# on one core whatever its size (measured: 10.5 ms for 37 blocks at B = 3, d = 8, N = 6); at the ~1.7 Gflop/s of
-# core.params' ceiling that is ~5e5 operations.
-LAYER_OVERHEAD = 5e5
+# on one idle core whatever its size (measured: 10.5 ms for 37 blocks at B = 3, d = 8, N = 6), ~0.6 ms on the
+# shared CI machine; at the ~1.7 Gflop/s of core.params' ceiling that is ~1e6 operations. Each L-BFGS iteration
+# adds ~100 small tensor operations of its own (two-loop recursion, line search bookkeeping): ~1 ms, 2e6.
+LAYER_OVERHEAD = 1e6
+ITER_OVERHEAD = 2e6
 # Batched L-BFGS: ~1.3 objective+gradient evaluations per iteration (backtracking is rare), plus the two-loop
 # recursion over ``history`` pairs (4·history·P operations per instance).
 EVALS_PER_ITER = 1.5
@@ -105,4 +108,4 @@ def training_cost(*, instances: int, blocks: int, width: int, samples: int, para
     block, the batched arithmetic or the dispatch overhead, whichever is larger, plus the recursion."""
     per_block = max(LAYER_OVERHEAD, FLOPS_PER_MAC * instances * width * width * samples)
     per_eval = max(blocks, 1) * per_block
-    return float(iterations) * (EVALS_PER_ITER * per_eval + 4 * history * params * instances)
+    return float(iterations) * (EVALS_PER_ITER * per_eval + 4 * history * params * instances + ITER_OVERHEAD)
