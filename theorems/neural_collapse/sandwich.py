@@ -1,20 +1,19 @@
 """The depth sandwich of paper 004, shared by the four depth results (ResNets and transformers, Theorems 4.3
 and 4.6): at every depth L,
 
-    lower = L*_GUFM  ≤  L*_L  ≤  U(L) = objective of the proof's explicit network (``construction``),
+    lower = L*_GUFM  ≤  L*_L  ≤  U*(L) = the least exact objective of any network of depth ≤ L found,
 
-with trained networks in between (reported, not asserted). The excess U(L) − L*_GUFM bounds the GUFM excess
-of every global optimum at depth L (its inner regularisation is ≥ 0), hence, through Lemma 4.1 made
-quantitative (``lemma_4_1.nc_bounds``), its NC metrics.
+``certified_sweep`` finding the networks (warm-started trained lineages, fresh starts, the proof's network and
+its trained continuation, zero-block padding; ``optim.batched_train``) and ``with_envelope`` taking the running
+minimum over depths (L*_L is non-increasing in L). The certified excess ε(L) = U*(L) − L*_GUFM bounds the GUFM
+excess of every global optimum of depth ≥ L, hence (``certified_nc``, Lemma 4.1 made quantitative) its NC metrics.
 
-The rate of the excess is judged by the proof's predicted rate r(L) (a function of depth: e.g. log²(L_2)/L_2),
-fitted on the same depths by the same least squares (``metrics.scaling.fit_power_law``): the claims are
-
-* ``excess_rate``: fitted exponent of U(L) − L* ≤ fitted exponent of r(L) (+ ``RATE_ATOL``), with the fit's
-  standard error recorded;
-* ``excess_local_slopes``: every local slope between consecutive depths ≤ r's local slope there (+ RATE_ATOL),
-  which is what the proof's bound predicts for an excess of the form Σ_i c_i r_i(L), c_i ≥ 0, whose terms'
-  slopes are each ≤ r's (module docstrings of the results derive r).
+* ``certified_claims`` [bound]: ε(L) falls with depth (fitted exponent, local slopes) and is small at the deepest
+  trained depth: these decide the status;
+* ``rate_claims`` [proof_step]: the proof's own network U(L) against the rate Appendix A derives for it (a
+  reference r(L) fitted on the same depths, and local slope by local slope): a check of the proof's arithmetic,
+  never evidence about the optimum (the construction is one point of the sandwich's upper side, far above it);
+* ``sandwich_claims`` [bound]: every network's objective ≥ L*_GUFM (exact).
 """
 
 from __future__ import annotations
