@@ -170,6 +170,11 @@ def test_sandwich_rows_carry_a_certified_upper_bound(rid, run):
             [r["construction"]] if r["construction"] is not None else [])
         best = min([best] + here)
         assert r["upper"] <= best * (1 + 1e-12) and r["upper"] >= lower * (1 - 1e-10), (r, best)
+    # sandwich_lower is the least of all those objectives over L*, to the literal rounding tolerance 1e-10
+    every = [v for info in trained.values() for v in info["objectives"]] + [
+        r["construction"] for r in rows if r["construction"] is not None]
+    claim = ev.claim("sandwich_lower")
+    assert claim.observed == pytest.approx(min(every) / lower, rel=1e-12) and claim.rtol == 1e-10
     # both NC families, for every constructed and trained network
     for entry in [*ev.details.get("construction", {}).values(), *ev.details["trained"].values()]:
         assert {"nc1", "nc2a", "nc2b", "nc3", "nc1_pinv", "nc2_means_etf", "nc2_w_etf", "nc3_centred"} <= set(entry)
@@ -195,7 +200,8 @@ def test_certified_excess_closes_the_sandwich(rid, run):
     assert rate.kind == "bound" and rate.bound == -0.3
     assert rate.observed == pytest.approx(_fit_exponent(depths, excess), abs=1e-9) and rate.observed <= -0.3
     slopes = np.diff(np.log(excess)) / np.diff(np.log(depths))
-    assert ev.claim("certified_excess_local_slopes").observed == pytest.approx(slopes.max(), abs=1e-9)
+    local = ev.claim("certified_excess_local_slopes")
+    assert local.observed == pytest.approx(slopes.max(), abs=1e-9) and local.bound == -0.02  # literal
     assert slopes.max() < 0
     # The construction is ≥ 50× further from L* at every depth it shares with the trained sweep.
     for L in depths:
@@ -227,6 +233,12 @@ def test_construction_rate_is_a_proof_step_never_evidence(rid, run):
     assert kinds["construction_excess_rate"] == kinds["construction_local_slopes"] == "proof_step"
     assert kinds["construction_lands_as_predicted"] == "identity"
     assert not any(c.kind == "bound" and c.name.startswith("construction") for c in ev.claims)
+    # the local-slope step is the largest gap between the construction's and the reference's local slopes,
+    # recomputed here, within the literal 0.02 the derivation's dropped terms allow
+    gap = np.max(np.asarray(ev.details["local_slopes_construction"]) - ev.details["local_slopes_reference"])
+    step = ev.claim("construction_local_slopes")
+    assert step.observed == pytest.approx(gap, abs=1e-12) and step.atol == 0.02
+    assert ev.claim("construction_lands_as_predicted").atol == 1e-13
 
 
 @pytest.mark.parametrize("rid", RESNET_IDS)
