@@ -118,3 +118,37 @@ def test_lemma_5_tolerance_pinned_and_rare_class_binding(run):
     assert not pin.claim("decomposition").passed and 1e-11 < pin.claim("decomposition").observed < 1e-8
     rare = run(L5, form=AP, rare_class=1e-6)
     assert rare.holds and rare.details["min_p_c"] == pytest.approx(1e-6), rare.explain()
+
+
+# -- App. B.5: augmentation by a rotation group --------------------------------------------------------------------------
+B5 = "nonlinear_cl.augmentation_b5"
+
+
+def test_b5_status():
+    assert str(theorems.get(B5).status) == "verified"
+
+
+@pytest.mark.parametrize("params", [dict(), dict(axis_bias=0.5, axis_scale=0.5, seed=1), dict(axis_bias=1.0)])
+def test_b5_maximiser_is_a_flat_orbit(run, params):
+    ev = run(B5, form=AP, **params)
+    assert ev.holds and ev.converged, ev.explain()
+    assert ev.claim("orbit_flat_at_maximiser").observed < 1e-7
+    assert ev.claim("transverse_curvature").observed < -0.5  # a maximum across the orbit
+    assert ev.claim("orbit_speed").observed > 0.5
+
+
+def test_b5_interval_is_not_a_group_and_keeps_a_strict_maximum(run):
+    ev = run(B5, form=AP, half_width_deficit=5 / 6, allow_violation=True)
+    assert ev.claim("energy_invariant").observed > 0.1
+    assert ev.claim("orbit_flat_at_maximiser").observed > 0.1
+
+
+@pytest.mark.parametrize("params, claim, low, high", [
+    (dict(half_width_deficit=1e-12), "energy_invariant", 1e-12, 1e-10),
+    (dict(orbit_tilt=1e-3), "orbit_flat_at_maximiser", 1e-7, 1e-5),
+])
+def test_b5_tolerances_pinned_just_outside(run, params, claim, low, high):
+    c = run(B5, form=AP, allow_violation=True, **params).claim(claim)
+    assert not c.passed and low < c.observed < high
+    inside = run(B5, form=AP, allow_violation=True, orbit_tilt=1e-4).claim("orbit_flat_at_maximiser")
+    assert inside.passed and inside.observed > 1e-9

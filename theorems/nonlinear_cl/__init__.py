@@ -6,6 +6,7 @@ Machinery: ``covariance`` (A(w) closed forms, eq. (3) estimator, roughness D), `
 """
 
 from . import alpha_cl_gradient  # noqa: F401
+from . import augmentation_b5  # noqa: F401
 from . import batchnorm  # noqa: F401
 from . import corollary_1  # noqa: F401
 from . import corollary_2  # noqa: F401
