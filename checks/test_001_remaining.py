@@ -152,3 +152,24 @@ def test_b5_tolerances_pinned_just_outside(run, params, claim, low, high):
     assert not c.passed and low < c.observed < high
     inside = run(B5, form=AP, allow_violation=True, orbit_tilt=1e-4).claim("orbit_flat_at_maximiser")
     assert inside.passed and inside.observed > 1e-9
+
+
+# -- Figure 1 (right) -----------------------------------------------------------------------------------------------------
+F1R = "nonlinear_cl.figure_1_right"
+
+
+@pytest.mark.parametrize("eps", [0.02, 0.05, 0.1, 0.2])
+def test_figure_1_right_pi_finds_an_lme_near_each_pattern(run, eps):
+    ev = run(F1R, form=AP, eps=eps)
+    assert ev.holds and ev.converged, ev.explain()
+    assert ev.claim("max_angle_to_own_pattern").observed < eps  # within an angle O(‖UᵀU − I‖) (observed ≈ 0.3·eps)
+    assert ev.claim("step_ratio").observed < 1
+
+
+def test_figure_1_right_above_the_lme_threshold_pi_leaves_u_m(run):
+    ev = run(F1R, form=AP, q=0.45, allow_violation=True)
+    assert {"limits_are_lmes", "limit_nearest_its_own_pattern"} <= {c.name for c in ev.failed_bounds}
+    with pytest.raises(HypothesisViolation, match="half the orthogonal model's gap"):
+        theorems.check(F1R, eps=0.1, q=0.37)
+    with pytest.raises(HypothesisViolation, match="M ≤ d"):
+        theorems.check(F1R, M=5, d=3)

@@ -11,6 +11,7 @@ from . import batchnorm  # noqa: F401
 from . import corollary_1  # noqa: F401
 from . import corollary_2  # noqa: F401
 from . import examples  # noqa: F401  (categorical_model, summation_model, linear_vs_relu)
+from . import figure_1_right  # noqa: F401
 from . import figure_4  # noqa: F401
 from . import figure_8  # noqa: F401
 from . import lemma_1  # noqa: F401
@@ -22,7 +23,6 @@ from . import lemma_7  # noqa: F401
 from . import lemma_8  # noqa: F401
 from . import lemma_10  # noqa: F401
 from . import monomial_activation  # noqa: F401
-from . import specialisation  # noqa: F401
 from . import table_1  # noqa: F401
 from . import theorem_1  # noqa: F401
 from . import theorem_2  # noqa: F401
