@@ -173,3 +173,23 @@ def test_figure_1_right_above_the_lme_threshold_pi_leaves_u_m(run):
         theorems.check(F1R, eps=0.1, q=0.37)
     with pytest.raises(HypothesisViolation, match="M ≤ d"):
         theorems.check(F1R, M=5, d=3)
+
+
+# -- the REGISTERED controls of every new result break a bound claim, and only with allow_violation -------------------
+@pytest.mark.parametrize("rid", [L3, MONO, L5, B5, F1R])
+def test_registered_controls_are_outside_the_hypotheses_and_fail(run, rid):
+    from theorems.core.verdict import run_spec
+
+    result = theorems.get(rid)
+    assert result.controls
+    for spec in result.controls:
+        assert spec.get("allow_violation") is True, spec
+        params = {k: v for k, v in spec.items() if k != "allow_violation"}
+        with pytest.raises(HypothesisViolation):
+            theorems.check(rid, **params)
+        assert run_spec(run, result, spec).failed_bounds, spec
+
+
+def test_lemma_5_dependent_control_has_off_diagonal_blocks(run):
+    ev = run(L5, form=AP, dependent=True, allow_violation=True)
+    assert ev.claim("within_blocks_off_diagonal").observed > 0.01
