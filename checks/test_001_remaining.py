@@ -193,3 +193,14 @@ def test_registered_controls_are_outside_the_hypotheses_and_fail(run, rid):
 def test_lemma_5_dependent_control_has_off_diagonal_blocks(run):
     ev = run(L5, form=AP, dependent=True, allow_violation=True)
     assert ev.claim("within_blocks_off_diagonal").observed > 0.01
+
+
+@pytest.mark.parametrize("rid", [L3, MONO, L5, B5, F1R])
+def test_default_and_registered_binding_instances_hold(run, rid):
+    result = theorems.get(rid)
+    assert run(rid).holds
+    for b in result.binding:
+        ev = run(rid, **b.params)
+        assert ev.holds, ev.explain()
+    if rid == L3:  # the binding puts pre-activations exactly on the kink
+        assert run(rid, **result.binding[0].params).details["zero_preactivations"] > 0
