@@ -37,7 +37,18 @@ import torch
 from ..core.evidence import Claim
 from ..core.params import declared_instances
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import (
+    AS_PRINTED,
+    Binding,
+    Cost,
+    Logic,
+    Outcome,
+    Param,
+    Result,
+    Status,
+    Violation,
+    seed_param,
+)
 from ..data.latents import random_orthonormal, summation_model
 from ..optim.sphere_flow import power_iteration
 from .common import declared_strategy

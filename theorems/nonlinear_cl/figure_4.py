@@ -103,11 +103,31 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
-                           seed_param)
+from ..core.result import (
+    AS_PRINTED,
+    CORRECTED,
+    Binding,
+    Cost,
+    Logic,
+    Outcome,
+    Param,
+    Result,
+    Status,
+    Violation,
+    seed_param,
+)
+from .common import registered_strategy
 from .paper import PAPER
 from .token_task import chi_scores, make_tasks, mean
-from .token_training import ACTIVATIONS, LOSSES, SIGN_SYMMETRIC, Model, Protocol, train, training_cost
+from .token_training import (
+    ACTIVATIONS,
+    LOSSES,
+    SIGN_SYMMETRIC,
+    Model,
+    Protocol,
+    train,
+    training_cost,
+)
 
 ID = "nonlinear_cl.figure_4"
 # "Captures the patterns better": a difference of 0.05 in mean best-filter cosine (≈ 3° at cos 0.9) over seeds.
@@ -279,14 +299,6 @@ COUNTEREXAMPLE = dict(Ps=(1,), betas=(1, 5), seeds=3, steps=5000, batch=128, lr=
 BINDING = dict(betas=(1, 2))
 
 
-def registered_instances():
-    """The 'search' of an empirical claim about one protocol: its registered instances (the claim quantifies over the
-    paper's grid, not over a family of instances; each run is the cached one of the conformance checks)."""
-    from hypothesis import strategies as st
-
-    return st.sampled_from([{}, dict(BINDING)])
-
-
 def report_instances(suite):
     yield CORRECTED, {}, False
     yield CORRECTED, dict(BINDING), False
@@ -348,7 +360,7 @@ RESULT = register(Result(
                        "InfoNCE contrast holds with room (linear at P = 1: 0.953 → 0.958)."),
     counterexamples=(COUNTEREXAMPLE,),
     binding=(Binding("β > 1 (the smallest over-parameterisation)", BINDING, "β = 2: ReLU − linear 0.064"),),
-    strategy=registered_instances,
+    strategy=lambda: registered_strategy({}, BINDING),
     report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="the paper's token task and training protocol on its grid of β and P (empirical claim, 3 "

@@ -30,14 +30,23 @@ Status: new result (it was a unit test only), verified.
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from ..core.evidence import Claim
 from ..core.params import declared_instances
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import (
+    AS_PRINTED,
+    Binding,
+    Cost,
+    Logic,
+    Outcome,
+    Param,
+    Result,
+    Status,
+    Violation,
+    seed_param,
+)
 from .common import declared_strategy
 from .covariance import contrastive_covariance
 from .kernels import infonce_alpha

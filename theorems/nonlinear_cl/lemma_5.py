@@ -35,11 +35,23 @@ import torch
 from ..core.evidence import Claim
 from ..core.params import declared_instances
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import (
+    AS_PRINTED,
+    Binding,
+    Cost,
+    Logic,
+    Outcome,
+    Param,
+    Result,
+    Status,
+    Violation,
+    seed_param,
+)
 from ..data.latents import dirichlet
 from ..optim.sphere_flow import normalize
 from .common import declared_strategy
 from .paper import PAPER
+from .theorem_5 import weighted_cov
 
 ID = "nonlinear_cl.lemma_5"
 # Exact enumeration of O(1) moments: the two sides sum the same products in different orders (a few ulps × terms).
@@ -88,11 +100,6 @@ def joint_distribution(p: dict, ctx):
         pr.append(pc[c] * q / q.sum())  # dependent: renormalise the coupled index distribution within the class
         cls.append(torch.full((len(combos),), c, device=ctx.device))
     return torch.cat(rows), torch.cat(pr), torch.cat(cls), pc
-
-
-def weighted_cov(X: torch.Tensor, P: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    mean = P @ X
-    return mean, (X * P[:, None]).T @ X - torch.outer(mean, mean)
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:

@@ -26,12 +26,19 @@ Status: new result, verified.
 
 from __future__ import annotations
 
-import torch
-
 from ..core.evidence import Claim
 from ..core.params import declared_instances
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import (
+    AS_PRINTED,
+    Binding,
+    Logic,
+    Outcome,
+    Param,
+    Result,
+    Status,
+    Violation,
+)
 from .common import declared_strategy
 from .lemma_3 import alpha_hypotheses, cost, gradient_check
 from .lemma_3 import params as one_layer_params
