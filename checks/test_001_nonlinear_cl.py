@@ -30,13 +30,12 @@ T5 = "nonlinear_cl.theorem_5"
 T4 = "nonlinear_cl.theorem_4"
 T6 = "nonlinear_cl.theorem_6"
 F8 = "nonlinear_cl.figure_8"
-SPEC = "nonlinear_cl.specialisation"
 Q_STAR = (3 - math.sqrt(5)) / 2
 
 
 @pytest.mark.parametrize("rid, status", [(T1, "verified"), (T2, "verified-corrected"), (CAT, "verified"),
                                          (SUM, "verified"), (LIN, "verified"), (T3, "verified"), (T5, "verified"),
-                                         (T4, "verified"), (T6, "verified"), (F8, "verified"), (SPEC, "open")])
+                                         (T4, "verified"), (T6, "verified"), (F8, "verified")])
 def test_statuses_of_the_issue_14_note(rid, status):
     assert str(theorems.get(rid).status) == status
 
@@ -308,7 +307,7 @@ def test_structural_hypotheses_are_not_bypassable():
         (T5, dict(dependent=True), "conditionally independent"),
         (T4, dict(top_rank=2), "rank-1 top layer"),
         (T6, dict(c_max=-1.0), "c > 0"),
-        (SPEC, dict(P=1), "P > 1 and β > 1"),
+        ("nonlinear_cl.figure_4", dict(Ps="1", betas="5"), "a regime of Fig. 4"),
         (CAT, dict(p_min=0.5), "p_min"),
     ],
 )
@@ -541,7 +540,7 @@ TAB1 = "nonlinear_cl.table_1"
 AP = "as_printed"
 
 
-@pytest.mark.parametrize("rid, status", [(BN, "verified"), (F4, "open"), (TAB1, "open"), (SPEC, "open")])
+@pytest.mark.parametrize("rid, status", [(BN, "verified"), (F4, "verified-corrected"), (TAB1, "verified")])
 def test_p001b_statuses(rid, status):
     assert str(theorems.get(rid).status) == status
 
@@ -600,24 +599,9 @@ def test_batchnorm_rf_uniformity_is_not_general(run):
     assert weak.claim("rf_spread_bn").observed < 0.01 * weak.claim("rf_spread_plain").observed
 
 
-# -- Filter specialisation, the suite's reading (§5.1) -----------------------------------------------------------------
-def test_specialisation_chi_plus_reproduced_chi_minus_not(run):
-    ev = run(SPEC, form=AP)
-    assert ev.converged and not ev.holds
-    assert ev.claim("relu_beats_linear_chi_plus").passed
-    assert not ev.claim("relu_lower_chi_minus").passed  # why the status is open
-    assert ev.details["loss_end"][0] < ev.details["loss_start"][0]
-
-
-def test_specialisation_control_without_shared_generators_learns_nothing(run):
-    ev = run(SPEC, form=AP, shuffle_pairs=True, allow_violation=True)
-    assert not ev.claim("relu_beats_linear_chi_plus").passed
-    assert abs(ev.details["chi_plus_relu"][0] - ev.details["chi_plus_linear"][0]) < 0.05
-
-
 # -- Figures 4/9/10 (authors' protocol, ci miniature) ---------------------------------------------------------------------
 def test_figure_4_ci_instance_shows_the_contrasts(run):
-    ev = run(F4, form=AP)
+    ev = run(F4)
     assert ev.holds and ev.converged, ev.explain()
     t = ev.details["table"]
     # P = 1: linear learns the single pattern at β = 1, ReLU does not; P = 3, β = 5: ReLU ahead
@@ -626,17 +610,21 @@ def test_figure_4_ci_instance_shows_the_contrasts(run):
 
 
 def test_figure_4_controls(run):
-    shuffled = run(F4, form=AP, shuffle_pairs=True, allow_violation=True)
+    shuffled = run(F4, shuffle_pairs=True, allow_violation=True)
     assert {"relu_beats_linear", "linear_works_at_P1", "relu_lowest_chi_minus"} <= {c.name for c in
                                                                                      shuffled.failed_bounds}
-    assert shuffled.details["loss_end_mean"] > 2 * run(F4, form=AP).details["loss_end_mean"]
-    wrong = run(F4, form=AP, margin=0.1, allow_violation=True)
+    assert shuffled.details["loss_end_mean"] > 2 * run(F4).details["loss_end_mean"]
+    wrong = run(F4, margin=0.1, allow_violation=True)
     assert {"relu_beats_linear", "relu_gains_from_beta"} <= {c.name for c in wrong.failed_bounds}
 
 
-def test_figure_4_needs_both_regimes():
-    with pytest.raises(HypothesisViolation, match="both regimes"):
-        theorems.check(F4, Ps="3")
+def test_figure_4_needs_a_regime_and_its_forms_their_learning_rates():
+    with pytest.raises(HypothesisViolation, match="a regime of Fig. 4"):
+        theorems.check(F4, Ps="3", betas="1")
+    with pytest.raises(HypothesisViolation, match="printed protocol"):
+        theorems.check(F4, form=AP)  # the ci miniature is not the printed protocol
+    with pytest.raises(HypothesisViolation, match="lr 0.02"):
+        theorems.check(F4, lr=2e-3)
     with pytest.raises(HypothesisViolation, match="ReLU and linear"):
         theorems.check(F4, activations="relu,leaky")
 

@@ -6,18 +6,23 @@ Machinery: ``covariance`` (A(w) closed forms, eq. (3) estimator, roughness D), `
 """
 
 from . import alpha_cl_gradient  # noqa: F401
+from . import augmentation_b5  # noqa: F401
 from . import batchnorm  # noqa: F401
+from . import corollary_1  # noqa: F401
 from . import corollary_2  # noqa: F401
 from . import examples  # noqa: F401  (categorical_model, summation_model, linear_vs_relu)
+from . import figure_1_right  # noqa: F401
 from . import figure_4  # noqa: F401
 from . import figure_8  # noqa: F401
 from . import lemma_1  # noqa: F401
 from . import lemma_2  # noqa: F401
+from . import lemma_3  # noqa: F401
 from . import lemma_4  # noqa: F401
+from . import lemma_5  # noqa: F401
 from . import lemma_7  # noqa: F401
 from . import lemma_8  # noqa: F401
 from . import lemma_10  # noqa: F401
-from . import specialisation  # noqa: F401
+from . import monomial_activation  # noqa: F401
 from . import table_1  # noqa: F401
 from . import theorem_1  # noqa: F401
 from . import theorem_2  # noqa: F401

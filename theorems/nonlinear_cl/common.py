@@ -14,3 +14,11 @@ def declared_strategy(result_id: str, form: str | None = None, **fixed):
 def without_allow(spec: dict) -> dict:
     """A control's parameters without its ``allow_violation`` flag (for ``report_instances``)."""
     return {k: v for k, v in spec.items() if k != "allow_violation"}
+
+
+def registered_strategy(*specs: dict):
+    """The 'search' of an empirical claim about one protocol: its registered instances (the claim quantifies over the
+    paper's grid, not over a family of instances; each draw is a run the conformance checks have cached)."""
+    from hypothesis import strategies as st
+
+    return st.sampled_from([dict(s) for s in specs])

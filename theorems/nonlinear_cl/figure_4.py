@@ -14,7 +14,9 @@ lowest irrelevant-matching score χ̄₋" (Fig. 9). Scores: eq. (16)/(180) and (
 
 Quantifiers: empirical claims about the paper's protocol (§5: G = 40 generators, K = 10 RFs, d = 20 tokens, M = βP
 filters, SGD lr 2e-3, momentum 0.9, weight decay 5e-3, 5000 minibatches of 128, 3 seeds) on its grid of β and P.
-No theorem; a failure of the protocol as run here is a finding about the protocol, not a counterexample.
+No theorem: the figures are the paper's report of what that protocol gives, so a run of the printed protocol that
+contradicts them (3 repetitions, as printed) is a counterexample to the printed form; the unprinted settings (below)
+are the authors' own, taken from their code.
 
 The protocol (``token_training.Protocol``, "authors"): the text prints the optimiser, the iteration count and the
 batch. It does not print BatchNorm, the output normalisation, the similarity, τ, d_out, the BatchNorm variant, the
@@ -45,37 +47,54 @@ Claims (each where the run's grid has the points; χ = mean over seeds of χ̄�
 * measurements: the per-point table (``details["table"]``, per seed, with the scores at initialisation), the final
   loss. ``converged`` is "every weight and loss finite": the protocol trains a fixed number of steps.
 
+Forms. ``as_printed``: the printed protocol (§5: lr 2e-3, 5000 minibatches of 128, 3 repetitions; only such a run
+can be a counterexample). ``corrected``: the same statement at the learning rate of the authors' script, 0.02, with
+ReLU's lead over linear asserted for InfoNCE (for the quadratic loss it is the measurement
+``relu_minus_linear_quadratic_loss``); its ci instances are miniatures of that protocol (100 minibatches of 64).
+
 Negative controls: ``shuffle_pairs=True`` (the second view from an independent generator: nothing to learn) breaks
 ``relu_beats_linear``, ``linear_works_at_P1`` and ``relu_lowest_chi_minus``; ``margin`` = 0.1 (a deliberately wrong
 reading) breaks ``relu_beats_linear`` and ``relu_gains_from_beta`` (the latter survives the shuffle: at P = 1 the
-chance effect of more filters alone exceeds MARGIN, see ``relu_beta_effect_at_init``).
+chance effect of more filters alone exceeds MARGIN, see ``relu_beta_effect_at_init``). Binding: β = 2, the smallest
+over-parameterisation (``betas=1,2``: ReLU − linear 0.064). The worst-case "search" is the registered instances: the
+claim is about one protocol on the paper's grid, not about a family of instances.
 
-What the runs show (CPU, float32; each line is one registered check, ``python -m theorems check
-nonlinear_cl.figure_4 Ps=1,3 betas=1,5 seeds=3 steps=5000 batch=128 lr=…``; mean ± std over 3 seeds):
-* ci instance (2 seeds, 100 steps of 64 at lr 0.02): all four claims hold, with small slack (ReLU − linear 0.060,
-  ReLU's β-gain 0.059 against 0.16 at initialisation).
-* Paper's protocol with the README lr 0.02: every claim holds with room. P = 3, β = 5: ReLU χ̄₊ 1.000 ± 0.000 vs
-  linear 0.841 ± 0.002, χ̄₋ 0.000 ± 0.000 vs 0.241 ± 0.003; P = 1: linear 0.953 ± 0.001 and 0.958 ± 0.000 (β = 1, 5),
-  ReLU 0.264 ± 0.151 → 0.900 ± 0.082; linear's largest β-effect 0.079 against ReLU's smallest 0.276.
-* The same with LeakyReLU and the quadratic activation, InfoNCE and the quadratic loss (``activations=relu,linear,
-  leaky,quadratic losses=infonce,quadratic``, lr 0.02): ``homogeneous_beat_linear`` holds (0.148: P = 3, β = 5,
-  LeakyReLU 0.989/0.909 and quadratic 1.000/0.967 vs linear 0.841/0.643 with InfoNCE/quadratic loss),
-  ``infonce_beats_quadratic_loss`` holds (ReLU 1.000 vs 0.677), ``relu_lowest_chi_minus`` holds (ReLU 0.000 vs
-  LeakyReLU 0.060/0.035, quadratic 0.32/0.33, linear 0.24), ``linear_works_at_P1`` (0.922) and
-  ``relu_gains_from_beta`` (0.276) hold; ``relu_beats_linear`` fails with the quadratic loss: 0.677 ± 0.078 vs
-  0.643 ± 0.034, a gain of 0.034 < 0.05 ("the trends are similar" for the quadratic loss holds for LeakyReLU and the
-  quadratic activation, not clearly for ReLU).
-* Paper's protocol with the printed lr 2e-3: two claims fail. ``relu_beats_linear`` 0.042 < 0.05 (P = 3, β = 5:
-  ReLU 0.594 ± 0.010 vs linear 0.552 ± 0.014; at β = 1 ReLU 0.486 is far *below* linear 0.748), and
-  ``linear_works_at_P1`` 0.773 < 0.8 (linear at P = 1 falls from 0.961 at β = 1 to 0.773 ± 0.009 at β = 5, so it is
-  not "regardless of β"). ``relu_lowest_chi_minus`` holds (0.287 vs 0.345) and ``relu_gains_from_beta`` holds
-  (0.108), though below the chance effect of more filters at initialisation (0.125).
+What the runs show (CPU, float32; ``python -m theorems check nonlinear_cl.figure_4 form=… Ps=… betas=… seeds=3
+steps=5000 batch=128 lr=…``; mean ± std over 3 seeds):
+* ci instance (corrected, 2 seeds, 100 steps of 64 at lr 0.02): all claims hold, with small slack (ReLU − linear
+  0.060, ReLU's β-gain 0.059 against 0.16 at initialisation).
+* Script lr 0.02, printed protocol, P ∈ {1, 3}, β ∈ {1, 5}: every claim holds with room. P = 3, β = 5: ReLU χ̄₊
+  1.000 ± 0.000 vs linear 0.841 ± 0.002, χ̄₋ 0.000 ± 0.000 vs 0.241 ± 0.003; P = 1: linear 0.953 ± 0.001 and
+  0.958 ± 0.000 (β = 1, 5), ReLU 0.264 ± 0.151 → 0.900 ± 0.082; linear's largest β-effect 0.079 against ReLU's
+  smallest 0.276. With LeakyReLU, the quadratic activation and both losses (``activations=relu,linear,leaky,quadratic
+  losses=infonce,quadratic``): ``homogeneous_beat_linear`` 0.148, ``infonce_beats_quadratic_loss`` (ReLU 1.000 vs
+  0.677), ``relu_lowest_chi_minus`` (ReLU 0.000 vs LeakyReLU 0.060/0.035, quadratic 0.32/0.33, linear 0.24) hold; with
+  the quadratic loss ReLU leads linear by only 0.034 (0.677 ± 0.078 vs 0.643 ± 0.034).
+* Printed lr 2e-3, printed protocol, P ∈ {1, 3}, β ∈ {2, 5} (``form=as_printed Ps=1,3 betas=2,5``, 98 s of one
+  contended core): ReLU is *below* linear at P = 3, β = 2 (0.640 ± 0.016 vs 0.678 ± 0.026: ``relu_beats_linear``
+  −0.038), ReLU loses with β at P = 3 (0.640 → 0.595: ``relu_gains_from_beta`` −0.046), linear at P = 1 falls with β
+  (0.902 ± 0.015 → 0.769 ± 0.016: ``linear_works_at_P1`` 0.769 < 0.8); ``relu_lowest_chi_minus`` holds. The earlier
+  run on β ∈ {1, 5}: ReLU − linear 0.042 < 0.05 at P = 3, β = 5, linear at P = 1 0.961 → 0.773.
+* The registered counterexample (``COUNTEREXAMPLE``, P = 1, β ∈ {1, 5}, the cheapest grid where a claim fails at
+  the printed protocol) is replayed by the ci suite; its numbers are in ``correction_reason``.
+* Not measured: the paper's full grid (β, P ∈ {1, 2/3, 5, 10}, four activations, two losses) at either lr. Its
+  relu/linear/InfoNCE part costs ≈ 8 min of one idle core per lr (31 ms a step for one seed) and the whole ≈ 32 min;
+  on this project's shared 2-core machine the run got 7–10 % of a core and was stopped. It is the ``THOROUGH``
+  instance of both forms (``report_instances``, raise THEOREMS_MAX_WORK), e.g. ``THEOREMS_MAX_WORK=1e15 python -m
+  theorems check nonlinear_cl.figure_4 Ps=1,3,5,10 betas=1,2,5,10 activations=relu,linear,leaky,quadratic
+  losses=infonce,quadratic seeds=3 steps=5000 batch=128 lr=0.02``.
 
-Status: new → open. The Fig. 4/9 contrasts reproduce with the learning rate of the authors' README command and not
-with the learning rate the paper prints; with the quadratic loss ReLU's lead over linear is below the margin; BatchNorm, normalisation, τ and d_out are unprinted and taken from the code.
-What would decide it: the figures' own numbers (not in the text) or which learning rate produced them, and the full
-grid (β, P up to 10, LeakyReLU, quadratic, both losses: the ``THOROUGH`` instances, ~4e13 flop, for a GPU with
-THEOREMS_MAX_WORK raised).
+The suite's earlier reading (formerly ``nonlinear_cl.specialisation``, folded in here: no BatchNorm, no output
+normalisation, InfoNCE on −½‖f − f'‖² between the views, τ = 0.5, d_out = 20, ``token_training``'s ``suite``
+protocol) reproduced the χ̄₊ half (ReLU − linear 0.21 at P = 3, β = 5, 400 steps at lr 0.02) but not the χ̄₋ half
+(ReLU 0.298 vs linear 0.287); under the authors' protocol above the χ̄₋ half reproduces, so that failure was one of
+the reading.
+
+Status: open → verified-corrected. At the printed learning rate the printed protocol contradicts the figures (ReLU
+below linear at β = 2, no gain from β, linear at P = 1 degrading with β); at the authors' script's 0.02 every
+InfoNCE contrast holds with room, on the points run. The decision rests on P ∈ {1, 3} and β ∈ {1, 2, 5} (the full
+grid is a thorough instance not run here); BatchNorm, normalisation, τ and d_out are unprinted and taken from the
+authors' code.
 """
 
 from __future__ import annotations
@@ -84,10 +103,31 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import (
+    AS_PRINTED,
+    CORRECTED,
+    Binding,
+    Cost,
+    Logic,
+    Outcome,
+    Param,
+    Result,
+    Status,
+    Violation,
+    seed_param,
+)
+from .common import registered_strategy
 from .paper import PAPER
 from .token_task import chi_scores, make_tasks, mean
-from .token_training import ACTIVATIONS, LOSSES, SIGN_SYMMETRIC, Model, Protocol, train, training_cost
+from .token_training import (
+    ACTIVATIONS,
+    LOSSES,
+    SIGN_SYMMETRIC,
+    Model,
+    Protocol,
+    train,
+    training_cost,
+)
 
 ID = "nonlinear_cl.figure_4"
 # "Captures the patterns better": a difference of 0.05 in mean best-filter cosine (≈ 3° at cos 0.9) over seeds.
@@ -95,6 +135,9 @@ ID = "nonlinear_cl.figure_4"
 MARGIN = 0.05
 # "Linear works well" at P = 1: its best filter within 37° of the single candidate token on average.
 LINEAR_WORKS = 0.8
+PRINTED_LR = 2e-3  # §5
+SCRIPT_LR = 0.02  # the authors' script / README command for this paper's §5
+PRINTED_PROTOCOL = dict(steps=5000, batch=128)  # §5: 5000 minibatches of 128 (and 3 repetitions)
 
 
 def protocol(p: dict) -> Protocol:
@@ -109,16 +152,32 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if "relu" not in p["activations"] or "linear" not in p["activations"]:
         out.append(Violation("ReLU and linear in the run", "the claims compare them", ("activations",),
                              bypassable=False))
-    if not any(P > 1 and b > 1 for P in p["Ps"] for b in p["betas"]) or 1 not in p["Ps"]:
-        out.append(Violation("both regimes: a point with P > 1 and β > 1, and P = 1", "Fig. 4 contrasts them",
-                             ("Ps", "betas")))
+    if not any(P > 1 and b > 1 for P in p["Ps"] for b in p["betas"]) and not (1 in p["Ps"] and len(p["betas"]) > 1):
+        out.append(Violation("a regime of Fig. 4: a point with P > 1 and β > 1, or P = 1 at two β",
+                             "the claims compare ReLU and linear there, or linear over β at P = 1", ("Ps", "betas"),
+                             bypassable=False))
     if p["shuffle_pairs"]:
         out.append(Violation("positive pairs share a generator", "shuffle_pairs=True: independent generators "
                              "(negative control)", ("shuffle_pairs",)))
     if p["margin"] != MARGIN:
         out.append(Violation(f"margin = {MARGIN}", "another margin is a deliberately wrong reading of 'better' "
                              "(negative control)", ("margin",)))
+    out += lr_hypotheses(p, form, "Figs 4, 9, 10")
     return out
+
+
+def lr_hypotheses(p: dict, form: str, what: str) -> list[Violation]:
+    """The learning rate each form speaks about: the printed form is the printed protocol (§5: lr 2e-3, 5000
+    minibatches of 128, 3 repetitions), so only such a run can be a counterexample to it; the corrected form is the
+    same statement at the learning rate of the authors' script (0.02), its cheap instances included."""
+    if form == AS_PRINTED:
+        off = {k: p[k] for k, v in PRINTED_PROTOCOL.items() if p[k] != v}
+        if p["lr"] != PRINTED_LR or off or p["seeds"] < 3:
+            return [Violation(f"the printed protocol of {what} (§5): lr 2e-3, 5000 minibatches of 128, 3 repetitions",
+                              f"lr = {p['lr']}, seeds = {p['seeds']}, {off}", ("lr", "steps", "batch", "seeds"))]
+    elif p["lr"] != SCRIPT_LR:
+        return [Violation("the corrected form: lr 0.02 (the authors' script)", f"lr = {p['lr']}", ("lr",))]
+    return []
 
 
 def cost(p: dict) -> Cost:
@@ -146,9 +205,12 @@ def run_grid(p: dict, ctx):
     return table, run, (Ps, betas, acts, losses)
 
 
-def grid_claims(table, axes, margin: float) -> list[Claim]:
-    """The claims of the module docstring, each where the grid has its points."""
+def grid_claims(table, axes, margin: float, form: str = AS_PRINTED) -> list[Claim]:
+    """The claims of the module docstring, each where the grid has its points. The corrected form asks ReLU's lead
+    over linear of InfoNCE only (with the quadratic loss it is recorded: 'the trends are similar' holds there for
+    LeakyReLU and the quadratic activation, for ReLU only below the margin)."""
     Ps, betas, acts, losses = axes
+    lead_losses = [ls for ls in losses if ls == "infonce"] if form == CORRECTED else list(losses)
     chi = lambda P, b, a, ls: mean(table[(P, b, a, ls)][0])  # noqa: E731
     chim = lambda P, b, a, ls: mean(table[(P, b, a, ls)][1])  # noqa: E731
     spec = [(P, b) for P in Ps for b in betas if P > 1 and b > 1]
@@ -156,8 +218,13 @@ def grid_claims(table, axes, margin: float) -> list[Claim]:
     claims = []
     if spec:
         claims.append(Claim.at_least("relu_beats_linear", min(chi(P, b, "relu", ls) - chi(P, b, "linear", ls)
-                                                              for P, b in spec for ls in losses), margin,
-                                     "min over P > 1, β > 1 (and losses) of χ̄₊(ReLU) − χ̄₊(linear)"))
+                                                              for P, b in spec for ls in lead_losses), margin,
+                                     f"min over P > 1, β > 1 (and {'/'.join(lead_losses)}) of χ̄₊(ReLU) − χ̄₊(linear)"))
+        if form == CORRECTED and "quadratic" in losses:
+            claims.append(Claim.measurement("relu_minus_linear_quadratic_loss",
+                                            min(chi(P, b, "relu", "quadratic") - chi(P, b, "linear", "quadratic")
+                                                for P, b in spec),
+                                            message="min over P > 1, β > 1 of χ̄₊(ReLU) − χ̄₊(linear), quadratic loss"))
         others = [a for a in acts if a in ("leaky", "quadratic")]
         if others:
             claims.append(Claim.at_least("homogeneous_beat_linear", min(chi(P, b, a, ls) - chi(P, b, "linear", ls)
@@ -177,6 +244,13 @@ def grid_claims(table, axes, margin: float) -> list[Claim]:
     if 1 in Ps:
         claims.append(Claim.at_least("linear_works_at_P1", min(chi(1, b, "linear", ls) for b in betas for ls in losses),
                                      LINEAR_WORKS, "min over β (and losses) of χ̄₊(linear, P = 1)"))
+        if len(betas) > 1:
+            # recorded, not asserted: the ci miniature (100 steps) is too short for linear at large β to settle
+            claims.append(Claim.measurement("linear_beta_effect_at_P1",
+                                            max(abs(chi(1, b, "linear", ls) - chi(1, bmin, "linear", ls))
+                                                for b in betas for ls in losses),
+                                            message=f"max over β of |χ̄₊(linear, P = 1, β) − χ̄₊(linear, P = 1, β = "
+                                                    f"{bmin})| ('regardless of the degree of over-parameterization')"))
     if len(betas) > 1:
         at_init = lambda P, b, a, ls: mean(table[(P, b, a, ls)][2])  # noqa: E731
         claims.append(Claim.at_least("relu_gains_from_beta", min(chi(P, bmax, "relu", ls) - chi(P, bmin, "relu", ls)
@@ -197,7 +271,7 @@ def grid_claims(table, axes, margin: float) -> list[Claim]:
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     table, run, axes = run_grid(p, ctx)
-    claims = grid_claims(table, axes, p["margin"])
+    claims = grid_claims(table, axes, p["margin"], form)
     L = run.losses.double()
     rows = {f"P={P} beta={b} {a} {ls}": {"chi_plus": v[0], "chi_minus": v[1], "chi_plus_initial": v[2]}
             for (P, b, a, ls), v in sorted(table.items())}
@@ -218,14 +292,24 @@ THOROUGH_CPU = dict(THOROUGH, Ps=(1, 3, 5), betas=(1, 2, 5))
 CONTROLS = (dict(shuffle_pairs=True, allow_violation=True), dict(margin=0.1, allow_violation=True))
 
 
+# The printed protocol at the printed lr on the cheapest grid where a claim fails: P = 1 at β ∈ {1, 5}, ReLU and
+# linear, InfoNCE, 3 repetitions of 5000 minibatches of 128 (see the module docstring for its numbers).
+COUNTEREXAMPLE = dict(Ps=(1,), betas=(1, 5), seeds=3, steps=5000, batch=128, lr=PRINTED_LR)
+# β = 2, the smallest over-parameterisation (β > 1 nearly binds), ci miniature at the script's lr.
+BINDING = dict(betas=(1, 2))
+
+
 def report_instances(suite):
-    yield AS_PRINTED, {}, False
+    yield CORRECTED, {}, False
+    yield CORRECTED, dict(BINDING), False
+    yield AS_PRINTED, dict(COUNTEREXAMPLE), False
     for spec in CONTROLS:
-        yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
-    if suite.name == "thorough":
-        for lr in (0.02, 2e-3):  # the README command's and the printed learning rate
-            yield AS_PRINTED, dict(THOROUGH_CPU, lr=lr), False
-            yield AS_PRINTED, dict(THOROUGH, lr=lr), False
+        yield CORRECTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
+    if suite.name == "thorough":  # the paper's grid at both learning rates (raise THEOREMS_MAX_WORK: ~4e13 flop each)
+        yield AS_PRINTED, dict(COUNTEREXAMPLE, Ps=(1, 3), betas=(2, 5)), False  # ReLU below linear at β = 2
+        for form, lr in ((CORRECTED, SCRIPT_LR), (AS_PRINTED, PRINTED_LR)):
+            yield form, dict(THOROUGH_CPU, lr=lr), False
+            yield form, dict(THOROUGH, lr=lr), False
 
 
 RESULT = register(Result(
@@ -238,7 +322,7 @@ RESULT = register(Result(
               "LeakyReLU, quadratic) capture the candidate tokens better than linear (χ̄₊), ReLU gains from β and "
               "linear much less, ReLU has the lowest χ̄₋, and the quadratic loss is less effective than InfoNCE "
               "(Figs 4, 9, 10; §5.1).",
-    status=Status.OPEN,
+    status=Status.VERIFIED_CORRECTED,
     params=(
         Param("Ps", list[int], (1, 3), "candidate tokens per RF", valid="P = 1 and some P > 1", low=1, high=19,
               length=(1, 6), distinct=True),
@@ -250,8 +334,8 @@ RESULT = register(Result(
               distinct=True),
         Param("seeds", int, 2, "repetitions (the paper: 3)", low=1, high=8),
         Param("steps", int, 100, "SGD minibatches (the paper: 5000)", low=1, high=20000),
-        Param("lr", float, 0.02, "learning rate: 2e-3 printed (§5), 0.02 in the authors' README command",
-              low=1e-6, high=1.0),
+        Param("lr", float, SCRIPT_LR, "learning rate: 2e-3 printed (§5; the printed form), 0.02 in the authors' "
+              "script (the corrected form)", valid="2e-3 printed, 0.02 corrected", low=1e-6, high=1.0),
         Param("batch", int, 64, "minibatch size (§5: 128)", low=8, high=512),
         Param("tau", float, 0.1, "InfoNCE temperature (authors' code: 0.1; not printed)", low=1e-3, high=10.0),
         Param("d_out", int, 50, "outputs of the top layer (authors' README command: 50; not printed)", low=1,
@@ -265,18 +349,21 @@ RESULT = register(Result(
     cost=cost,
     evaluate=evaluate,
     hypotheses=hypotheses,
-    forms=(AS_PRINTED,),
+    forms=(AS_PRINTED, CORRECTED),
+    correction=("The same contrasts with the learning rate of the authors' script (0.02) in place of the printed "
+                "2e-3, the rest of the printed protocol unchanged; ReLU's lead over linear is asserted with InfoNCE "
+                "(with the quadratic loss it is recorded: 0.034 < 0.05 at P = 3, β = 5)."),
+    correction_reason=("At the printed lr 2e-3 and the printed protocol (5000 minibatches of 128, 3 repetitions) linear "
+                       "at P = 1 falls with β, 0.946 ± 0.012 (β = 1) → 0.768 ± 0.015 (β = 5) (the registered "
+                       "counterexample: 'linear works well regardless of β' fails), ReLU is below linear at P = 3, "
+                       "β = 2 (0.640 vs 0.678) and loses with β there (0.640 → 0.595); at the script's 0.02 every "
+                       "InfoNCE contrast holds with room (linear at P = 1: 0.953 → 0.958)."),
+    counterexamples=(COUNTEREXAMPLE,),
+    binding=(Binding("β > 1 (the smallest over-parameterisation)", BINDING, "β = 2: ReLU − linear 0.064"),),
+    strategy=lambda: registered_strategy({}, BINDING),
     report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="the paper's token task and training protocol on its grid of β and P (empirical claim, 3 "
                         "repetitions)"),
     controls=CONTROLS,
-    open_reason=("at the paper's protocol (5000 steps of 128, 3 seeds, P ∈ {1, 3}, β ∈ {1, 5}) every Fig. 4/9 contrast "
-                 "reproduces with the authors' README learning rate 0.02 (P = 3, β = 5: ReLU χ̄₊ 1.000 vs linear "
-                 "0.841, χ̄₋ 0.000 vs 0.241; LeakyReLU and quadratic activations too, and InfoNCE beats the quadratic "
-                 "loss), except that with the quadratic loss ReLU leads linear by only 0.034; with the printed lr 2e-3 "
-                 "ReLU beats linear by only 0.042 < 0.05 and "
-                 "linear at P = 1 drops to 0.773 at β = 5; BatchNorm, normalisation, τ and d_out are unprinted and "
-                 "taken from the code. Deciding it needs the learning rate that produced the figures, and the full "
-                 "grid (β, P up to 10, LeakyReLU, quadratic, both losses: ~4e13 flop) on a GPU"),
 ))

@@ -22,7 +22,7 @@ Two protocols (:class:`Protocol`):
   Settings the paper prints: SGD lr 2e-3, momentum 0.9, weight decay 5e-3, 5000 minibatches of 128 (§5). The
   others (BN, ℓ2 normalisation, similarity, τ, d_out, the Def. 5 variant) are not printed; they are those of the
   authors' released code and its README command for this paper (which also uses lr 0.02).
-* ``suite`` (``nonlinear_cl.specialisation``, the suite's earlier reading): no BatchNorm, no normalisation,
+* ``suite`` (the suite's earlier reading of §5, folded into ``nonlinear_cl.figure_4``): no BatchNorm, no normalisation,
   InfoNCE with ε = 1 on the distances ½‖f_i − f_j'‖² between the two views (cross-view negatives), τ·CE, d_out = 20.
 
 Training runs in float32 (the authors' precision; torch.FloatTensor in their code): the scores are O(1) cosines,
@@ -252,8 +252,8 @@ def training_cost(Ms: list[int], streams: int, proto: Protocol):
 @contextlib.contextmanager
 def single_thread():
     """One intra-op thread for the duration: the tensors of these loops are small, and on a shared 2-core machine
-    a second OpenMP thread only adds synchronisation (the specialisation default took 1.4 s with one thread, 4–20 s
-    with two). The caller's setting is restored."""
+    a second OpenMP thread only adds synchronisation (the earlier specialisation instance took 1.4 s with one thread,
+    4–20 s with two). The caller's setting is restored."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

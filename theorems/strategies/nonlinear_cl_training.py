@@ -1,6 +1,6 @@
 """Strategies for the BatchNorm and training results of paper 001 (``nonlinear_cl.batchnorm``; the training
-results ``nonlinear_cl.figure_4``, ``nonlinear_cl.table_1`` and ``nonlinear_cl.specialisation`` are open and have
-no worst-case search).
+results ``nonlinear_cl.figure_4`` and ``nonlinear_cl.table_1`` search only their registered instances: they are
+empirical claims about one protocol).
 
 Every range comes from the results' `Param` declarations (:func:`declared_params`): BatchNorm's draws reach the
 places where its hypotheses nearly bind (``weak_rf`` down to 1e-3: the secular equation of Corollary 3 near
