@@ -95,7 +95,7 @@ from ..data.finite_population import Population
 from . import adversarial as A
 from . import divergence as D
 from . import population as P
-from .instances import binding_cosine, build, grid, instance_cost, instance_hypotheses, instance_params
+from .instances import build, grid, instance_cost, instance_hypotheses, instance_params
 from .paper import PAPER
 
 ID = "cl_generalization.theorem_2"

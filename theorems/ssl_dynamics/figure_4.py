@@ -34,7 +34,6 @@ eigenvalue's direction while (12) descends, and the accuracies part.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import torch
