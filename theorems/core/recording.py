@@ -273,7 +273,9 @@ def parse_run(data: Any) -> RecordedRun:
     if done is not None and not isinstance(done, bool):
         raise RunFileError(f"'finished' must be true or false, found {done!r}")
     exitstatus = data.get("exitstatus")
-    evidences, expected, rederived = [], {}, 0
+    evidences: list[Evidence] = []
+    expected: dict[Any, set[str]] = {}
+    rederived = 0
     for i, d in enumerate(entries):
         _check_entry(i, d)
         ev = rederive(Evidence.from_dict(d))
