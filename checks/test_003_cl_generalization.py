@@ -150,7 +150,7 @@ def test_theorem_2_binding_family_is_informative(data):
     n = params["sizes"][0]
     ev = theorems.check(T2, **params)
     assert ev.holds and ev.observed == pytest.approx(1 / (2 * n)) and ev.bound == pytest.approx(1 / (2 * n))
-    from theorems.cl_generalization.theorem_2 import binding_cosine
+    from theorems.cl_generalization.instances import binding_cosine
 
     c_star = binding_cosine(n, params["m"])
     above = theorems.check(T2, **{**params, "centre_cos": min(1.0, c_star + 1e-6)})

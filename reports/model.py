@@ -268,6 +268,7 @@ class PaperGroup:
     number: str
     title: str
     cite: str
+    link: str = ""
     sections: list[Section] = field(default_factory=list)
 
     @property
@@ -348,7 +349,7 @@ def papers_of(sections: list[Section]) -> list[PaperGroup]:
             source = _source(s)
             groups[key] = PaperGroup(
                 number=key, title=source.title if source else ("(not registered)" if not s.paper else s.paper),
-                cite=source.cite() if source else "")
+                cite=source.cite() if source else "", link=source.link if source else "")
         groups[key].sections.append(s)
     return sorted(groups.values(), key=lambda g: (g.number == "?", g.number))
 

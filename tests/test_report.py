@@ -105,9 +105,12 @@ def test_errata_come_first_with_the_size_of_the_error_and_its_replay(page):
 
 def test_is_self_contained(page):
     text, _, _ = page
-    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", text, re.IGNORECASE)
-    # Namespace declarations of the inline SVGs name URIs but load nothing; no other URL may appear.
-    assert "http" not in re.sub(r'xmlns(:\w+)?="[^"]*"', "", text)
+    assert not re.search(r"""src\s*=\s*["']?\s*(https?:)?//""", text, re.IGNORECASE)
+    # Namespace declarations of the inline SVGs name URIs but load nothing, and a paper's title links to the paper
+    # (a link the reader may follow, nothing the page loads); no other URL may appear.
+    paper_links = re.compile(r'<h2>Paper \d+: <a href="https://arxiv\.org/search/\?[^"]*">')
+    assert paper_links.findall(text)
+    assert "http" not in paper_links.sub("", re.sub(r'xmlns(:\w+)?="[^"]*"', "", text))
     assert "<link" not in text and "<script src" not in text
     assert text.count("<script>") == 1  # the filter, inline
     assert "<style>" in text
@@ -339,3 +342,25 @@ def test_recorded_sweep_is_the_one_the_claims_used(rid):
     assert first["fit"]["exponent"] == pytest.approx(ev.observed, rel=1e-12)
     fig = ev.plot()
     plt.close(fig)
+
+
+def test_each_paper_heading_links_to_the_paper():
+    """Every paper section's title is a link: arXiv's search for the exact title where the paper names no URL."""
+    from urllib.parse import parse_qs, urlparse
+
+    from theorems.core.result import Paper
+
+    pages = {}
+    for rid in theorems.ids():
+        paper = theorems.get(rid).source
+        if paper is not None:
+            pages[paper.number] = paper
+    assert {"000", "001", "002", "003", "004"} <= set(pages)
+    for paper in pages.values():
+        query = parse_qs(urlparse(paper.link).query)
+        assert paper.link.startswith("https://arxiv.org/search/") and query["query"] == [f'"{paper.title}"']
+    assert Paper("9", "T", "A", url="https://doi.org/10.1/x").link == "https://doi.org/10.1/x"
+    from pathlib import Path
+
+    html = (Path(__file__).resolve().parents[1] / "reports" / "templates" / "index.html.j2").read_text()
+    assert '<a href="{{ p.link }}">{{ p.title }}</a>' in html

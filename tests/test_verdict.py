@@ -297,3 +297,14 @@ def test_cached_runner_knows_what_it_computed(registered):
     runner = CachedRunner()
     runner(r.id)
     assert runner.has(r.id) and runner.has(r.id, x=0.25) and not runner.has(r.id, x=0.5)
+
+
+def test_an_instance_a_search_found_must_hold_for_verified(registered):
+    """Result.searched: a hard instance inside the hypotheses that does not converge (or fails) keeps the corrected
+    form from 'verified', so the status falls to the printed form's refutation (here, 'refuted'); one that holds
+    changes nothing."""
+    holds = derive(registered(fake(searched=({"x": 0.9},))))
+    assert holds.status is Status.VERIFIED_CORRECTED, holds.explain()
+    stalls = derive(registered(fake(searched=({"x": 0.9, "converges": False},))))
+    assert stalls.status is Status.REFUTED, stalls.explain()
+    assert "({'x': 0.9, 'converges': False}) does not converge" in stalls.explain()

@@ -218,6 +218,7 @@ def check_plugin_result(result: Result, prefix: str) -> None:
     names = {p.name for p in result.params}
     instances = [("control", c) for c in (*result.controls, *result.trend_controls)]
     instances += [("counterexample", c) for c in result.counterexamples]
+    instances += [("searched instance", c) for c in result.searched]
     instances += [("binding instance", {**b.params, **({"form": b.form} if b.form else {})}) for b in result.binding]
     for what, spec in instances:
         unknown = sorted(set(spec) - names - {"form", "allow_violation"})

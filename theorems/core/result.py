@@ -69,6 +69,17 @@ class Paper:
     authors: str
     venue: str = ""
     year: int | None = None
+    # Where a reader finds the paper. The texts the suite checks carry no arXiv id or DOI of their own, so the
+    # default is arXiv's search for the exact title (a link that cannot point at the wrong paper).
+    url: str = ""
+
+    @property
+    def link(self) -> str:
+        if self.url:
+            return self.url
+        from urllib.parse import urlencode
+
+        return "https://arxiv.org/search/?" + urlencode({"query": f'"{self.title}"', "searchtype": "title"})
 
     def cite(self) -> str:
         """'Authors, Title, Venue Year'."""
@@ -187,6 +198,10 @@ class Result:
     proof_errata: tuple[ProofErratum, ...] = ()
     # Instances of the default form where a hypothesis nearly binds (required for a 'verified' status).
     binding: tuple[Binding, ...] = ()
+    # Hard instances of the default form that a worst-case search found inside the hypotheses: a verified form
+    # must hold on each (one that does not converge keeps the status 'open'), so a search's finding outlives
+    # the run that found it.
+    searched: tuple[Mapping[str, Any], ...] = ()
     # Negative controls: parameter sets (with optional "form" and "allow_violation" keys) on which the
     # same assertions fail; together they must break every ``bound`` claim of the default form.
     controls: tuple[Mapping[str, Any], ...] = ()

@@ -134,6 +134,12 @@ def form_is_verified(result: Result, form: str, run: Runner, reasons: list[str])
         if not bev.holds:
             problems.append(f"binding instance for {b.hypothesis!r} ({dict(b.params)}) does not hold")
             ok = False
+    for spec in result.searched if form == result.default_form else ():
+        sev = run(result.id, form=form, **spec)
+        if not sev.holds:
+            why = "does not converge" if sev.converged is False else "does not hold"
+            problems.append(f"the instance a worst-case search found ({dict(spec)}) {why}")
+            ok = False
     if result.strategy is None:
         problems.append("no worst-case search declared (Result.strategy)")
         ok = False
