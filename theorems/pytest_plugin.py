@@ -310,6 +310,9 @@ def _paper_of(item: pytest.Item, packages: dict[str, str]) -> str | None:
     return None
 
 
+# tryfirst: xdist's loadgroup reads the xdist_group markers in its own collection hook, so they must be set before
+# it runs, whichever of the two plugins was registered first (an entry point or the repository's conftest shim).
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not active(config):
         return
