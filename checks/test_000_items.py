@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import theorems
+from theorems.core import recording
 from theorems.deep_fusion import trained_attention
 
 TA = trained_attention.ID
@@ -15,7 +16,7 @@ TA = trained_attention.ID
 def test_trained_attention_short_budget_is_not_converged_not_a_failed_claim(run):
     """20 Adam steps do not learn the contrastive task: the run is reported as not converged (the trend claim
     itself fails there, so without the certificate this would read as a failure of a statement called true)."""
-    short = run(TA, steps=20)
+    short = recording.expect(run(TA, steps=20), recording.NOT_CONVERGED)
     assert short.converged is False and not short.holds
     assert not short.claim("cross_cluster_attention_falls_with_depth").passed
     # the certificate's number against the literal measured shares (pins GAIN_MIN from both sides)

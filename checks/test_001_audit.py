@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import pytest
+from theorems.core import recording
 
 from theorems import HypothesisViolation
 from theorems.core.registry import get
@@ -61,7 +62,8 @@ def test_figure_8_registered_controls_fail_the_count(run):
     for spec in get(F8).controls:
         ev = run(F8, **spec)
         assert spec.get("allow_violation") and not ev.claim("relu_at_least_8_maxima").passed, spec
-    assert run(F8, leak=0.05, allow_violation=True).claim("relu_at_least_8_maxima").passed  # recorded: 8 maxima
+    small_leak = recording.expect(run(F8, leak=0.05, allow_violation=True), recording.HOLDS)  # recorded: 8 maxima
+    assert small_leak.claim("relu_at_least_8_maxima").passed
 
 
 def test_theorem_3_rate_bound_is_the_worst_iteration(run):

@@ -13,6 +13,7 @@ import math
 import pytest
 
 import theorems
+from theorems.core import recording
 from theorems.core.verdict import counterexample_problem
 
 T3 = "ssl_dynamics.theorem_3"
@@ -21,7 +22,8 @@ T3 = "ssl_dynamics.theorem_3"
 @pytest.mark.parametrize("lam, sign", [(-1.0, 1), (-1.0, -1), (2.0, 1), (0.7, -1)])
 def test_theorem_3_single_eigenvalue_matches_the_logistic_solution(lam, sign):
     T = 0.3
-    ev = theorems.check(T3, lams=str(lam), e1_sign=sign, T=T, starts=2, allow_violation=True)
+    ev = recording.expect(theorems.check(T3, lams=str(lam), e1_sign=sign, T=T, starts=2, allow_violation=True),
+                          recording.NOT_CONVERGED)  # T = 0.3: a horizon too short to settle
     q0 = 0.5 * sign
     u0 = q0**2
     e = math.exp(-8 * lam * T)
@@ -39,7 +41,7 @@ def test_theorem_3_single_eigenvalue_holds_at_the_full_horizon(run, lams):
 @pytest.mark.parametrize("params", [dict(T=0.5), dict(T=0.5, lams="0.5,1,2,3"),
                                     dict(lams="-1,-0.3,0.5,2", start="network", h=10, T=1.0)])
 def test_theorem_3_short_horizon_is_not_converged_and_never_a_counterexample(run, params):
-    ev = run(T3, **params)
+    ev = recording.expect(run(T3, **params), recording.NOT_CONVERGED)
     assert ev.converged is False and not ev.details["settled"] and not ev.holds
     why = counterexample_problem(theorems.get(T3), {**params}, lambda rid, **kw: run(rid, **kw))
     assert why is not None and "did not converge" in why
@@ -48,7 +50,7 @@ def test_theorem_3_short_horizon_is_not_converged_and_never_a_counterexample(run
 def test_theorem_3_horizon_is_pinned_by_literals():
     """Default spectrum (-1, -0.3, 0.5, 2): the slow rate is min(8·1, 2·0.7) = 1.4, the horizon 30/1.4 = 21.43. A
     horizon of 21.4 is too short (not converged, although q̇(21.4) is small), 21.5 is long enough."""
-    short = theorems.check(T3, T=21.4)
+    short = recording.expect(theorems.check(T3, T=21.4), recording.NOT_CONVERGED)
     assert short.converged is False and not short.details["horizon_long_enough"] and short.details["settled"]
     enough = theorems.check(T3, T=21.5)
     assert enough.converged and enough.holds, enough.explain()
@@ -56,7 +58,7 @@ def test_theorem_3_horizon_is_pinned_by_literals():
 
 def test_theorem_3_settled_guard_bites():
     """The settled guard on a run far from any stationary point: at T = 0.5, ‖q̇‖ = 1.08."""
-    ev = theorems.check(T3, T=0.5)
+    ev = recording.expect(theorems.check(T3, T=0.5), recording.NOT_CONVERGED)
     assert not ev.details["settled"] and ev.details["final_speed"] > 1.0
 
 
@@ -102,7 +104,7 @@ def test_theorem_1_bites_only_where_an_aligned_W1_breaks_it(run):
     assert haar.holds and not aligned.claim("bound_holds_every_draw").passed
     assert aligned.observed == pytest.approx(abs(math.tanh(2.0) - 2.0), rel=1e-12)  # |tanh‖x‖ − ‖x‖|, ‖x‖ = 2
     # On the default instance the bound is implied for every orthonormal W₁ (eq. (13)): even the aligned W₁ holds.
-    default_aligned = run(T1, w1="aligned", allow_violation=True)
+    default_aligned = recording.expect(run(T1, w1="aligned", allow_violation=True), recording.HOLDS)
     assert run(T1).details["bound_implied_for_every_W1"] and default_aligned.claim("bound_holds_every_draw").passed
 
 

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import theorems
+from theorems.core import recording
 from theorems.core.context import Context
 from theorems.ssl_dynamics import lemma_1
 
@@ -117,7 +118,7 @@ def test_example_1_default_and_controls(run):
 
 
 def test_example_1_short_run_is_not_converged(run):
-    ev = run(E1, steps=5)
+    ev = recording.expect(run(E1, steps=5), recording.NOT_CONVERGED)
     assert ev.converged is False and not ev.holds
 
 

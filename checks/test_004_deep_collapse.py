@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import theorems
+from theorems.core import recording
 from theorems import HypothesisViolation, ParameterError, ResourceLimit
 from theorems.core.verdict import run_spec
 from theorems.neural_collapse import depth_trend as DT
@@ -366,7 +367,7 @@ def test_sandwich_figure_renders(rid, params, run):
     from reports.depth_plots import sandwich_figure
     from reports.plots import figure_svg
 
-    ev = run(rid, **params)
+    ev = recording.expect(run(rid, **params), *recording.OUTCOMES)  # drawn whatever it shows
     fig = sandwich_figure(ev)
     try:
         left, right = fig.axes

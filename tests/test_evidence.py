@@ -357,3 +357,18 @@ def test_notebook_display_without_a_renderer_is_the_text_summary(monkeypatch):
     assert page.startswith("<pre>") and page.endswith("</pre>") and "&lt;" not in page[:5]
     with pytest.raises(RuntimeError, match="no figure renderer"):
         ev.plot()
+
+
+def test_non_finite_details_read_back_as_floats():
+    """A run file writes NaN and ±inf in details as text; reading it back gives the floats (a report built from a
+    run file formats a fit's NaN standard error as a number)."""
+    import math
+
+    from theorems.core.evidence import Evidence
+
+    ev = Evidence(result_id="x.y", form="as_printed", params={}, holds=True, observed=1.0, bound=2.0,
+                  tightness=0.5, converged=True, claims=[],
+                  details={"fit": {"stderr": math.nan, "rates": [math.inf, -math.inf, 1.0]}, "note": "text"})
+    back = Evidence.from_dict(ev.to_dict())
+    assert math.isnan(back.details["fit"]["stderr"])
+    assert back.details["fit"]["rates"] == [math.inf, -math.inf, 1.0] and back.details["note"] == "text"

@@ -266,6 +266,16 @@ def _from_json_float(value: Any) -> Any:
     return value
 
 
+def _from_json_details(value: Any) -> Any:
+    """``to_jsonable`` in reverse for details: the non-finite floats it wrote as 'inf', '-inf', 'nan' are floats
+    again at any depth (a fit's NaN standard error read back from a run file is a number, not text)."""
+    if isinstance(value, Mapping):
+        return {k: _from_json_details(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_json_details(v) for v in value]
+    return _from_json_float(value)
+
+
 def _fmt(x: Any) -> str:
     if isinstance(x, float):
         if x == 0 or not math.isfinite(x):
@@ -441,7 +451,7 @@ class Evidence:
             tightness=None if tight is None else _from_json_float(tight),
             converged=data.get("converged"),
             claims=claims,
-            details=dict(data.get("details", {})),
+            details=_from_json_details(dict(data.get("details", {}))),
             violations=list(data.get("violations", [])),
             status=data.get("status", ""),
             device=data.get("device", "cpu"),
