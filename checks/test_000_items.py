@@ -47,7 +47,9 @@ def test_trained_attention_on_digits_shows_the_trend_and_its_controls_fail(run):
 def test_trained_attention_digits_are_a_different_problem_from_subspaces(run):
     """The data switch reaches the training: same seed, different training loss and attention."""
     a = run(TA, **trained_attention.DIGITS)
-    b = run(TA, **{**trained_attention.DIGITS, "data": "subspaces"})
+    # 100 steps are the digits budget; on subspaces they remove just under GAIN_MIN of the chance loss (0.54):
+    # this test compares the training, whatever the verdict
+    b = recording.expect(run(TA, **{**trained_attention.DIGITS, "data": "subspaces"}), *recording.OUTCOMES)
     assert a.details["loss_final"] != b.details["loss_final"]
     assert b.details["dataset"] == "subspaces" and "stand_in" not in b.details
 

@@ -298,7 +298,8 @@ def test_cost_tracks_the_training_work_and_refuses_a_huge_sweep(rid):
 def test_pre_ln_variant_lower_bound_and_certified_sweep(rid, arch, run):
     """Appendix B's pre-LN variants: the exact lower bound and the certified sweep (no construction)."""
     depths = (1, 2, 3) if rid == T43T else (2, 3, 5)
-    ev = run(rid, arch=arch, train_depths=depths, train_iter=20)
+    # 20 iterations: the lower bound and the sweep's shape are checked, not the verdict
+    ev = recording.expect(run(rid, arch=arch, train_depths=depths, train_iter=20), *recording.OUTCOMES)
     assert ev.claim("sandwich_lower").passed, ev.explain()
     assert all(r["construction"] is None for r in ev.details["sandwich"])
     assert not any(c.name.startswith("construction") for c in ev.claims)
