@@ -228,8 +228,10 @@ def test_figure_2_flat_claim_can_hold():
 
 
 def test_deep_ufm_hessian_helper_sees_negative_curvature():
-    """The curvature certificate's helper on a hand case: f(x, y) = x² − 3y² has eigenvalues 2 and −6."""
+    """The curvature certificate's call (``optim.curvature.tangent_curvature``, full Lanczos) on a hand case:
+    f(x, y) = x² − 3y² has eigenvalues 2 and −6."""
     import torch
 
-    lo, hi = DU.min_hessian_eigs(lambda z: z[0] ** 2 - 3 * z[1] ** 2, torch.tensor([0.3, -0.2], dtype=torch.float64))
-    assert lo == pytest.approx(-6.0) and hi == pytest.approx(2.0)
+    cur = DU.tangent_curvature(lambda z: z[:, 0] ** 2 - 3 * z[:, 1] ** 2,
+                               torch.tensor([[0.3, -0.2]], dtype=torch.float64), generator=torch.Generator().manual_seed(0))
+    assert float(cur.lam_min[0]) == pytest.approx(-6.0) and float(cur.lam_max[0]) == pytest.approx(2.0)
