@@ -35,6 +35,14 @@ LOSSES = ("mse", "ce")
 # the spectrum from inside: a cap can miss a saddle, never invent one).
 CURV_RTOL = 1e-8
 CURV_ITERS = 120
+# Up to this tangent dimension K(d−1) + N(d−2) the certificate is the exact spectrum of the dense Hessian (eigvalsh):
+# below CURV_ITERS Lanczos would run to the full dimension anyway, at the cost of one Python step per dimension, and
+# a little beyond it the dense eigensolver is still cheaper than the capped Lanczos and gives exact values.
+DENSE_CURV_MAX = 256
+# Restarts are solved in chunks of at most this many floats of Newton model (the arrow blocks of one chunk), so that a
+# chunk's working set stays in cache and the time grows linearly with the restarts (one batch of 1024 small
+# instances spilled out of cache and cost 7–13× the time of 256).
+CHUNK_FLOATS = 1 << 19
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -303,6 +311,17 @@ def _unpack(theta: torch.Tensor, K: int, d: int, N: int) -> tuple[torch.Tensor, 
     return theta[:, : K * d].reshape(R, K, d), theta[:, K * d:].reshape(R, d, N)
 
 
+def _model_floats(K: int, N: int, d: int) -> int:
+    """Floats in one instance's Newton model (the arrow blocks A, D and the coupling factors)."""
+    p, q = d - 1, d - 2
+    return (K * p) ** 2 + N * q * (q + K + 2 * p + 2)
+
+
+def _chunks(restarts: int, floats_per_restart: int) -> list[slice]:
+    size = max(1, CHUNK_FLOATS // floats_per_restart)
+    return [slice(i, min(i + size, restarts)) for i in range(0, restarts, size)]
+
+
 def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, ctx, max_iter: int = 3000,
               gtol: float = 1e-9, history: int = 20, method: str = "newton") -> UFMSolution:
     """Minimise the UFM from ``restarts`` random feasible starts at once.
@@ -321,9 +340,11 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
         W0, V0 = _unpack(theta0, K, d, N)
         Q = orthonormal_basis_of_ones_complement(d, dtype=ctx.dtype, device=ctx.device)
         # W's component along 1 is a decoupled quadratic ½λ‖W1‖²/d: minimised exactly (set to 0) up front
-        res = batched_arrow_newton(
-            lambda w, u: ufm_newton_model(w.view(-1, K, d - 1), u, labels, loss, lam), _retract,
-            (W0 @ Q).reshape(restarts, K * (d - 1)), ln(V0).transpose(-1, -2) @ Q, max_iter=max_iter, gtol=gtol)
+        w0, u0 = (W0 @ Q).reshape(restarts, K * (d - 1)), ln(V0).transpose(-1, -2) @ Q
+        res = NewtonResult.concat([
+            batched_arrow_newton(lambda w, u: ufm_newton_model(w.view(-1, K, d - 1), u, labels, loss, lam), _retract,
+                                 w0[s], u0[s], max_iter=max_iter, gtol=gtol)
+            for s in _chunks(restarts, _model_floats(K, N, d))])
         W, X = res.w.view(restarts, K, d - 1) @ Q.T, Q @ res.x.transpose(-1, -2)
     elif method == "lbfgs":
         def objective(theta: torch.Tensor) -> torch.Tensor:
@@ -360,4 +381,8 @@ def ufm_curvature(W: torch.Tensor, X: torch.Tensor, labels: torch.Tensor, loss: 
     K, d = W.shape[-2:]
     Q = orthonormal_basis_of_ones_complement(d, dtype=W.dtype, device=W.device)
     model = ufm_newton_model(W @ Q, (Q.T @ X).transpose(-1, -2), labels, loss, lam)
+    if model.gw.shape[-1] + model.gx.shape[-2] * model.gx.shape[-1] <= DENSE_CURV_MAX:
+        ev = torch.linalg.eigvalsh(model.hessian())
+        lam_min, lam_max = ev[..., 0], ev[..., -1]
+        return lam_min / torch.maximum(lam_max.abs(), lam_min.abs()).clamp_min(torch.finfo(ev.dtype).tiny)
     return arrow_curvature(model, iters=CURV_ITERS, generator=ctx.generator).relative_min()

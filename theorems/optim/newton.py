@@ -87,15 +87,18 @@ class ArrowModel:
         B, m = self.gw.shape
         N, q, K = self.P.shape[1:]
         p = self.a.shape[-1]
+        v = v.contiguous()  # Lanczos passes a column of its basis: strided elementwise kernels are several times slower
         vw, vx = v[:, :m], v[:, m:].reshape(B, N, q)
         Vw = vw.view(B, K, p)
-        # (C_iᵀ v_w)_j = P_i[j,:]·(V_w a_i) + Q_i[j,:]·(V_wᵀ b_i)
+        # (C_iᵀ v_w)_j = P_i[j,:]·(V_w a_i) + Q_i[j,:]·(V_wᵀ b_i); elementwise products and sums over the last
+        # axis (the blocks are tiny: a batched matmul per (q × K) block is slower, above all on strided views)
         Va = self.a @ Vw.transpose(-1, -2)  # (B, N, K): V_w a_i
         Vb = self.b @ Vw  # (B, N, p): V_wᵀ b_i
-        hx = (self.P @ Va[..., None])[..., 0] + (self.Q @ Vb[..., None])[..., 0] + (self.D @ vx[..., None])[..., 0]
+        hx = ((self.P * Va[:, :, None, :]).sum(-1) + (self.Q * Vb[:, :, None, :]).sum(-1)
+              + (self.D * vx[:, :, None, :]).sum(-1))
         # Σ_i C_i v_i = Σ_i (P_iᵀ v_i) ⊗ a_i + b_i ⊗ (Q_iᵀ v_i)
-        Pv = (self.P.transpose(-1, -2) @ vx[..., None])[..., 0]  # (B, N, K)
-        Qv = (self.Q.transpose(-1, -2) @ vx[..., None])[..., 0]  # (B, N, p)
+        Pv = (self.P * vx[..., None]).sum(-2)  # (B, N, K)
+        Qv = (self.Q * vx[..., None]).sum(-2)  # (B, N, p)
         hw = (self.A @ vw[..., None])[..., 0] + (Pv.transpose(-1, -2) @ self.a + self.b.transpose(-1, -2) @ Qv).reshape(B, m)
         return torch.cat([hw, hx.reshape(B, N * q)], dim=-1)
 
@@ -120,6 +123,9 @@ Retract = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, Arro
 
 
 UNROLL_MAX = 8  # blocks up to this size are factorised entry by entry (vectorised over blocks), larger by LAPACK
+
+
+GRAM_OVERHEAD = 3  # measured: the Gram-form Schur assembly wins once its flops are below ~1/3 of forming F (K ≳ 10)
 
 
 def block_cholesky(M: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -181,6 +187,44 @@ def _backward_t(L: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
     return torch.stack(out, dim=-1)
 
 
+def schur_complement(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
+    """S = A + μI − Σ_i F_iᵀF_i (B, m, m) from the factors of F_i = L_i⁻¹C_iᵀ, F_i[j, (k, c)] = α_jk a_c + b_k β_jc.
+
+    Expanding the product, with the per-feature Gram blocks α_iᵀα_i (K×K), α_iᵀβ_i (K×p), β_iᵀβ_i (p×p):
+
+        (F_iᵀF_i)[(k,c), (k',c')] = (αᵀα)_kk' a_c a_c' + (αᵀβ)_kc' a_c b_k' + (αᵀβ)_k'c b_k a_c' + b_k b_k' (βᵀβ)_cc',
+
+    so the sum over i is two batched matmuls over the feature index of K²- and p²-sized outer products:
+    O(N(K+p)²q + 6NK²p²) flops instead of the 2NqK²p² of forming F and FᵀF (~q/3 times fewer at d ≫ K). Its
+    extra kernels and permuted copies cost more than they save on small blocks, where F is formed instead
+    (chosen by the flop counts, the Gram form charged GRAM_OVERHEAD times its flops).
+    """
+    B, m = model.gw.shape
+    N, q, K = model.P.shape[1:]
+    p = model.a.shape[-1]
+    a, b = model.a, model.b
+    if 2 * q * K * K * p * p <= GRAM_OVERHEAD * (q * (K + p) ** 2 + 6 * K * K * p * p):
+        # small blocks: forming F (B, N·q, m) and one F ᵀF product is fewer kernels and contiguous
+        F = torch.addcmul(alpha[..., :, None] * a[:, :, None, None, :], b[:, :, None, :, None],
+                          beta[..., None, :]).reshape(B, N * q, m)
+        S = model.A - F.transpose(-1, -2) @ F
+        S.diagonal(dim1=-2, dim2=-1).add_(mu[:, None])
+        return S
+    ab = torch.cat([alpha, beta], dim=-1)
+    G = ab.transpose(-1, -2) @ ab  # (B, N, K+p, K+p)
+    # Σ_i (αᵀα)_i ⊗ a_i a_iᵀ + b_i b_iᵀ ⊗ (βᵀβ)_i, both as [k, k', c, c'], in one product over 2N rows
+    left = torch.cat([G[..., :K, :K].reshape(B, N, K * K), (b[..., :, None] * b[..., None, :]).reshape(B, N, K * K)], 1)
+    right = torch.cat([(a[..., :, None] * a[..., None, :]).reshape(B, N, p * p), G[..., K:, K:].reshape(B, N, p * p)], 1)
+    diag_terms = (left.transpose(-1, -2) @ right).view(B, K, K, p, p).transpose(2, 3).reshape(B, m, m)
+    # Σ_i (αᵀβ)_i[k, c'] a_i[c] b_i[k'] as [k, c', c, k'] -> [k, c, k', c']
+    cross = (G[..., :K, K:].reshape(B, N, K * p).transpose(-1, -2)
+             @ (a[..., :, None] * b[..., None, :]).reshape(B, N, p * K)).view(B, K, p, p, K).permute(0, 1, 3, 4, 2)
+    cross = cross.reshape(B, m, m)
+    S = model.A - diag_terms - cross - cross.transpose(-1, -2)
+    S.diagonal(dim1=-2, dim2=-1).add_(mu[:, None])
+    return S
+
+
 def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Solve (H + μI) s = −g per instance through the Schur complement of the block-diagonal x part.
 
@@ -193,14 +237,10 @@ def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torc
     N, q, K = model.P.shape[1:]
     p = model.a.shape[-1]
     eye_q = torch.eye(q, dtype=mu.dtype, device=mu.device)
-    eye_m = torch.eye(m, dtype=mu.dtype, device=mu.device)
     Lx, ok_x = block_cholesky(model.D + mu[:, None, None, None] * eye_q)
     R = _forward(Lx, torch.cat([model.P, model.Q, model.gx[..., None]], dim=-1))
     alpha, beta, h = R[..., :K], R[..., K:K + p], R[..., K + p]
-    F = torch.addcmul(alpha[..., :, None] * model.a[:, :, None, None, :], model.b[:, :, None, :, None],
-                      beta[..., None, :]).reshape(B, N * q, m)
-    Ft = F.transpose(-1, -2)
-    S = model.A + mu[:, None, None] * eye_m - Ft @ F
+    S = schur_complement(model, alpha, beta, mu)
     # Σ_i F_iᵀh_i through the factors: (Σ_j α_jk h_j) u_i + b_i (Σ_j β_j h_j)
     ah, bh = (alpha * h[..., None]).sum(-2), (beta * h[..., None]).sum(-2)  # (B, N, K), (B, N, p)
     rhs = (ah.transpose(-1, -2) @ model.a + model.b.transpose(-1, -2) @ bh).reshape(B, m) - model.gw
@@ -231,6 +271,17 @@ class NewtonResult:
     @property
     def converged(self) -> torch.Tensor:
         return torch.tensor([s == GTOL for s in self.status], device=self.f.device)
+
+    @staticmethod
+    def concat(parts: "list[NewtonResult]") -> "NewtonResult":
+        """The results of consecutive chunks of one batch as one result (counts of batched calls are summed)."""
+        if len(parts) == 1:
+            return parts[0]
+        cat = {fl.name: torch.cat([getattr(r, fl.name) for r in parts])
+               for fl in fields(NewtonResult) if fl.name not in ("status", "evaluations", "factorizations")}
+        return NewtonResult(**cat, status=[s for r in parts for s in r.status],
+                            evaluations=sum(r.evaluations for r in parts),
+                            factorizations=sum(r.factorizations for r in parts))
 
 
 def batched_arrow_newton(
