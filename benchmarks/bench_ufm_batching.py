@@ -74,21 +74,22 @@ def single_thread() -> str:
 # ----------------------------------------------------------------------------------------------------
 # The two solvers on the same starts
 # ----------------------------------------------------------------------------------------------------
-def starts(seed: int = SEED) -> np.ndarray:
+def starts(seed: int = SEED, restarts: int = RESTARTS, K: int = K, n: int = N_PER_CLASS, d: int = D) -> np.ndarray:
     """The (W, V) starts solve_ufm draws for this seed, flattened, as scipy wants them."""
     ctx = Context.make("cpu", seed=seed)
-    return torch.cat([ctx.randn(RESTARTS, K * D), ctx.randn(RESTARTS, D * N)], dim=1).numpy()
+    return torch.cat([ctx.randn(restarts, K * d), ctx.randn(restarts, d * K * n)], dim=1).numpy()
 
 
-def scipy_value_and_grad(loss: str):
+def scipy_value_and_grad(loss: str, K: int = K, n: int = N_PER_CLASS, d: int = D, lam: float = LAM):
     """f and ∇f in (W, V) coordinates, X = ln(V), written out by hand (numpy)."""
-    y = np.repeat(np.arange(K), N_PER_CLASS)
+    N = K * n
+    y = np.repeat(np.arange(K), n)
     Y = np.zeros((K, N))
     Y[y, np.arange(N)] = 1.0
-    sd = math.sqrt(D)
+    sd = math.sqrt(d)
 
     def fg(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        W, V = theta[: K * D].reshape(K, D), theta[K * D:].reshape(D, N)
+        W, V = theta[: K * d].reshape(K, d), theta[K * d:].reshape(d, N)
         PV = V - V.mean(0)
         r = np.sqrt((PV * PV).sum(0))
         X = sd * PV / r
@@ -103,23 +104,23 @@ def scipy_value_and_grad(loss: str):
             s = E.sum(0)
             f = (m + np.log(s) - Z[y, np.arange(N)]).mean()
             G = (E / s - Y) / N
-        f += 0.5 * LAM * (W * W).sum()
+        f += 0.5 * lam * (W * W).sum()
         gX = W.T @ G
         pg = gX - gX.mean(0)
-        gV = (sd / r) * (pg - X * (X * pg).sum(0) / D)  # the VJP of ln
-        return f, np.concatenate([(G @ X.T + LAM * W).ravel(), gV.ravel()])
+        gV = (sd / r) * (pg - X * (X * pg).sum(0) / d)  # the VJP of ln
+        return f, np.concatenate([(G @ X.T + lam * W).ravel(), gV.ravel()])
 
     return fg
 
 
-def run_scipy(loss: str, theta0: np.ndarray) -> dict:
-    fg = scipy_value_and_grad(loss)
+def run_scipy(loss: str, theta0: np.ndarray, K: int = K, n: int = N_PER_CLASS, d: int = D, lam: float = LAM) -> dict:
+    fg = scipy_value_and_grad(loss, K, n, d, lam)
     res = [minimize(fg, t, jac=True, method="L-BFGS-B", options=SCIPY_OPTIONS) for t in theta0]
-    W = torch.tensor(np.stack([r.x[: K * D] for r in res])).reshape(-1, K, D)
-    X = ln(torch.tensor(np.stack([r.x[K * D:] for r in res])).reshape(-1, D, N))
-    labels = balanced_labels(K, N_PER_CLASS)
-    return summary(loss, ufm_objective(W, X, labels, loss, LAM), riemannian_grad_norm(W, X, labels, loss, LAM),
-                   sum(r.nit for r in res))
+    W = torch.tensor(np.stack([r.x[: K * d] for r in res])).reshape(-1, K, d)
+    X = ln(torch.tensor(np.stack([r.x[K * d:] for r in res])).reshape(-1, d, K * n))
+    labels = balanced_labels(K, n)
+    return summary(loss, ufm_objective(W, X, labels, loss, lam), riemannian_grad_norm(W, X, labels, loss, lam),
+                   sum(r.nit for r in res), K, d, lam)
 
 
 def run_batched(loss: str, seed: int = SEED) -> dict:
@@ -131,8 +132,9 @@ def run_batched(loss: str, seed: int = SEED) -> dict:
     return out
 
 
-def summary(loss: str, values: torch.Tensor, grad_norm: torch.Tensor, iterations: int) -> dict:
-    target = closed_form(loss, K, D, LAM).value
+def summary(loss: str, values: torch.Tensor, grad_norm: torch.Tensor, iterations: int, K: int = K, d: int = D,
+            lam: float = LAM) -> dict:
+    target = closed_form(loss, K, d, lam).value
     return {"certified": int((grad_norm <= GTOL).sum()), "best_rel": float(values.min()) / target - 1,
             "reaching": int((values <= target * (1 + REACH_RTOL)).sum()), "iterations": iterations}
 

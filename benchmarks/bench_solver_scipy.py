@@ -1,0 +1,175 @@
+"""The batched UFM solver (Lemma 4.2 of paper 004) against a per-start scipy L-BFGS-B loop, and how its time grows.
+
+Problems: the UFM of Definition 3.5, λ = 0.05, at Lemma 4.2's default size K=4 n=3 d=6 (CE and MSE, 256 random
+feasible starts) and at a realistic size K=10 n=20 d=32 (CE, 16 starts: 6,310 tangent unknowns per start).
+
+* batched: one ``solve_ufm(loss, K, n, d, λ, restarts=R, gtol=1e-9)`` call: Riemannian Newton with the arrow Schur
+  solve, restarts in cache-sized chunks, and the second-order certificate (exact eigvalsh of the Riemannian Hessian
+  up to tangent dimension 256, Lanczos beyond);
+* scipy: R ``scipy.optimize.minimize(method="L-BFGS-B")`` calls with the hand-written analytic gradient of
+  ``bench_ufm_batching.scipy_value_and_grad``, from the SAME starts (gtol 1e-10, ftol 0, 20 correction pairs).
+
+One thread everywhere (torch and the OpenBLAS under numpy/scipy). Time is process CPU time, the median of 3
+interleaved (batched, scipy) pairs, so that both sides see the same load. "reach" counts the starts whose value is
+within 1e-7 relative of the closed-form L*; "cert" counts the batched starts whose certificate (gradient ≤ gtol and no
+negative curvature) holds. Restart scaling: the batched CE solve at R = 256, 512, 1024 (sizes 1×, 2×, 4×), 3
+interleaved rounds, the exponent fitted to log time against log R. No timing assertions anywhere.
+
+    python benchmarks/bench_solver_scipy.py               # the table below (about 10 minutes on 1 core)
+    pytest benchmarks/bench_solver_scipy.py --benchmark-only --benchmark-timer time.process_time
+
+Measured 2026-11-27 on the shared 2-core development machine (8 sessions working at once: contended, so compare
+ratios within a run, not absolute seconds), torch 2.x, 1 thread, ``python benchmarks/bench_solver_scipy.py``:
+
+    (table filled in from the run; see the commit that adds it)
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_ufm_batching import GTOL, run_scipy, single_thread, starts, summary  # noqa: E402
+
+from theorems.core.context import Context  # noqa: E402
+from theorems.neural_collapse.ufm import solve_ufm  # noqa: E402
+
+LAM = 0.05
+SEED = 0
+PAIRS = 3
+# name: (loss, K, n, d, restarts)
+CASES = {
+    "ce-K4-R256": ("ce", 4, 3, 6, 256),
+    "mse-K4-R256": ("mse", 4, 3, 6, 256),
+    "ce-K10-d32-R16": ("ce", 10, 20, 32, 16),
+}
+SCALING = ("ce", 4, 3, 6)
+SCALING_RESTARTS = (256, 512, 1024)
+
+
+def run_batched(loss: str, K: int, n: int, d: int, restarts: int, seed: int = SEED) -> dict:
+    sol = solve_ufm(loss, K, n, d, LAM, restarts=restarts, ctx=Context.make("cpu", seed=seed), gtol=GTOL)
+    out = summary(loss, sol.values, sol.grad_norm, int(sol.iterations.sum()), K, d, LAM)
+    out.update(converged=int(sol.converged.sum()), iterations_max=int(sol.iterations.max()),
+               factorizations=sol.raw.factorizations)
+    return out
+
+
+def cpu_time(fn, *args) -> tuple[float, dict]:
+    t0 = time.process_time()
+    out = fn(*args)
+    return time.process_time() - t0, out
+
+
+def compare(name: str, pairs: int = PAIRS) -> dict:
+    """Median CPU time of ``pairs`` interleaved (batched, scipy) runs on the same starts."""
+    loss, K, n, d, R = CASES[name]
+    theta0 = starts(SEED, R, K, n, d)
+    tb, ts = [], []
+    for _ in range(pairs):
+        t, info_b = cpu_time(run_batched, loss, K, n, d, R)
+        tb.append(t)
+        t, info_s = cpu_time(run_scipy, loss, theta0, K, n, d, LAM)
+        ts.append(t)
+    return {"batched_s": statistics.median(tb), "scipy_s": statistics.median(ts),
+            "ratio": statistics.median(ts) / statistics.median(tb), "batched": info_b, "scipy": info_s, "R": R}
+
+
+def fitted_exponent(sizes, seconds) -> float:
+    """Slope of log(time) against log(size), least squares."""
+    return float(np.polyfit(np.log(sizes), np.log(seconds), 1)[0])
+
+
+def restart_scaling(rounds: int = PAIRS) -> dict:
+    loss, K, n, d = SCALING
+    times: dict[int, list[float]] = {R: [] for R in SCALING_RESTARTS}
+    for _ in range(rounds):  # interleaved rounds over the sizes
+        for R in SCALING_RESTARTS:
+            t, info = cpu_time(run_batched, loss, K, n, d, R)
+            assert info["converged"] == R
+            times[R].append(t)
+    med = {R: statistics.median(v) for R, v in times.items()}
+    return {"median_s": med, "exponent": fitted_exponent(list(med), list(med.values())),
+            "ratio_4x": med[SCALING_RESTARTS[-1]] / med[SCALING_RESTARTS[0]]}
+
+
+def main() -> None:
+    threads = single_thread()
+    print(f"torch {torch.__version__}, torch threads {torch.get_num_threads()}, {threads}; process CPU time, "
+          f"median of {PAIRS} interleaved pairs")
+    run_batched("ce", 4, 3, 6, 16, seed=1)  # warm-up (first-call overheads)
+    print("| problem | R | batched s | scipy s | ratio | batched cert / reach | scipy reach | Newton iters max |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in CASES:
+        r = compare(name)
+        b, s = r["batched"], r["scipy"]
+        print(f"| {name} | {r['R']} | {r['batched_s']:.3f} | {r['scipy_s']:.3f} | {r['ratio']:.1f}x | "
+              f"{b['converged']}/{b['reaching']} | {s['reaching']} | {b['iterations_max']} |", flush=True)
+    sc = restart_scaling()
+    print(f"restart scaling, CE K=4 n=3 d=6: " + ", ".join(f"R={R} {t:.3f} s" for R, t in sc["median_s"].items())
+          + f"; R={SCALING_RESTARTS[-1]}/R={SCALING_RESTARTS[0]} = {sc['ratio_4x']:.2f}, "
+          f"fitted exponent {sc['exponent']:.2f}")
+
+
+# ----------------------------------------------------------------------------------------------------
+# pytest-benchmark (opt-in: pytest benchmarks/ --benchmark-only)
+# ----------------------------------------------------------------------------------------------------
+_SECONDS: dict[tuple[str, str], float] = {}
+
+
+def _stat_min(benchmark) -> float | None:
+    stats = getattr(benchmark, "stats", None)  # None under --benchmark-disable
+    return None if stats is None else float(stats.stats.min)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_batched_solver(benchmark, name):
+    single_thread()
+    loss, K, n, d, R = CASES[name]
+    benchmark.group = f"solver-vs-scipy-{name}"
+    info = benchmark.pedantic(run_batched, args=(loss, K, n, d, R), rounds=PAIRS, iterations=1, warmup_rounds=1)
+    assert info["converged"] == R and info["reaching"] == R
+    benchmark.extra_info.update(info)
+    if (t := _stat_min(benchmark)) is not None:
+        _SECONDS[("batched", name)] = t
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_scipy_loop(benchmark, name):
+    single_thread()
+    loss, K, n, d, R = CASES[name]
+    benchmark.group = f"solver-vs-scipy-{name}"
+    theta0 = starts(SEED, R, K, n, d)
+    info = benchmark.pedantic(run_scipy, args=(loss, theta0, K, n, d, LAM), rounds=1, iterations=1)
+    benchmark.extra_info.update(info)
+    if (t := _stat_min(benchmark)) is not None and ("batched", name) in _SECONDS:
+        benchmark.extra_info["speedup_of_batched"] = t / _SECONDS[("batched", name)]
+
+
+@pytest.mark.parametrize("restarts", SCALING_RESTARTS)
+def test_batched_restart_scaling(benchmark, restarts):
+    single_thread()
+    loss, K, n, d = SCALING
+    benchmark.group = "solver-restart-scaling"
+    info = benchmark.pedantic(run_batched, args=(loss, K, n, d, restarts), rounds=PAIRS, iterations=1,
+                              warmup_rounds=1)
+    assert info["converged"] == restarts
+    if (t := _stat_min(benchmark)) is not None:
+        _SECONDS[("scaling", str(restarts))] = t
+        done = [R for R in SCALING_RESTARTS if ("scaling", str(R)) in _SECONDS]
+        if len(done) == len(SCALING_RESTARTS):
+            secs = [_SECONDS[("scaling", str(R))] for R in done]
+            benchmark.extra_info["fitted_exponent"] = fitted_exponent(done, secs)
+            benchmark.extra_info["ratio_4x"] = secs[-1] / secs[0]
+
+
+if __name__ == "__main__":
+    main()
