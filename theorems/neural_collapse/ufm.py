@@ -26,7 +26,7 @@ from ..metrics.neural_collapse import both_families
 from ..optim.curvature import arrow_curvature
 from ..optim.lbfgs import GTOL, LbfgsResult, autograd_objective, batched_lbfgs
 from ..optim.manifolds import ln, orthonormal_basis_of_ones_complement, tangent
-from ..optim.newton import ArrowModel, NewtonResult, batched_arrow_newton
+from ..optim.newton import ArrowModel, NewtonResult, mixed_precision_newton
 
 LOSSES = ("mse", "ce")
 # Second-order certificate: a stationary start counts as converged only if the Riemannian Hessian has no eigenvalue
@@ -342,8 +342,8 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
         # W's component along 1 is a decoupled quadratic ½λ‖W1‖²/d: minimised exactly (set to 0) up front
         w0, u0 = (W0 @ Q).reshape(restarts, K * (d - 1)), ln(V0).transpose(-1, -2) @ Q
         res = NewtonResult.concat([
-            batched_arrow_newton(lambda w, u: ufm_newton_model(w.view(-1, K, d - 1), u, labels, loss, lam), _retract,
-                                 w0[s], u0[s], max_iter=max_iter, gtol=gtol)
+            mixed_precision_newton(lambda w, u: ufm_newton_model(w.view(-1, K, d - 1), u, labels, loss, lam),
+                                   _retract, w0[s], u0[s], max_iter=max_iter, gtol=gtol)
             for s in _chunks(restarts, _model_floats(K, N, d))])
         W, X = res.w.view(restarts, K, d - 1) @ Q.T, Q @ res.x.transpose(-1, -2)
     elif method == "lbfgs":

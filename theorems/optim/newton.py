@@ -383,3 +383,40 @@ def batched_arrow_newton(
 
     return NewtonResult(w=w, x=x, f=f, gw=gw, gx=gx, stationarity=gnorm, iterations=iterations,
                         status=status, evaluations=evaluations, factorizations=factorizations, mu=mu)
+
+
+WARM_GTOL = 1e-4  # the float32 stage stops here: ~1e3 float32 epsilons above its rounding floor at O(1) scales
+WARM_MU_MIN = 1e-5  # float32 Cholesky cannot factor the UFM's singular (rotation-orbit) Hessian + 1e-10·I
+POLISH_MU0 = 1e-4  # the float64 stage starts near the optimum, in Newton's local regime
+
+
+def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tensor, x0: torch.Tensor, *,
+                           max_iter: int = 200, gtol: float = 1e-9) -> NewtonResult:
+    """Float32 iterations until the gradient norm is WARM_GTOL, then float64 polish steps to ``gtol``.
+
+    The global phase (most of the iterations) needs no float64 accuracy and runs ~1.6× faster in float32 (half
+    the memory traffic); only the float64 stage's status counts ('gtol' is earned at float64 from its own
+    evaluation), so the float32 stage can only change where the polish starts, never the certificate. Every
+    start, even one that stalled in float32, is polished. ``max_iter`` caps the two stages together per
+    instance. Counts (iterations, evaluations, factorizations) are summed over both stages.
+    """
+    if w0.dtype != torch.float64 or max_iter < 2:
+        return batched_arrow_newton(evaluate, retract, w0, x0, max_iter=max_iter, gtol=gtol)
+    warm = batched_arrow_newton(evaluate, retract, w0.float(), x0.float(), max_iter=max_iter // 2,
+                                gtol=max(gtol, WARM_GTOL), mu_min=WARM_MU_MIN)
+    # back onto the manifold at float64 (a zero step through the retraction): the float32 point is off it by
+    # ~1e-7, a jump the float64 model cannot predict, which made every polish step look like a bad one
+    w32, x32 = warm.w.double(), warm.x.double()
+    w32, x32 = retract(w32, x32, torch.zeros_like(w32), torch.zeros_like(warm.gx, dtype=w32.dtype),
+                       evaluate(w32, x32))
+    # starts the float32 stage did not move, or whose float32 value is not finite, polish from their own start
+    moved = (warm.iterations > 0) & torch.isfinite(warm.f)
+    w1 = torch.where(moved[:, None], w32, w0)
+    x1 = torch.where(moved[:, None, None], x32, x0)
+    used = int(warm.iterations.max()) if warm.iterations.numel() else 0
+    res = batched_arrow_newton(evaluate, retract, w1, x1, max_iter=max(0, max_iter - used), gtol=gtol,
+                               mu0=POLISH_MU0)
+    res.iterations = res.iterations + warm.iterations
+    res.evaluations += warm.evaluations
+    res.factorizations += warm.factorizations
+    return res
