@@ -268,6 +268,7 @@ class NewtonResult:
     evaluations: int  # batched model evaluations
     factorizations: int  # batched Schur solves (one per iteration, more where μ had to grow)
     mu: torch.Tensor  # (B,) final damping
+    polish_iterations: torch.Tensor | None = None  # (B,) of ``iterations``, those of the float64 stage (mixed precision)
 
     @property
     def converged(self) -> torch.Tensor:
@@ -278,7 +279,7 @@ class NewtonResult:
         """The results of consecutive chunks of one batch as one result (counts of batched calls are summed)."""
         if len(parts) == 1:
             return parts[0]
-        cat = {fl.name: torch.cat([getattr(r, fl.name) for r in parts])
+        cat = {fl.name: None if getattr(parts[0], fl.name) is None else torch.cat([getattr(r, fl.name) for r in parts])
                for fl in fields(NewtonResult) if fl.name not in ("status", "evaluations", "factorizations")}
         return NewtonResult(**cat, status=[s for r in parts for s in r.status],
                             evaluations=sum(r.evaluations for r in parts),
@@ -416,6 +417,7 @@ def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tenso
     used = int(warm.iterations.max()) if warm.iterations.numel() else 0
     res = batched_arrow_newton(evaluate, retract, w1, x1, max_iter=max(0, max_iter - used), gtol=gtol,
                                mu0=POLISH_MU0)
+    res.polish_iterations = res.iterations
     res.iterations = res.iterations + warm.iterations
     res.evaluations += warm.evaluations
     res.factorizations += warm.factorizations
