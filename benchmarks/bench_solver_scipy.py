@@ -26,7 +26,6 @@ ratios within a run, not absolute seconds), torch 2.x, 1 thread, ``python benchm
 
 from __future__ import annotations
 
-import math
 import statistics
 import sys
 import time
@@ -36,7 +35,9 @@ import numpy as np
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# this checkout's theorems (a script's sys.path starts at benchmarks/, where an installed copy would win) and the
+# scipy side of bench_ufm_batching
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
 from bench_ufm_batching import GTOL, run_scipy, single_thread, starts, summary  # noqa: E402
 
 from theorems.core.context import Context  # noqa: E402
@@ -114,7 +115,7 @@ def main() -> None:
         print(f"| {name} | {r['R']} | {r['batched_s']:.3f} | {r['scipy_s']:.3f} | {r['ratio']:.1f}x | "
               f"{b['converged']}/{b['reaching']} | {s['reaching']} | {b['iterations_max']} |", flush=True)
     sc = restart_scaling()
-    print(f"restart scaling, CE K=4 n=3 d=6: " + ", ".join(f"R={R} {t:.3f} s" for R, t in sc["median_s"].items())
+    print("restart scaling, CE K=4 n=3 d=6: " + ", ".join(f"R={R} {t:.3f} s" for R, t in sc["median_s"].items())
           + f"; R={SCALING_RESTARTS[-1]}/R={SCALING_RESTARTS[0]} = {sc['ratio_4x']:.2f}, "
           f"fitted exponent {sc['exponent']:.2f}")
 

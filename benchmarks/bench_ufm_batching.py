@@ -33,10 +33,12 @@ import pytest
 import torch
 from scipy.optimize import minimize
 
-from theorems.core.context import Context
-from theorems.data.frames import balanced_labels
-from theorems.neural_collapse.ufm import closed_form, riemannian_grad_norm, solve_ufm, ufm_objective
-from theorems.optim.manifolds import ln
+# this checkout's theorems when run as a script (sys.path then starts at benchmarks/, where an installed copy would win)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from theorems.core.context import Context  # noqa: E402
+from theorems.data.frames import balanced_labels  # noqa: E402
+from theorems.neural_collapse.ufm import closed_form, riemannian_grad_norm, solve_ufm, ufm_objective  # noqa: E402
+from theorems.optim.manifolds import ln  # noqa: E402
 
 K, N_PER_CLASS, D, LAM = 4, 3, 6, 0.05
 N = K * N_PER_CLASS
