@@ -19,9 +19,23 @@ interleaved rounds, the exponent fitted to log time against log R. No timing ass
     pytest benchmarks/bench_solver_scipy.py --benchmark-only --benchmark-timer time.process_time
 
 Measured 2026-11-27 on the shared 2-core development machine (8 sessions working at once: contended, so compare
-ratios within a run, not absolute seconds), torch 2.x, 1 thread, ``python benchmarks/bench_solver_scipy.py``:
+ratios within a run, not absolute seconds; the batched side, cache-bound, suffers more from the load than scipy's),
+torch 2.13 CPU, 1 thread, with this module's ``compare`` and ``restart_scaling`` (what ``main`` runs; the K=10 row
+with ``compare(name, pairs=1)`` for lack of time, two scipy loops of ~20-100 s CPU each being what a pair costs):
 
-    (table filled in from the run; see the commit that adds it)
+    | problem                  | R    | batched s | scipy s | scipy/batched | batched cert/reach | scipy reach |
+    |--------------------------|------|-----------|---------|---------------|--------------------|-------------|
+    | CE  K=4 n=3 d=6          | 256  | 0.189     | 2.804   | 14.8x         | 256/256            | 256         |
+    | MSE K=4 n=3 d=6          | 256  | 0.303     | 17.307  | 57.2x         | 256/256            | 256         |
+    | CE  K=10 n=20 d=32 (1 pair) | 16 | 13.284   | 21.576  | 1.6x          | 16/16              | 16          |
+
+    restart scaling, CE K=4 n=3 d=6 (median of 3 interleaved rounds): R=256 0.220 s, R=512 0.385 s,
+    R=1024 0.767 s; R=1024/R=256 = 3.49 (target ≤ 5), fitted exponent 0.90.
+
+The same harness on main's solver before this change (float64 Newton in one batch, Lanczos certificate at every size,
+F formed at every size), in a run contended by a concurrent mutation-test job: CE 0.801 s vs scipy 3.181 s (4.0x),
+MSE 0.990 s vs 23.4 s (23.6x). The scipy loop here is ~5x faster than the figures in issue 29 (CE R=256 ≈ 15 s,
+K=10 ≈ 99 s), so the issue's targets (CE ≥ 30x, K=10 ≥ 3x) are not met against this loop.
 """
 
 from __future__ import annotations
