@@ -328,8 +328,9 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
 
     Starts: W ~ N(0, 1), X = ln(V) with V ~ N(0, 1), i.e. X uniform on the spheres (the same draws for
     every method). ``method="newton"`` (default): batched Riemannian Newton with Levenberg–Marquardt
-    damping on R^{K×d} × (LN sphere)^N, analytic derivatives (``ufm_newton_model``); ``max_iter`` counts
-    its trial steps. ``method="lbfgs"``: batched L-BFGS in coordinates X = ln(V), autograd gradients;
+    damping on R^{K×d} × (LN sphere)^N, analytic derivatives (``ufm_newton_model``), float32 iterations
+    finished by float64 polish steps (``optim.newton.mixed_precision_newton``: only the float64 stage certifies),
+    restarts in chunks of CHUNK_FLOATS; ``max_iter`` counts its trial steps (both stages together). ``method="lbfgs"``: batched L-BFGS in coordinates X = ln(V), autograd gradients;
     ``history`` is its memory. Either way the stopping measure is the Riemannian gradient norm, and the
     certificate reported (``grad_norm``, ``converged``) is recomputed from the final (W, X) by autograd.
     """
