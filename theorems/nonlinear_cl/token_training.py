@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..optim.batched_sgd import one_hot_linear, sgd_each, sgd_program
 from .token_task import D, K, TokenTasks, sample_tokens
 
 TRAIN_DTYPE = torch.float32
@@ -183,9 +184,15 @@ class Layout:
     groups: list[tuple[int, int, int]]  # (M, first, last + 1) over the sorted models
     unit_model: torch.Tensor  # (U,) sorted-model index of each unit
     unit_rf: torch.Tensor  # (U,)
+    unit_slot: torch.Tensor  # (U,) stream · K + RF: the row of the token counts each unit reads
     coeff: torch.Tensor  # (3, U) activation coefficients
     kinds: list[str]
     variant: tuple[torch.Tensor, torch.Tensor] | None  # per-unit (μ, σ²) backprop masks, when networks differ
+    streams: torch.Tensor  # (B,) stream of each sorted model
+
+    @property
+    def group_units(self) -> list[int]:
+        return [(last - first) * K * M for M, first, last in self.groups]
 
 
 def layout(models: list[Model], proto: Protocol, device) -> Layout:
@@ -211,41 +218,105 @@ def layout(models: list[Model], proto: Protocol, device) -> Layout:
     elif variants[0] != (proto.mu_backprop, proto.var_backprop):
         n = sum(K * m.M for m in models)
         variant = (torch.full((n,), variants[0][0], device=device), torch.full((n,), variants[0][1], device=device))
-    return Layout(order, groups, torch.tensor(unit_model, device=device), torch.tensor(unit_rf, device=device),
-                  torch.tensor(coeff, dtype=TRAIN_DTYPE, device=device).T.contiguous(), kinds, variant)
+    streams = torch.tensor([models[i].stream for i in order], device=device)
+    unit_model_t = torch.tensor(unit_model, device=device)
+    unit_rf_t = torch.tensor(unit_rf, device=device)
+    return Layout(order, groups, unit_model_t, unit_rf_t, streams[unit_model_t] * K + unit_rf_t,
+                  torch.tensor(coeff, dtype=TRAIN_DTYPE, device=device).T.contiguous(), kinds, variant, streams)
 
 
-def forward(W: torch.Tensor, Vs: list[torch.Tensor], tokens: torch.Tensor, mags: torch.Tensor, lay: Layout,
-            proto: Protocol) -> torch.Tensor:
-    """Outputs z (B, 2, N, d_out) of every (sorted) network for its tokens (B, 2, N, K)."""
-    B, _, N, _ = tokens.shape
-    idx = tokens.permute(0, 3, 1, 2).reshape(B, K, 2 * N)[lay.unit_model, lay.unit_rf]  # (U, 2N)
-    pre = W.gather(1, idx)  # w_u[a]
-    if bool((mags != 1).any()):
-        pre = pre * mags[idx]
-    f1 = activate(pre, lay.kinds, lay.coeff).view(-1, 2, N)
+def token_counts(tokens: torch.Tensor) -> torch.Tensor:
+    """How often each token sits at each RF of each view: tokens (..., 2, N, K) → counts (..., K, 2, D)."""
+    t = tokens.movedim(-1, -3)  # (..., K, 2, N)
+    out = torch.zeros(*t.shape[:-1], D, dtype=TRAIN_DTYPE, device=tokens.device)
+    return out.scatter_add_(-1, t, torch.ones(t.shape, dtype=TRAIN_DTYPE, device=tokens.device))
+
+
+def batch_norm_tables(H: torch.Tensor, counts: torch.Tensor, n: int, proto: Protocol,
+                      variant: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
+    """:func:`batch_norm` of the rows f[u, v, i] = H[u, t_i] computed on the D token values instead of the N rows:
+    H (U, D) the unit's output for each token, ``counts`` (U, 2, D) how often each token is in each view of the
+    minibatch (n rows per view). μ and σ² are the count-weighted means, so values and gradients (with the same
+    detaching) are those of the row form; the output (U, 2, D) is the normalised value of each token in each view."""
+    dims = (2,) if proto.bn_stats == "per_view" else (1, 2)
+    rows = n * (1 if proto.bn_stats == "per_view" else 2)
+    Hv = H[:, None, :].expand(-1, 2, -1)
+    mu = (counts * Hv).sum(dim=dims, keepdim=True) / rows
+    if variant is None:
+        c = Hv - (mu if proto.mu_backprop else mu.detach())
+    else:
+        c = Hv - torch.where(variant[0].view(-1, 1, 1), mu, mu.detach())
+    var = (counts * c * c).sum(dim=dims, keepdim=True) / rows
+    if variant is None:
+        var = var if proto.var_backprop else var.detach()
+    else:
+        var = torch.where(variant[1].view(-1, 1, 1), var, var.detach())
+    return c * torch.rsqrt(var + BN_EPS)
+
+
+def forward(W: torch.Tensor, Vs: list[torch.Tensor], tokens: torch.Tensor, counts: torch.Tensor, mags: torch.Tensor,
+            lay: Layout, proto: Protocol) -> torch.Tensor:
+    """Outputs z (B, 2, N, d_out) of every (sorted) network on its stream's minibatch: ``tokens`` (S, 2, N, K),
+    ``counts`` = token_counts(tokens).
+
+    A unit of RF k sees token a as the input ζ_a e_a, so its output (after BatchNorm) takes one of D values per view:
+    the tables T (U, 2, D). The top layer maps them to Y[b, k, v, a] = Σ_m V_b[:, k, m] T[b, k, m, v, a] (one bmm per
+    group of equal M: 2D columns instead of 2N), and z_b[v, i] = Σ_k Y[b, k, v, t_ik] (a one-hot linear layer)."""
+    S, _, N, _ = tokens.shape
+    d_out = Vs[0].shape[2]
+    pre = W * mags if bool((mags != 1).any()) else W  # w_u[a]·ζ_a = w_uᵀu_a
+    H = activate(pre, lay.kinds, lay.coeff)
     if proto.bn:
-        f1 = batch_norm(f1, proto, lay.variant)
-    f1 = f1.reshape(-1, 2 * N)
-    zs, lo = [], 0
-    for (M, first, last), V in zip(lay.groups, Vs):
-        n = (last - first) * K * M
-        zs.append(torch.bmm(V, f1[lo:lo + n].view(last - first, K * M, 2 * N)))  # (B_g, d_out, 2N)
-        lo += n
-    z = zs[0] if len(zs) == 1 else torch.cat(zs)
-    return z.view(B, -1, 2, N).permute(0, 2, 3, 1)
+        T = batch_norm_tables(H, counts.reshape(S * K, 2, D)[lay.unit_slot], N, proto, lay.variant)
+    else:
+        T = H[:, None, :].expand(-1, 2, D)
+    ys = [torch.bmm(V.view(-1, d_out, M), t.reshape(-1, M, 2 * D)).transpose(1, 2).reshape(-1, d_out)
+          for V, t, (M, _, _) in zip(Vs, torch.split(T, lay.group_units), lay.groups)]
+    table = ys[0] if len(ys) == 1 else torch.cat(ys)  # rows ((b·K + k)·2 + v)·D + a
+    return one_hot_linear(table, *_bag_index(tokens, counts, lay.streams))
+
+
+def _bag_index(tokens: torch.Tensor, counts: torch.Tensor, streams: torch.Tensor):
+    """The rows of the top layer's table that z_b[v, i] sums (network b's ((b·K + k)·2 + v)·D + t_ik), and their
+    transpose (which z rows read each table row), built once per stream and shifted per network: the networks of a
+    stream read their tables at the same places."""
+    S, _, N, _ = tokens.shape
+    dev = tokens.device
+    key = tokens + (torch.arange(K, device=dev) * 2 * D).view(1, 1, K) + (torch.arange(2, device=dev) * D).view(2, 1, 1)
+    B = streams.shape[0]
+    b = torch.arange(B, device=dev)
+    index = key[streams] + (b * (K * 2 * D)).view(B, 1, 1, 1)
+    # z rows (v·N + i) in the order of their table rows (stable sort of the stream's keys), per stream
+    reads = (torch.argsort(key.reshape(S, -1), dim=1, stable=True) // K)[streams] + (b * 2 * N).view(B, 1)
+    c = counts.reshape(S, -1)[streams].reshape(-1).long()
+    return index, (reads.reshape(-1), torch.cumsum(c, 0) - c)
+
+
+def forward_one(W: torch.Tensor, V: torch.Tensor, tokens: torch.Tensor, mags: torch.Tensor, activation: str,
+                proto: Protocol) -> torch.Tensor:
+    """One network the way the authors' code computes it (the reference of the batched :func:`forward`): one-hot
+    inputs x_k = ζ_a e_a per RF, f₁ = h(w_kmᵀx_k) on every row, BatchNorm on the rows (:func:`batch_norm`), z = Vf₁.
+    W (K, M, D), V (d_out, K·M), tokens (2, N, K) → z (1, 2, N, d_out)."""
+    x = torch.nn.functional.one_hot(tokens, D).to(W.dtype) * mags
+    f = activate(torch.einsum("vnkd,kmd->vnkm", x, W).flatten(2), [activation], None)  # (2, N, K·M)
+    if proto.bn:
+        f = batch_norm(f.permute(2, 0, 1), proto).permute(1, 2, 0)
+    return (f @ V.T)[None]
 
 
 def training_cost(Ms: list[int], streams: int, proto: Protocol):
-    """The :class:`~theorems.core.params.Cost` of training networks with these M on ``streams`` token streams:
-    U = K·ΣM hidden units over 2N rows (the activations autograd keeps), the per-network N×N similarities and
-    a chunk of token ids; arithmetic ≈ 6 flop per multiply-add (forward and backward) of the top layers and
-    similarities, per step."""
+    """The :class:`~theorems.core.params.Cost` of training networks with these M on ``streams`` token streams with
+    the table engine of :func:`forward`: U = K·ΣM units over D token values and 2 views (the tables autograd
+    keeps), the top layers' tables (B·K·2D·d_out), outputs (B·2N·d_out), the per-network N×N similarities and a
+    chunk of token ids; arithmetic ≈ 6 flop per multiply-add (forward and backward) of the top layers, the one-hot
+    sums and the similarities, per step."""
     from ..core.params import Cost
 
     U, B, N = K * sum(Ms), len(Ms), proto.batch
-    elements = 8 * U * 2 * N + 4 * B * N * N + CHUNK * streams * 2 * N * K + U * D
-    work = proto.steps * (6 * U * 2 * N * (proto.d_out + 4) + 6 * B * N * N * proto.d_out)
+    elements = (8 * U * 2 * D + 3 * B * K * 2 * D * proto.d_out + 4 * B * 2 * N * proto.d_out + 6 * B * N * N
+                + 3 * CHUNK * streams * 2 * N * K + U * D)
+    work = proto.steps * (6 * U * 2 * D * (proto.d_out + 4) + 6 * B * 2 * N * K * proto.d_out
+                          + 6 * B * N * N * proto.d_out)
     return Cost(elements=float(elements), work=float(work))
 
 
@@ -264,10 +335,26 @@ def single_thread():
 
 def train(gen: torch.Generator, tasks: TokenTasks, models: list[Model], proto: Protocol, device,
           log_every: int = 50) -> Trained:
-    """Train every network of ``models`` on its stream with ``proto``; all draws from the CPU generator ``gen``
-    (initialisations in model order, then the seed of the shared token stream). The result is in model order."""
+    """Train every network of ``models`` on its stream with ``proto``, as one tensor problem; all draws from the
+    CPU generator ``gen`` (initialisations in model order, then the seed of the shared token stream). The result is
+    in model order."""
     with single_thread():
         return _train(gen, tasks, models, proto, device, log_every)
+
+
+def _token_stream(data: torch.Generator, tasks: TokenTasks, proto: Protocol, device):
+    """step → that step's tokens (S, 2, N, K) and counts, drawn CHUNK minibatches at a time (memory)."""
+    cache: dict = {}
+
+    def at(step: int):
+        start = step - step % CHUNK
+        if cache.get("start") != start:
+            n = min(CHUNK, proto.steps - start)
+            tok = sample_tokens(data, tasks, n, proto.batch, proto.independent_pairs).to(device)
+            cache.update(start=start, tok=tok, counts=token_counts(tok))
+        return cache["tok"][step - start], cache["counts"][step - start]
+
+    return at
 
 
 def _train(gen, tasks, models, proto, device, log_every) -> Trained:
@@ -276,27 +363,54 @@ def _train(gen, tasks, models, proto, device, log_every) -> Trained:
     lay = layout(models, proto, device)
     sorted_models = [models[i] for i in lay.order]
     W = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).to(device).requires_grad_(True)
-    Vs = [torch.stack([inits[i][1].reshape(proto.d_out, -1) for i in lay.order[first:last]]).to(device)
+    # V of a group (B_g, K, d_out, M): the layout of the bmm; SGD is elementwise, so layout changes nothing
+    Vs = [torch.stack([inits[i][1].permute(1, 0, 2) for i in lay.order[first:last]]).contiguous().to(device)
           .requires_grad_(True) for _, first, last in lay.groups]
-    streams = torch.tensor([m.stream for m in sorted_models], device=device)
     quadratic = torch.tensor([m.loss == "quadratic" for m in sorted_models], device=device)
     mags = tasks.mags.to(TRAIN_DTYPE)
-    opt = torch.optim.SGD([W, *Vs], lr=proto.lr, momentum=proto.momentum, weight_decay=proto.weight_decay)
-    data = torch.Generator(device="cpu").manual_seed(data_seed)
-    logged = []
-    for start in range(0, proto.steps, CHUNK):
-        n = min(CHUNK, proto.steps - start)
-        chunk = sample_tokens(data, tasks, n, proto.batch, proto.independent_pairs).to(device)
-        for i in range(n):
-            step = start + i
-            loss = contrastive_losses(forward(W, Vs, chunk[i][streams], mags, lay, proto), proto, quadratic)
-            opt.zero_grad(set_to_none=True)
-            loss.sum().backward()
-            opt.step()
-            if step % log_every == 0 or step == proto.steps - 1:
-                logged.append(loss.detach())
+    batch = _token_stream(torch.Generator(device="cpu").manual_seed(data_seed), tasks, proto, device)
+
+    def losses(step):
+        tok, counts = batch(step)
+        return contrastive_losses(forward(W, Vs, tok, counts, mags, lay, proto), proto, quadratic)
+
+    logged, _ = sgd_program([W, *Vs], losses, proto.steps, lr=proto.lr, momentum=proto.momentum,
+                            weight_decay=proto.weight_decay, log_every=log_every)
     W0 = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).to(device)
-    return unsort(W.detach(), W0, torch.stack(logged), lay, models, device)
+    return unsort(W.detach(), W0, logged, lay, models, device)
+
+
+def train_each(gen: torch.Generator, tasks: TokenTasks, models: list[Model], proto: Protocol, device,
+               log_every: int = 50) -> Trained:
+    """The per-network loop: the same draws as :func:`train` (initialisations, then the token stream), each network
+    trained alone by :func:`forward_one` with its own optimiser. The reference of the batched engine (same numbers
+    up to float32 summation order) and the baseline of benchmarks/bench_batched_training.py."""
+    from dataclasses import replace
+
+    with single_thread():
+        inits = init_weights(gen, models, proto.d_out)
+        data_seed = int(torch.randint(2**62, (1,), generator=gen, device="cpu"))
+        data = torch.Generator(device="cpu").manual_seed(data_seed)
+        tokens = torch.cat([sample_tokens(data, tasks, min(CHUNK, proto.steps - s), proto.batch,
+                                          proto.independent_pairs) for s in range(0, proto.steps, CHUNK)]).to(device)
+        mags = tasks.mags.to(TRAIN_DTYPE)
+        nets, Ws = [], []
+        for m, (W0, V0) in zip(models, inits):
+            W, V = W0.clone().to(device).requires_grad_(True), V0.reshape(proto.d_out, -1).clone().to(device)
+            V.requires_grad_(True)
+            mu, var = m.bn_variant or (proto.mu_backprop, proto.var_backprop)
+            own = replace(proto, mu_backprop=mu, var_backprop=var)
+            quad = torch.tensor([m.loss == "quadratic"], device=device)
+            nets.append(([W, V], lambda s, W=W, V=V, m=m, own=own, quad=quad: contrastive_losses(
+                forward_one(W, V, tokens[s, m.stream], mags, m.activation, own), own, quad)))
+            Ws.append(W)
+        logged, _ = sgd_each(nets, proto.steps, lr=proto.lr, momentum=proto.momentum,
+                             weight_decay=proto.weight_decay, log_every=log_every)
+    # the layout of unsort: units in model order
+    lay = layout(models, proto, device)
+    W = torch.cat([Ws[i].detach().reshape(-1, D) for i in lay.order])
+    W0 = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).to(device)
+    return unsort(W, W0, logged[:, lay.order], lay, models, device)
 
 
 def unsort(W: torch.Tensor, W0: torch.Tensor, losses: torch.Tensor, lay: Layout, models: list[Model],
