@@ -130,11 +130,9 @@ from .token_training import (
 )
 
 ID = "nonlinear_cl.figure_4"
-# "Captures the patterns better": a difference of 0.05 in mean best-filter cosine (≈ 3° at cos 0.9) over seeds.
-# The runs at the paper's protocol give gains of 0.15 (lr 0.02) and 0.03 (lr 2e-3) at P = 3, β = 5.
-MARGIN = 0.05
-# "Linear works well" at P = 1: its best filter within 37° of the single candidate token on average.
-LINEAR_WORKS = 0.8
+# "Better", "benefits", "works better": the figures report the mean χ̄₊ over the 3 repetitions (± std), and the
+# text compares those means; no size of the difference is printed, so a larger mean is what is asserted (margin 0).
+MARGIN = 0.0
 PRINTED_LR = 2e-3  # §5
 SCRIPT_LR = 0.02  # the authors' script / README command for this paper's §5
 PRINTED_PROTOCOL = dict(steps=5000, batch=128)  # §5: 5000 minibatches of 128 (and 3 repetitions)
@@ -205,7 +203,7 @@ def run_grid(p: dict, ctx):
     return table, run, (Ps, betas, acts, losses)
 
 
-def grid_claims(table, axes, margin: float, form: str = AS_PRINTED) -> list[Claim]:
+def grid_claims(table, axes, margin: float, form: str = AS_PRINTED, full_length: bool = True) -> list[Claim]:
     """The claims of the module docstring, each where the grid has its points. The corrected form asks ReLU's lead
     over linear of InfoNCE only (with the quadratic loss it is recorded: 'the trends are similar' holds there for
     LeakyReLU and the quadratic activation, for ReLU only below the margin)."""
@@ -242,10 +240,13 @@ def grid_claims(table, axes, margin: float, form: str = AS_PRINTED) -> list[Clai
                                                                  for P, b in spec for ls in losses), 0.0,
                                     "max over P > 1, β > 1 of χ̄₋(ReLU) − min over the other activations of χ̄₋"))
     if 1 in Ps:
-        claims.append(Claim.at_least("linear_works_at_P1", min(chi(1, b, "linear", ls) for b in betas for ls in losses),
-                                     LINEAR_WORKS, "min over β (and losses) of χ̄₊(linear, P = 1)"))
+        # §5.1 "when P = 1, linear activation works better"; the caption: ReLU "requires large over-parameterization"
+        claims.append(Claim.at_least("linear_beats_relu_at_P1", min(chi(1, bmin, "linear", ls) - chi(1, bmin, "relu", ls)
+                                                                    for ls in losses), margin,
+                                     f"min over losses of χ̄₊(linear) − χ̄₊(ReLU) at P = 1, β = {bmin}"))
+        claims.append(Claim.measurement("linear_chi_at_P1", min(chi(1, b, "linear", ls) for b in betas for ls in losses),
+                                        message="min over β of χ̄₊(linear, P = 1) ('linear model works well')"))
         if len(betas) > 1:
-            # recorded, not asserted: the ci miniature (100 steps) is too short for linear at large β to settle
             claims.append(Claim.measurement("linear_beta_effect_at_P1",
                                             max(abs(chi(1, b, "linear", ls) - chi(1, bmin, "linear", ls))
                                                 for b in betas for ls in losses),
@@ -253,25 +254,35 @@ def grid_claims(table, axes, margin: float, form: str = AS_PRINTED) -> list[Clai
                                                     f"{bmin})| ('regardless of the degree of over-parameterization')"))
     if len(betas) > 1:
         at_init = lambda P, b, a, ls: mean(table[(P, b, a, ls)][2])  # noqa: E731
-        claims.append(Claim.at_least("relu_gains_from_beta", min(chi(P, bmax, "relu", ls) - chi(P, bmin, "relu", ls)
-                                                                 for P in Ps for ls in losses), margin,
-                                     f"min over P of χ̄₊(ReLU, β = {bmax}) − χ̄₊(ReLU, β = {bmin})"))
+        gain = lambda P, a, ls: chi(P, bmax, a, ls) - chi(P, bmin, a, ls)  # noqa: E731
+        claims.append(Claim.at_least("relu_gains_from_beta", min(gain(P, "relu", ls) for P in Ps for ls in losses),
+                                     margin, f"min over P of χ̄₊(ReLU, β = {bmax}) − χ̄₊(ReLU, β = {bmin})"))
+        # "In contrast, linear models are much less affected by over-parameterization" (than ReLU, which gains).
+        # Asserted on runs of the printed length only: in a miniature linear at large β has not settled (100 steps:
+        # ReLU's gain 0.06 against linear's drift 0.12 on the ci instance), a property of the miniature, not of Fig. 4.
+        less = min(gain(P, "relu", ls) - abs(gain(P, "linear", ls)) for P in Ps for ls in losses)
+        what = f"min over P of Δ_β χ̄₊(ReLU) − |Δ_β χ̄₊(linear)|, β = {bmin} → {bmax}"
+        claims.append(Claim.at_least("linear_less_affected", less, 0.0, what) if full_length
+                      else Claim.measurement("linear_less_affected", less, message=what + " (miniature: recorded)"))
         claims.append(Claim.measurement("relu_beta_effect_at_init", min(at_init(P, bmax, "relu", ls)
                                                                         - at_init(P, bmin, "relu", ls)
                                                                         for P in Ps for ls in losses),
                                         message="the same at initialisation: more random filters alone raise the "
                                                 "max-cosine score"))
-        claims.append(Claim.measurement("linear_beta_effect", max(abs(chi(P, bmax, "linear", ls)
-                                                                      - chi(P, bmin, "linear", ls))
-                                                                  for P in Ps for ls in losses),
+        claims.append(Claim.measurement("linear_beta_effect", max(abs(gain(P, "linear", ls)) for P in Ps
+                                                                  for ls in losses),
                                         message="max over P of |Δ_β χ̄₊(linear)| ('much less affected by "
                                                 "over-parameterization')"))
+        mono = [chi(P, b2, "relu", ls) - chi(P, b1, "relu", ls) for P in Ps for ls in losses
+                for b1, b2 in zip(sorted(betas), sorted(betas)[1:])]
+        claims.append(Claim.measurement("relu_beta_steps_min", min(mono), message="min over P and successive β of "
+                                        "the step of χ̄₊(ReLU) ('the larger β is, the better')"))
     return claims
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     table, run, axes = run_grid(p, ctx)
-    claims = grid_claims(table, axes, p["margin"], form)
+    claims = grid_claims(table, axes, p["margin"], form, full_length=p["steps"] >= PRINTED_PROTOCOL["steps"])
     L = run.losses.double()
     rows = {f"P={P} beta={b} {a} {ls}": {"chi_plus": v[0], "chi_minus": v[1], "chi_plus_initial": v[2]}
             for (P, b, a, ls), v in sorted(table.items())}
@@ -288,13 +299,16 @@ THOROUGH = dict(Ps=(1, 3, 5, 10), betas=(1, 2, 5, 10), activations=("relu", "lin
 # What the CPU of this project affords at the paper's protocol (5000 steps, 3 seeds): β, P up to 5 (~1.2e13 flop,
 # also above the default ceiling: about 30 min of one core).
 THOROUGH_CPU = dict(THOROUGH, Ps=(1, 3, 5), betas=(1, 2, 5))
-# margin = 0.1: the default's gains (0.060 over linear, 0.059 from β) fall just below it: it pins MARGIN from above.
-CONTROLS = (dict(shuffle_pairs=True, allow_violation=True), dict(margin=0.1, allow_violation=True))
+# margin = 0.1: the default's gains (0.060 over linear, 0.059 from β) fall just below it. margin = 0.7: a deliberately
+# wrong constant for linear's lead over ReLU at P = 1, β = 1 (0.62 on the default), which the shuffle leaves standing
+# (|cos| of a sign-symmetric network's random filter beats ReLU's single filter by chance).
+CONTROLS = (dict(shuffle_pairs=True, allow_violation=True), dict(margin=0.1, allow_violation=True),
+            dict(margin=0.7, allow_violation=True))
 
 
-# The printed protocol at the printed lr on the cheapest grid where a claim fails: P = 1 at β ∈ {1, 5}, ReLU and
-# linear, InfoNCE, 3 repetitions of 5000 minibatches of 128 (see the module docstring for its numbers).
-COUNTEREXAMPLE = dict(Ps=(1,), betas=(1, 5), seeds=3, steps=5000, batch=128, lr=PRINTED_LR)
+# The printed protocol at the printed lr on the cheapest grid where a claim fails: P = 3 at β = 2 (ReLU below
+# linear), ReLU and linear, InfoNCE, 3 repetitions of 5000 minibatches of 128 (its numbers: the module docstring).
+COUNTEREXAMPLE = dict(Ps=(3,), betas=(2,), seeds=3, steps=5000, batch=128, lr=PRINTED_LR)
 # β = 2, the smallest over-parameterisation (β > 1 nearly binds), ci miniature at the script's lr.
 BINDING = dict(betas=(1, 2))
 

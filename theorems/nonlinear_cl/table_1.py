@@ -85,7 +85,9 @@ from .token_task import chi_scores, make_tasks, mean
 from .token_training import Model, Protocol, train, training_cost
 
 ID = "nonlinear_cl.table_1"
-MARGIN = 0.05  # as for Figure 4: a difference of 0.05 in mean best-filter cosine
+# "χ̄₊ is actually better" (App. E.2): Table 1 prints means over 3 seeds and no size of a difference, so a larger
+# mean gain is what is asserted (as for Figure 4)
+MARGIN = 0.0
 # (μ backpropagated, σ² backpropagated), in the table's column order: μ no-bp (σ² no, yes), μ bp (σ² no, yes)
 VARIANTS = ((False, False), (False, True), (True, False), (True, True))
 
@@ -203,6 +205,6 @@ RESULT = register(Result(
                         "repetitions)"),
     controls=CONTROLS,
     binding=(Binding("the row with the printed table's smallest gap (β = P = 1)", BINDING, "ci gain 0.056 vs MARGIN "
-                     "0.05"),),
+                     "0"),),
     strategy=lambda: registered_strategy({}, BINDING),
 ))

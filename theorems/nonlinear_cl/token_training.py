@@ -145,10 +145,18 @@ def contrastive_losses(z: torch.Tensor, proto: Protocol, quadratic: torch.Tensor
     if proto.similarity == "l2_dot":
         z1 = torch.nn.functional.normalize(z1, dim=-1)
         z2 = torch.nn.functional.normalize(z2, dim=-1)
-        pos = (z1 * z2).sum(-1)  # (B, N)
-        logits = torch.where(_eye(N, z.device), pos[:, :, None], z1 @ z1.transpose(1, 2)) / proto.tau
-        pos = pos / proto.tau
-        scale = 1.0
+        pos = (z1 * z2).sum(-1) / proto.tau  # (B, N): the diagonal of M/τ
+        # the off-diagonal of M/τ (negatives z1_i·z1_j); M itself is never built: its row sums are the
+        # off-diagonal's plus the positive (fewer passes over the B·N² entries, forward and backward)
+        off = ((z1 / proto.tau) @ z1.transpose(1, 2)).masked_fill(_eye(N, z.device), -torch.inf)
+        nce = lambda: (torch.logaddexp(torch.logsumexp(off, dim=-1), pos) - pos).mean(-1)  # noqa: E731
+        quad = lambda: (-(1 + 1 / N) * pos.mean(-1)  # noqa: E731
+                        + (off.masked_fill(_eye(N, z.device), 0.0).sum((-1, -2)) + pos.sum(-1)) / (N * N))
+        if not bool(quadratic.any()):
+            return nce()
+        if bool(quadratic.all()):
+            return quad()
+        return torch.where(quadratic, quad(), nce())
     else:  # −½‖f_i − f_j'‖² over the cross-view pairs (the positive on the diagonal)
         logits = -0.5 * torch.cdist(z1, z2) ** 2 / proto.tau
         pos = torch.diagonal(logits, dim1=1, dim2=2)
