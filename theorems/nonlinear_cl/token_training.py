@@ -138,8 +138,17 @@ def _eye(n: int, device) -> torch.Tensor:
     return _EYES[key]
 
 
-def contrastive_losses(z: torch.Tensor, proto: Protocol, quadratic: torch.Tensor) -> torch.Tensor:
-    """Per-network loss (B,) from outputs z (B, 2, N, d_out); ``quadratic`` (B,) bool picks the quadratic loss."""
+def _any(flags) -> bool:
+    return flags if isinstance(flags, bool) else bool(flags.any())
+
+
+def _all(flags) -> bool:
+    return flags if isinstance(flags, bool) else bool(flags.all())
+
+
+def contrastive_losses(z: torch.Tensor, proto: Protocol, quadratic: torch.Tensor | bool) -> torch.Tensor:
+    """Per-network loss (B,) from outputs z (B, 2, N, d_out); ``quadratic`` (B,) bool picks the quadratic loss (a
+    Python bool: the same loss for every network)."""
     z1, z2 = z[:, 0], z[:, 1]
     N = z.shape[2]
     if proto.similarity == "l2_dot":
@@ -152,19 +161,19 @@ def contrastive_losses(z: torch.Tensor, proto: Protocol, quadratic: torch.Tensor
         nce = lambda: (torch.logaddexp(torch.logsumexp(off, dim=-1), pos) - pos).mean(-1)  # noqa: E731
         quad = lambda: (-(1 + 1 / N) * pos.mean(-1)  # noqa: E731
                         + (off.masked_fill(_eye(N, z.device), 0.0).sum((-1, -2)) + pos.sum(-1)) / (N * N))
-        if not bool(quadratic.any()):
+        if not _any(quadratic):
             return nce()
-        if bool(quadratic.all()):
+        if _all(quadratic):
             return quad()
         return torch.where(quadratic, quad(), nce())
     else:  # −½‖f_i − f_j'‖² over the cross-view pairs (the positive on the diagonal)
         logits = -0.5 * torch.cdist(z1, z2) ** 2 / proto.tau
         pos = torch.diagonal(logits, dim1=1, dim2=2)
         scale = proto.tau
-    if not bool(quadratic.any()):
+    if not _any(quadratic):
         return scale * (torch.logsumexp(logits, dim=-1) - pos).mean(-1)
     quad = -(1 + 1 / N) * pos.mean(-1) + logits.mean((-1, -2))
-    if bool(quadratic.all()):
+    if _all(quadratic):
         return scale * quad
     return scale * torch.where(quadratic, quad, (torch.logsumexp(logits, dim=-1) - pos).mean(-1))
 
@@ -197,6 +206,8 @@ class Layout:
     kinds: list[str]
     variant: tuple[torch.Tensor, torch.Tensor] | None  # per-unit (μ, σ²) backprop masks, when networks differ
     streams: torch.Tensor  # (B,) stream of each sorted model
+    table_base: torch.Tensor  # (B, 1) first row of each sorted model's top-layer table: b·K·2D
+    row_base: torch.Tensor  # (B, 1) b·2, times N: the first output row of model b
 
     @property
     def group_units(self) -> list[int]:
@@ -229,8 +240,10 @@ def layout(models: list[Model], proto: Protocol, device) -> Layout:
     streams = torch.tensor([models[i].stream for i in order], device=device)
     unit_model_t = torch.tensor(unit_model, device=device)
     unit_rf_t = torch.tensor(unit_rf, device=device)
+    b = torch.arange(len(models), device=device).view(-1, 1)
     return Layout(order, groups, unit_model_t, unit_rf_t, streams[unit_model_t] * K + unit_rf_t,
-                  torch.tensor(coeff, dtype=TRAIN_DTYPE, device=device).T.contiguous(), kinds, variant, streams)
+                  torch.tensor(coeff, dtype=TRAIN_DTYPE, device=device).T.contiguous(), kinds, variant, streams,
+                  b * (K * 2 * D), b * 2)
 
 
 def token_counts(tokens: torch.Tensor) -> torch.Tensor:
@@ -262,42 +275,61 @@ def batch_norm_tables(H: torch.Tensor, counts: torch.Tensor, n: int, proto: Prot
     return c * torch.rsqrt(var + BN_EPS)
 
 
-def forward(W: torch.Tensor, Vs: list[torch.Tensor], tokens: torch.Tensor, counts: torch.Tensor, mags: torch.Tensor,
-            lay: Layout, proto: Protocol) -> torch.Tensor:
-    """Outputs z (B, 2, N, d_out) of every (sorted) network on its stream's minibatch: ``tokens`` (S, 2, N, K),
-    ``counts`` = token_counts(tokens).
+@dataclass
+class Batch:
+    """One minibatch of every stream, in the forms the engine reads: token counts (S, K, 2, D) and, per stream, the
+    keys (S, 2N·K) of the top layer's table rows each output row sums and the order (S, 2N·K) in which output rows
+    read the table rows (see :func:`_bag_index`). Built for a chunk of steps at once (few ops per step)."""
+
+    counts: torch.Tensor
+    keys: torch.Tensor
+    reads: torch.Tensor
+    n: int  # rows per view
+
+
+def make_batches(tokens: torch.Tensor) -> Batch:
+    """Batch of a chunk: tokens (steps, S, 2, N, K) → counts, keys and reads with the leading (steps, S)."""
+    N = tokens.shape[-2]
+    dev = tokens.device
+    key = tokens + (torch.arange(K, device=dev) * 2 * D).view(1, 1, K) + (torch.arange(2, device=dev) * D).view(2, 1, 1)
+    key = key.flatten(-3)  # (..., 2N·K) in (v, i, k) order
+    # output rows (v·N + i) in the order of their table rows (stable sort of the stream's keys)
+    reads = torch.argsort(key, dim=-1, stable=True) // K
+    return Batch(token_counts(tokens), key, reads, N)
+
+
+def forward(W: torch.Tensor, Vs: list[torch.Tensor], batch: Batch, mags: torch.Tensor | None, lay: Layout,
+            proto: Protocol) -> torch.Tensor:
+    """Outputs z (B, 2, N, d_out) of every (sorted) network on its stream's minibatch ``batch`` (one step of
+    :func:`make_batches`); ``mags`` the token norms ζ_a, None when all are 1.
 
     A unit of RF k sees token a as the input ζ_a e_a, so its output (after BatchNorm) takes one of D values per view:
     the tables T (U, 2, D). The top layer maps them to Y[b, k, v, a] = Σ_m V_b[:, k, m] T[b, k, m, v, a] (one bmm per
     group of equal M: 2D columns instead of 2N), and z_b[v, i] = Σ_k Y[b, k, v, t_ik] (a one-hot linear layer)."""
-    S, _, N, _ = tokens.shape
+    S, N = batch.counts.shape[0], batch.n
     d_out = Vs[0].shape[2]
-    pre = W * mags if bool((mags != 1).any()) else W  # w_u[a]·ζ_a = w_uᵀu_a
+    pre = W if mags is None else W * mags  # w_u[a]·ζ_a = w_uᵀu_a
     H = activate(pre, lay.kinds, lay.coeff)
     if proto.bn:
-        T = batch_norm_tables(H, counts.reshape(S * K, 2, D)[lay.unit_slot], N, proto, lay.variant)
+        T = batch_norm_tables(H, batch.counts.reshape(S * K, 2, D)[lay.unit_slot], N, proto, lay.variant)
     else:
         T = H[:, None, :].expand(-1, 2, D)
     ys = [torch.bmm(V.view(-1, d_out, M), t.reshape(-1, M, 2 * D)).transpose(1, 2).reshape(-1, d_out)
           for V, t, (M, _, _) in zip(Vs, torch.split(T, lay.group_units), lay.groups)]
     table = ys[0] if len(ys) == 1 else torch.cat(ys)  # rows ((b·K + k)·2 + v)·D + a
-    return one_hot_linear(table, *_bag_index(tokens, counts, lay.streams))
+    z = one_hot_linear(table, *_bag_index(batch, lay))
+    return z.view(-1, 2, N, d_out)
 
 
-def _bag_index(tokens: torch.Tensor, counts: torch.Tensor, streams: torch.Tensor):
+def _bag_index(batch: Batch, lay: Layout):
     """The rows of the top layer's table that z_b[v, i] sums (network b's ((b·K + k)·2 + v)·D + t_ik), and their
-    transpose (which z rows read each table row), built once per stream and shifted per network: the networks of a
-    stream read their tables at the same places."""
-    S, _, N, _ = tokens.shape
-    dev = tokens.device
-    key = tokens + (torch.arange(K, device=dev) * 2 * D).view(1, 1, K) + (torch.arange(2, device=dev) * D).view(2, 1, 1)
-    B = streams.shape[0]
-    b = torch.arange(B, device=dev)
-    index = key[streams] + (b * (K * 2 * D)).view(B, 1, 1, 1)
-    # z rows (v·N + i) in the order of their table rows (stable sort of the stream's keys), per stream
-    reads = (torch.argsort(key.reshape(S, -1), dim=1, stable=True) // K)[streams] + (b * 2 * N).view(B, 1)
-    c = counts.reshape(S, -1)[streams].reshape(-1).long()
-    return index, (reads.reshape(-1), torch.cumsum(c, 0) - c)
+    transpose (which z rows read each table row): the stream's, shifted per network (the networks of a stream read
+    their tables at the same places)."""
+    B = lay.streams.shape[0]
+    index = (batch.keys[lay.streams] + lay.table_base).view(B * 2 * batch.n, K)
+    reads = (batch.reads[lay.streams] + lay.row_base * batch.n).reshape(-1)
+    c = batch.counts.reshape(batch.counts.shape[0], -1)[lay.streams].reshape(-1).long()
+    return index, (reads, torch.cumsum(c, 0) - c)
 
 
 def forward_one(W: torch.Tensor, V: torch.Tensor, tokens: torch.Tensor, mags: torch.Tensor, activation: str,
@@ -351,16 +383,17 @@ def train(gen: torch.Generator, tasks: TokenTasks, models: list[Model], proto: P
 
 
 def _token_stream(data: torch.Generator, tasks: TokenTasks, proto: Protocol, device):
-    """step → that step's tokens (S, 2, N, K) and counts, drawn CHUNK minibatches at a time (memory)."""
+    """step → that step's :class:`Batch`, drawn CHUNK minibatches at a time (memory)."""
     cache: dict = {}
 
-    def at(step: int):
+    def at(step: int) -> Batch:
         start = step - step % CHUNK
         if cache.get("start") != start:
             n = min(CHUNK, proto.steps - start)
             tok = sample_tokens(data, tasks, n, proto.batch, proto.independent_pairs).to(device)
-            cache.update(start=start, tok=tok, counts=token_counts(tok))
-        return cache["tok"][step - start], cache["counts"][step - start]
+            cache.update(start=start, batch=make_batches(tok))
+        b, i = cache["batch"], step - start
+        return Batch(b.counts[i], b.keys[i], b.reads[i], b.n)
 
     return at
 
@@ -374,13 +407,14 @@ def _train(gen, tasks, models, proto, device, log_every) -> Trained:
     # V of a group (B_g, K, d_out, M): the layout of the bmm; SGD is elementwise, so layout changes nothing
     Vs = [torch.stack([inits[i][1].permute(1, 0, 2) for i in lay.order[first:last]]).contiguous().to(device)
           .requires_grad_(True) for _, first, last in lay.groups]
-    quadratic = torch.tensor([m.loss == "quadratic" for m in sorted_models], device=device)
-    mags = tasks.mags.to(TRAIN_DTYPE)
+    quad = [m.loss == "quadratic" for m in sorted_models]
+    # one loss for all: a Python flag (no per-step test of a tensor)
+    quadratic = quad[0] if len(set(quad)) == 1 else torch.tensor(quad, device=device)
+    mags = None if bool((tasks.mags == 1).all()) else tasks.mags.to(TRAIN_DTYPE)
     batch = _token_stream(torch.Generator(device="cpu").manual_seed(data_seed), tasks, proto, device)
 
     def losses(step):
-        tok, counts = batch(step)
-        return contrastive_losses(forward(W, Vs, tok, counts, mags, lay, proto), proto, quadratic)
+        return contrastive_losses(forward(W, Vs, batch(step), mags, lay, proto), proto, quadratic)
 
     logged, _ = sgd_program([W, *Vs], losses, proto.steps, lr=proto.lr, momentum=proto.momentum,
                             weight_decay=proto.weight_decay, log_every=log_every)
