@@ -611,11 +611,14 @@ def test_figure_4_ci_instance_shows_the_contrasts(run):
 
 def test_figure_4_controls(run):
     shuffled = run(F4, shuffle_pairs=True, allow_violation=True)
-    assert {"relu_beats_linear", "linear_works_at_P1", "relu_lowest_chi_minus"} <= {c.name for c in
-                                                                                     shuffled.failed_bounds}
+    assert "relu_lowest_chi_minus" in {c.name for c in shuffled.failed_bounds}, shuffled.explain()
     assert shuffled.details["loss_end_mean"] > 2 * run(F4).details["loss_end_mean"]
     wrong = run(F4, margin=0.1, allow_violation=True)
     assert {"relu_beats_linear", "relu_gains_from_beta"} <= {c.name for c in wrong.failed_bounds}
+    lead = run(F4, margin=0.7, allow_violation=True)
+    assert "linear_beats_relu_at_P1" in {c.name for c in lead.failed_bounds}
+    # the miniature records linear's β-drift, the printed length asserts it
+    assert run(F4).claim("linear_less_affected").kind == "measurement"
 
 
 def test_figure_4_needs_a_regime_and_its_forms_their_learning_rates():

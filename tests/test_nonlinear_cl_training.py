@@ -153,7 +153,13 @@ def test_figure_4_claims_on_a_hand_made_table():
     assert claims["relu_beats_linear"].observed == pytest.approx(0.1)  # min(0.35, 0.1) at P = 5
     assert claims["homogeneous_beat_linear"].observed == pytest.approx(0.05)  # leaky at P = 5
     assert claims["relu_lowest_chi_minus"].observed == pytest.approx(0.05)  # P = 5: 0.25 − min(0.3, 0.2)
-    assert claims["linear_works_at_P1"].observed == pytest.approx(0.85)
+    assert claims["linear_beats_relu_at_P1"].observed == pytest.approx(0.65)  # 0.95 − 0.3 at β = 1
+    assert claims["linear_chi_at_P1"].observed == pytest.approx(0.85)
+    assert claims["linear_less_affected"].observed == pytest.approx(0.3)  # P = 5: 0.4 − |0.1|
+    assert claims["linear_less_affected"].kind == "bound"
+    short = {c.name: c for c in grid_claims(table, ((1, 3, 5), (1, 4), ("relu", "linear", "leaky"), ("infonce",)),
+                                            0.05, full_length=False)}
+    assert short["linear_less_affected"].kind == "measurement"  # a miniature records it
     assert claims["relu_gains_from_beta"].observed == pytest.approx(0.4)  # min(0.6, 0.45, 0.4)
     assert claims["linear_beta_effect"].observed == pytest.approx(0.1)  # max(|−0.1|, |−0.1|, |0.1|)
     assert claims["relu_beta_effect_at_init"].observed == pytest.approx(0.0)

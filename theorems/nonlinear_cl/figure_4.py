@@ -30,15 +30,26 @@ times the printed 2e-3; both are run (parameter ``lr``). The grid β ∈ {1, 2, 
 |cos| for sign-symmetric activations (linear, quadratic: the authors' code takes |·| for linear networks); χ̄₋
 normalised by 1/(d − |R^g_k|) (eq. 181's 1/P does not average over the irrelevant tokens; it rescales only).
 Training is batched: seeds × P streams, every (β, activation, loss) network of a stream on the same minibatches and,
-for equal M, the same initialisation (one seed fixes both in the authors' runs), as one tensor problem.
+for equal M, the same initialisation (one seed fixes both in the authors' runs), as one tensor problem
+(``token_training`` on ``optim.batched_sgd``: the per-network numbers of a loop over networks, tested).
+
+Thresholds: none is printed. The figures plot the mean χ̄₊ over 3 repetitions (± std) and the text compares those
+means ("better", "benefits", "works better"), so every comparison asserts a larger mean (MARGIN = 0); the earlier
+MARGIN 0.05 and "linear works well" as χ̄₊ ≥ 0.8 were the suite's choices, not the paper's.
 
 Claims (each where the run's grid has the points; χ = mean over seeds of χ̄₊; "specialising" = P > 1 and β > 1):
-* ``relu_beats_linear`` [bound]: min over specialising points of χ(ReLU) − χ(linear) ≥ MARGIN;
-* ``linear_works_at_P1`` [bound]: min over β of χ(linear, P = 1) ≥ LINEAR_WORKS;
-* ``relu_gains_from_beta`` [bound]: min over P of χ(ReLU, β_max) − χ(ReLU, β_min) ≥ MARGIN ("the larger β, the
-  better"); beside it ``relu_beta_effect_at_init`` [measurement]: the same difference at initialisation (more random
-  filters alone raise a max-cosine score), and ``linear_beta_effect`` [measurement]: max over P of |Δ_β χ(linear)|
-  ("much less affected");
+* ``relu_beats_linear`` [bound]: min over specialising points of χ(ReLU) − χ(linear) ≥ 0 (Fig. 4: "ReLU models can
+  capture diverse patterns better than linear ones in the over-parameterization region β > 1");
+* ``linear_beats_relu_at_P1`` [bound]: χ(linear) − χ(ReLU) ≥ 0 at P = 1 and the smallest β of the run (§5.1: "when
+  P = 1, linear activation works better"; the caption: "ReLU requires large over-parameterization to perform
+  well"); ``linear_chi_at_P1`` [measurement]: min over β of χ(linear, P = 1) ("works well": no level is printed);
+* ``relu_gains_from_beta`` [bound]: min over P of χ(ReLU, β_max) − χ(ReLU, β_min) ≥ 0 ("ReLU activation clearly
+  benefits from over-parameterization"); ``relu_beta_steps_min`` [measurement]: the smallest step between successive
+  β ("the larger β is, the better"); ``relu_beta_effect_at_init`` [measurement]: the β-difference at initialisation
+  (more random filters alone raise a max-cosine score);
+* ``linear_less_affected`` [bound at the printed 5000 steps, measurement in shorter miniatures]: min over P of
+  Δ_β χ(ReLU) − |Δ_β χ(linear)| ≥ 0 ("In contrast, linear models are much less affected by over-parameterization";
+  a 100-step miniature has not let linear at large β settle), beside ``linear_beta_effect`` [measurement];
 * ``homogeneous_beat_linear`` [bound, with LeakyReLU or quadratic in the run]: as ``relu_beats_linear`` for them;
 * ``infonce_beats_quadratic_loss`` [bound, with both losses]: mean over specialising points of χ(ReLU, InfoNCE) −
   χ(ReLU, quadratic loss) ≥ 0;
@@ -48,41 +59,47 @@ Claims (each where the run's grid has the points; χ = mean over seeds of χ̄�
   loss. ``converged`` is "every weight and loss finite": the protocol trains a fixed number of steps.
 
 Forms. ``as_printed``: the printed protocol (§5: lr 2e-3, 5000 minibatches of 128, 3 repetitions; only such a run
-can be a counterexample). ``corrected``: the same statement at the learning rate of the authors' script, 0.02, with
-ReLU's lead over linear asserted for InfoNCE (for the quadratic loss it is the measurement
-``relu_minus_linear_quadratic_loss``); its ci instances are miniatures of that protocol (100 minibatches of 64).
+can be a counterexample). ``corrected``: the same statement, claims and protocol at the learning rate of the authors'
+script, 0.02 (with the margin 0.05 of the earlier reading, ReLU's 0.034 lead with the quadratic loss was excluded
+here; the text's "better" keeps it); its ci instances are miniatures of that protocol (100 minibatches of 64).
 
 Negative controls: ``shuffle_pairs=True`` (the second view from an independent generator: nothing to learn) breaks
-``relu_beats_linear``, ``linear_works_at_P1`` and ``relu_lowest_chi_minus``; ``margin`` = 0.1 (a deliberately wrong
-reading) breaks ``relu_beats_linear`` and ``relu_gains_from_beta`` (the latter survives the shuffle: at P = 1 the
-chance effect of more filters alone exceeds MARGIN, see ``relu_beta_effect_at_init``). Binding: β = 2, the smallest
+``relu_lowest_chi_minus`` (and leaves ReLU's lead over linear at chance, 0.02); ``margin`` = 0.1 breaks
+``relu_beats_linear`` and ``relu_gains_from_beta`` (the ci instance's 0.060 and 0.059: it pins the margin from
+above); ``margin`` = 0.7 (a deliberately wrong constant) breaks ``linear_beats_relu_at_P1`` (0.62), which the shuffle
+leaves standing (|cos| of a sign-symmetric network's random filters beats ReLU's single filter by chance). The
+registered counterexample breaks ``relu_beats_linear`` at the printed protocol. Binding: β = 2, the smallest
 over-parameterisation (``betas=1,2``: ReLU − linear 0.064). The worst-case "search" is the registered instances: the
 claim is about one protocol on the paper's grid, not about a family of instances.
 
 What the runs show (CPU, float32; ``python -m theorems check nonlinear_cl.figure_4 form=… Ps=… betas=… seeds=3
 steps=5000 batch=128 lr=…``; mean ± std over 3 seeds):
-* ci instance (corrected, 2 seeds, 100 steps of 64 at lr 0.02): all claims hold, with small slack (ReLU − linear
-  0.060, ReLU's β-gain 0.059 against 0.16 at initialisation).
+* ci instance (corrected, 2 seeds, 100 steps of 64 at lr 0.02): every bound claim holds (ReLU − linear 0.060,
+  ReLU's β-gain 0.059 against 0.16 at initialisation, linear over ReLU at P = 1, β = 1 0.62); linear's β-drift (0.12)
+  exceeds ReLU's gain there, which is why ``linear_less_affected`` is only recorded in miniatures.
 * Script lr 0.02, printed protocol, P ∈ {1, 3}, β ∈ {1, 5}: every claim holds with room. P = 3, β = 5: ReLU χ̄₊
   1.000 ± 0.000 vs linear 0.841 ± 0.002, χ̄₋ 0.000 ± 0.000 vs 0.241 ± 0.003; P = 1: linear 0.953 ± 0.001 and
   0.958 ± 0.000 (β = 1, 5), ReLU 0.264 ± 0.151 → 0.900 ± 0.082; linear's largest β-effect 0.079 against ReLU's
-  smallest 0.276. With LeakyReLU, the quadratic activation and both losses (``activations=relu,linear,leaky,quadratic
-  losses=infonce,quadratic``): ``homogeneous_beat_linear`` 0.148, ``infonce_beats_quadratic_loss`` (ReLU 1.000 vs
-  0.677), ``relu_lowest_chi_minus`` (ReLU 0.000 vs LeakyReLU 0.060/0.035, quadratic 0.32/0.33, linear 0.24) hold; with
-  the quadratic loss ReLU leads linear by only 0.034 (0.677 ± 0.078 vs 0.643 ± 0.034).
-* Printed lr 2e-3, printed protocol, P ∈ {1, 3}, β ∈ {2, 5} (``form=as_printed Ps=1,3 betas=2,5``, 98 s of one
-  contended core): ReLU is *below* linear at P = 3, β = 2 (0.640 ± 0.016 vs 0.678 ± 0.026: ``relu_beats_linear``
-  −0.038), ReLU loses with β at P = 3 (0.640 → 0.595: ``relu_gains_from_beta`` −0.046), linear at P = 1 falls with β
-  (0.902 ± 0.015 → 0.769 ± 0.016: ``linear_works_at_P1`` 0.769 < 0.8); ``relu_lowest_chi_minus`` holds. The earlier
-  run on β ∈ {1, 5}: ReLU − linear 0.042 < 0.05 at P = 3, β = 5, linear at P = 1 0.961 → 0.773.
-* The registered counterexample (``COUNTEREXAMPLE``, P = 1, β ∈ {1, 5}, the cheapest grid where a claim fails at
-  the printed protocol) is replayed by the ci suite; its numbers are in ``correction_reason``.
-* Not measured: the paper's full grid (β, P ∈ {1, 2/3, 5, 10}, four activations, two losses) at either lr. Its
-  relu/linear/InfoNCE part costs ≈ 8 min of one idle core per lr (31 ms a step for one seed) and the whole ≈ 32 min;
-  on this project's shared 2-core machine the run got 7–10 % of a core and was stopped. It is the ``THOROUGH``
-  instance of both forms (``report_instances``, raise THEOREMS_MAX_WORK), e.g. ``THEOREMS_MAX_WORK=1e15 python -m
-  theorems check nonlinear_cl.figure_4 Ps=1,3,5,10 betas=1,2,5,10 activations=relu,linear,leaky,quadratic
-  losses=infonce,quadratic seeds=3 steps=5000 batch=128 lr=0.02``.
+  smallest gain 0.276. With LeakyReLU, the quadratic activation and both losses (``activations=relu,linear,leaky,
+  quadratic losses=infonce,quadratic``): ``homogeneous_beat_linear`` 0.148, ``infonce_beats_quadratic_loss`` (ReLU
+  1.000 vs 0.677), ``relu_lowest_chi_minus`` (ReLU 0.000 vs LeakyReLU 0.060/0.035, quadratic 0.32/0.33, linear 0.24)
+  hold; with the quadratic loss ReLU leads linear by 0.034 (0.677 ± 0.078 vs 0.643 ± 0.034).
+* Printed lr 2e-3, printed protocol: at P = 3 both activations *lose* with β, linear more. The registered
+  ``COUNTEREXAMPLE`` (P = 3, β ∈ {2, 5}; 50 s of CPU on this project's contended machine): ReLU 0.639 ± 0.059 →
+  0.584 ± 0.007, linear 0.673 ± 0.009 → 0.550 ± 0.008, so ``relu_beats_linear`` −0.034 (β = 2),
+  ``relu_gains_from_beta`` −0.055 and ``linear_less_affected`` −0.178 fail; ``relu_lowest_chi_minus`` holds. The same
+  three fail on P ∈ {1, 3}, β ∈ {2, 5} (other tasks and initialisations: ReLU 0.640 ± 0.016 → 0.595 ± 0.009, linear
+  0.678 ± 0.026 → 0.552 ± 0.006; −0.038, −0.046, −0.172), where ``linear_beats_relu_at_P1`` holds (0.902 vs 0.541
+  at β = 2). At P = 1, β ∈ {1, 5} (``Ps=1 betas=1,5``) every claim holds at 2e-3: linear falls 0.946 ± 0.012 →
+  0.768 ± 0.015 with β (the earlier counterexample, under the unprinted reading χ̄₊ ≥ 0.8), but ReLU gains 0.60, so
+  linear is still "much less affected". At P = 3, β = 2 alone ReLU and linear tie (0.682 each, +0.0004).
+* Not measured: the paper's full grid (β, P ∈ {1, 2, 5, 10} × {1, 3, 5, 10}) at either lr. With the batched engine
+  its ReLU/linear/InfoNCE part (``FULL_GRID``, 96 networks) costs 86 ms of CPU a step, 430 s for the 5000 steps of
+  one lr (the engine it replaces: 260 ms, 1300 s), the four activations and two losses four times that; on this
+  project's machine (2 cores, 8 sessions, load ≈ 20) the run got 4 s of CPU a minute and was stopped after 20 min.
+  They are the ``thorough`` instances of both forms (``report_instances``; raise THEOREMS_MAX_WORK and
+  THEOREMS_MAX_ELEMENTS), e.g. ``THEOREMS_MAX_WORK=1e16 THEOREMS_MAX_ELEMENTS=1e9 python -m theorems check
+  nonlinear_cl.figure_4 form=corrected Ps=1,3,5,10 betas=1,2,5,10 seeds=3 steps=5000 batch=128 lr=0.02``.
 
 The suite's earlier reading (formerly ``nonlinear_cl.specialisation``, folded in here: no BatchNorm, no output
 normalisation, InfoNCE on −½‖f − f'‖² between the views, τ = 0.5, d_out = 20, ``token_training``'s ``suite``
@@ -90,11 +107,12 @@ protocol) reproduced the χ̄₊ half (ReLU − linear 0.21 at P = 3, β = 5, 40
 (ReLU 0.298 vs linear 0.287); under the authors' protocol above the χ̄₋ half reproduces, so that failure was one of
 the reading.
 
-Status: open → verified-corrected. At the printed learning rate the printed protocol contradicts the figures (ReLU
-below linear at β = 2, no gain from β, linear at P = 1 degrading with β); at the authors' script's 0.02 every
-InfoNCE contrast holds with room, on the points run. The decision rests on P ∈ {1, 3} and β ∈ {1, 2, 5} (the full
-grid is a thorough instance not run here); BatchNorm, normalisation, τ and d_out are unprinted and taken from the
-authors' code.
+Status: verified-corrected (unchanged; the claims re-read without unprinted thresholds). At the printed learning rate
+the printed protocol contradicts the figures (at P = 3 ReLU is below linear at β = 2 and both lose with β, linear
+more: the registered counterexample, and the same on a second grid); at the authors' script's 0.02 every contrast
+holds with room on the points run (P ∈ {1, 3}, β ∈ {1, 2, 5}). The paper's full grid at both lrs is a thorough instance not run here (see above), so
+the decision rests on those points; BatchNorm, normalisation, τ and d_out are unprinted and taken from the authors'
+code.
 """
 
 from __future__ import annotations
@@ -130,11 +148,9 @@ from .token_training import (
 )
 
 ID = "nonlinear_cl.figure_4"
-# "Captures the patterns better": a difference of 0.05 in mean best-filter cosine (≈ 3° at cos 0.9) over seeds.
-# The runs at the paper's protocol give gains of 0.15 (lr 0.02) and 0.03 (lr 2e-3) at P = 3, β = 5.
-MARGIN = 0.05
-# "Linear works well" at P = 1: its best filter within 37° of the single candidate token on average.
-LINEAR_WORKS = 0.8
+# "Better", "benefits", "works better": the figures report the mean χ̄₊ over the 3 repetitions (± std), and the
+# text compares those means; no size of the difference is printed, so a larger mean is what is asserted (margin 0).
+MARGIN = 0.0
 PRINTED_LR = 2e-3  # §5
 SCRIPT_LR = 0.02  # the authors' script / README command for this paper's §5
 PRINTED_PROTOCOL = dict(steps=5000, batch=128)  # §5: 5000 minibatches of 128 (and 3 repetitions)
@@ -205,12 +221,10 @@ def run_grid(p: dict, ctx):
     return table, run, (Ps, betas, acts, losses)
 
 
-def grid_claims(table, axes, margin: float, form: str = AS_PRINTED) -> list[Claim]:
-    """The claims of the module docstring, each where the grid has its points. The corrected form asks ReLU's lead
-    over linear of InfoNCE only (with the quadratic loss it is recorded: 'the trends are similar' holds there for
-    LeakyReLU and the quadratic activation, for ReLU only below the margin)."""
+def grid_claims(table, axes, margin: float, form: str = AS_PRINTED, full_length: bool = True) -> list[Claim]:
+    """The claims of the module docstring, each where the grid has its points (both forms assert the same claims:
+    the correction is the learning rate)."""
     Ps, betas, acts, losses = axes
-    lead_losses = [ls for ls in losses if ls == "infonce"] if form == CORRECTED else list(losses)
     chi = lambda P, b, a, ls: mean(table[(P, b, a, ls)][0])  # noqa: E731
     chim = lambda P, b, a, ls: mean(table[(P, b, a, ls)][1])  # noqa: E731
     spec = [(P, b) for P in Ps for b in betas if P > 1 and b > 1]
@@ -218,13 +232,8 @@ def grid_claims(table, axes, margin: float, form: str = AS_PRINTED) -> list[Clai
     claims = []
     if spec:
         claims.append(Claim.at_least("relu_beats_linear", min(chi(P, b, "relu", ls) - chi(P, b, "linear", ls)
-                                                              for P, b in spec for ls in lead_losses), margin,
-                                     f"min over P > 1, β > 1 (and {'/'.join(lead_losses)}) of χ̄₊(ReLU) − χ̄₊(linear)"))
-        if form == CORRECTED and "quadratic" in losses:
-            claims.append(Claim.measurement("relu_minus_linear_quadratic_loss",
-                                            min(chi(P, b, "relu", "quadratic") - chi(P, b, "linear", "quadratic")
-                                                for P, b in spec),
-                                            message="min over P > 1, β > 1 of χ̄₊(ReLU) − χ̄₊(linear), quadratic loss"))
+                                                              for P, b in spec for ls in losses), margin,
+                                     f"min over P > 1, β > 1 (and {'/'.join(losses)}) of χ̄₊(ReLU) − χ̄₊(linear)"))
         others = [a for a in acts if a in ("leaky", "quadratic")]
         if others:
             claims.append(Claim.at_least("homogeneous_beat_linear", min(chi(P, b, a, ls) - chi(P, b, "linear", ls)
@@ -242,10 +251,13 @@ def grid_claims(table, axes, margin: float, form: str = AS_PRINTED) -> list[Clai
                                                                  for P, b in spec for ls in losses), 0.0,
                                     "max over P > 1, β > 1 of χ̄₋(ReLU) − min over the other activations of χ̄₋"))
     if 1 in Ps:
-        claims.append(Claim.at_least("linear_works_at_P1", min(chi(1, b, "linear", ls) for b in betas for ls in losses),
-                                     LINEAR_WORKS, "min over β (and losses) of χ̄₊(linear, P = 1)"))
+        # §5.1 "when P = 1, linear activation works better"; the caption: ReLU "requires large over-parameterization"
+        claims.append(Claim.at_least("linear_beats_relu_at_P1", min(chi(1, bmin, "linear", ls) - chi(1, bmin, "relu", ls)
+                                                                    for ls in losses), margin,
+                                     f"min over losses of χ̄₊(linear) − χ̄₊(ReLU) at P = 1, β = {bmin}"))
+        claims.append(Claim.measurement("linear_chi_at_P1", min(chi(1, b, "linear", ls) for b in betas for ls in losses),
+                                        message="min over β of χ̄₊(linear, P = 1) ('linear model works well')"))
         if len(betas) > 1:
-            # recorded, not asserted: the ci miniature (100 steps) is too short for linear at large β to settle
             claims.append(Claim.measurement("linear_beta_effect_at_P1",
                                             max(abs(chi(1, b, "linear", ls) - chi(1, bmin, "linear", ls))
                                                 for b in betas for ls in losses),
@@ -253,25 +265,35 @@ def grid_claims(table, axes, margin: float, form: str = AS_PRINTED) -> list[Clai
                                                     f"{bmin})| ('regardless of the degree of over-parameterization')"))
     if len(betas) > 1:
         at_init = lambda P, b, a, ls: mean(table[(P, b, a, ls)][2])  # noqa: E731
-        claims.append(Claim.at_least("relu_gains_from_beta", min(chi(P, bmax, "relu", ls) - chi(P, bmin, "relu", ls)
-                                                                 for P in Ps for ls in losses), margin,
-                                     f"min over P of χ̄₊(ReLU, β = {bmax}) − χ̄₊(ReLU, β = {bmin})"))
+        gain = lambda P, a, ls: chi(P, bmax, a, ls) - chi(P, bmin, a, ls)  # noqa: E731
+        claims.append(Claim.at_least("relu_gains_from_beta", min(gain(P, "relu", ls) for P in Ps for ls in losses),
+                                     margin, f"min over P of χ̄₊(ReLU, β = {bmax}) − χ̄₊(ReLU, β = {bmin})"))
+        # "In contrast, linear models are much less affected by over-parameterization" (than ReLU, which gains).
+        # Asserted on runs of the printed length only: in a miniature linear at large β has not settled (100 steps:
+        # ReLU's gain 0.06 against linear's drift 0.12 on the ci instance), a property of the miniature, not of Fig. 4.
+        less = min(gain(P, "relu", ls) - abs(gain(P, "linear", ls)) for P in Ps for ls in losses)
+        what = f"min over P of Δ_β χ̄₊(ReLU) − |Δ_β χ̄₊(linear)|, β = {bmin} → {bmax}"
+        claims.append(Claim.at_least("linear_less_affected", less, 0.0, what) if full_length
+                      else Claim.measurement("linear_less_affected", less, message=what + " (miniature: recorded)"))
         claims.append(Claim.measurement("relu_beta_effect_at_init", min(at_init(P, bmax, "relu", ls)
                                                                         - at_init(P, bmin, "relu", ls)
                                                                         for P in Ps for ls in losses),
                                         message="the same at initialisation: more random filters alone raise the "
                                                 "max-cosine score"))
-        claims.append(Claim.measurement("linear_beta_effect", max(abs(chi(P, bmax, "linear", ls)
-                                                                      - chi(P, bmin, "linear", ls))
-                                                                  for P in Ps for ls in losses),
+        claims.append(Claim.measurement("linear_beta_effect", max(abs(gain(P, "linear", ls)) for P in Ps
+                                                                  for ls in losses),
                                         message="max over P of |Δ_β χ̄₊(linear)| ('much less affected by "
                                                 "over-parameterization')"))
+        mono = [chi(P, b2, "relu", ls) - chi(P, b1, "relu", ls) for P in Ps for ls in losses
+                for b1, b2 in zip(sorted(betas), sorted(betas)[1:])]
+        claims.append(Claim.measurement("relu_beta_steps_min", min(mono), message="min over P and successive β of "
+                                        "the step of χ̄₊(ReLU) ('the larger β is, the better')"))
     return claims
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     table, run, axes = run_grid(p, ctx)
-    claims = grid_claims(table, axes, p["margin"], form)
+    claims = grid_claims(table, axes, p["margin"], form, full_length=p["steps"] >= PRINTED_PROTOCOL["steps"])
     L = run.losses.double()
     rows = {f"P={P} beta={b} {a} {ls}": {"chi_plus": v[0], "chi_minus": v[1], "chi_plus_initial": v[2]}
             for (P, b, a, ls), v in sorted(table.items())}
@@ -281,20 +303,21 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     return Outcome(claims=claims, details=details, converged=run.finite)
 
 
-# The paper's grid at its protocol. Its arithmetic (~4e13 flop) is above the default ceiling of one instance:
-# run it where THEOREMS_MAX_WORK allows (a GPU), e.g. THEOREMS_MAX_WORK=1e14.
-THOROUGH = dict(Ps=(1, 3, 5, 10), betas=(1, 2, 5, 10), activations=("relu", "linear", "leaky", "quadratic"),
-                losses=("infonce", "quadratic"), seeds=3, steps=5000, batch=128)
-# What the CPU of this project affords at the paper's protocol (5000 steps, 3 seeds): β, P up to 5 (~1.2e13 flop,
-# also above the default ceiling: about 30 min of one core).
-THOROUGH_CPU = dict(THOROUGH, Ps=(1, 3, 5), betas=(1, 2, 5))
-# margin = 0.1: the default's gains (0.060 over linear, 0.059 from β) fall just below it: it pins MARGIN from above.
-CONTROLS = (dict(shuffle_pairs=True, allow_violation=True), dict(margin=0.1, allow_violation=True))
+# The paper's grid (Table 1's β, P) at its protocol: ReLU and linear with InfoNCE (Fig. 4's top row, 96 networks),
+# and with LeakyReLU, the quadratic activation and both losses (Figs 4, 9, 10: 384 networks). Their arithmetic is
+# above the default ceiling of one instance: run them where THEOREMS_MAX_WORK allows, e.g. THEOREMS_MAX_WORK=1e16.
+FULL_GRID = dict(Ps=(1, 3, 5, 10), betas=(1, 2, 5, 10), seeds=3, steps=5000, batch=128)
+THOROUGH = dict(FULL_GRID, activations=("relu", "linear", "leaky", "quadratic"), losses=("infonce", "quadratic"))
+# margin = 0.1: the default's gains (0.060 over linear, 0.059 from β) fall just below it. margin = 0.7: a deliberately
+# wrong constant for linear's lead over ReLU at P = 1, β = 1 (0.62 on the default), which the shuffle leaves standing
+# (|cos| of a sign-symmetric network's random filter beats ReLU's single filter by chance).
+CONTROLS = (dict(shuffle_pairs=True, allow_violation=True), dict(margin=0.1, allow_violation=True),
+            dict(margin=0.7, allow_violation=True))
 
 
-# The printed protocol at the printed lr on the cheapest grid where a claim fails: P = 1 at β ∈ {1, 5}, ReLU and
-# linear, InfoNCE, 3 repetitions of 5000 minibatches of 128 (see the module docstring for its numbers).
-COUNTEREXAMPLE = dict(Ps=(1,), betas=(1, 5), seeds=3, steps=5000, batch=128, lr=PRINTED_LR)
+# The printed protocol at the printed lr on the cheapest grid where claims fail: P = 3, β ∈ {2, 5}, ReLU and linear,
+# InfoNCE, 3 repetitions of 5000 minibatches of 128 (its numbers: the module docstring and correction_reason).
+COUNTEREXAMPLE = dict(Ps=(3,), betas=(2, 5), seeds=3, steps=5000, batch=128, lr=PRINTED_LR)
 # β = 2, the smallest over-parameterisation (β > 1 nearly binds), ci miniature at the script's lr.
 BINDING = dict(betas=(1, 2))
 
@@ -305,10 +328,9 @@ def report_instances(suite):
     yield AS_PRINTED, dict(COUNTEREXAMPLE), False
     for spec in CONTROLS:
         yield CORRECTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
-    if suite.name == "thorough":  # the paper's grid at both learning rates (raise THEOREMS_MAX_WORK: ~4e13 flop each)
-        yield AS_PRINTED, dict(COUNTEREXAMPLE, Ps=(1, 3), betas=(2, 5)), False  # ReLU below linear at β = 2
+    if suite.name == "thorough":  # the paper's grid at both learning rates
         for form, lr in ((CORRECTED, SCRIPT_LR), (AS_PRINTED, PRINTED_LR)):
-            yield form, dict(THOROUGH_CPU, lr=lr), False
+            yield form, dict(FULL_GRID, lr=lr), False
             yield form, dict(THOROUGH, lr=lr), False
 
 
@@ -351,13 +373,13 @@ RESULT = register(Result(
     hypotheses=hypotheses,
     forms=(AS_PRINTED, CORRECTED),
     correction=("The same contrasts with the learning rate of the authors' script (0.02) in place of the printed "
-                "2e-3, the rest of the printed protocol unchanged; ReLU's lead over linear is asserted with InfoNCE "
-                "(with the quadratic loss it is recorded: 0.034 < 0.05 at P = 3, β = 5)."),
-    correction_reason=("At the printed lr 2e-3 and the printed protocol (5000 minibatches of 128, 3 repetitions) linear "
-                       "at P = 1 falls with β, 0.946 ± 0.012 (β = 1) → 0.768 ± 0.015 (β = 5) (the registered "
-                       "counterexample: 'linear works well regardless of β' fails), ReLU is below linear at P = 3, "
-                       "β = 2 (0.640 vs 0.678) and loses with β there (0.640 → 0.595); at the script's 0.02 every "
-                       "InfoNCE contrast holds with room (linear at P = 1: 0.953 → 0.958)."),
+                "2e-3, the rest of the printed protocol unchanged."),
+    correction_reason=("At the printed lr 2e-3 and the printed protocol (5000 minibatches of 128, 3 repetitions), "
+                       "P = 3, β ∈ {2, 5} (the registered counterexample): ReLU is below linear at β = 2 (0.639 vs "
+                       "0.673) and both lose with β, linear more (ReLU 0.639 → 0.584, linear 0.673 → 0.550): 'ReLU "
+                       "better than linear for β > 1', 'ReLU benefits from over-parameterization' and 'linear much "
+                       "less affected' fail (the same on P ∈ {1, 3}). At the script's 0.02 every contrast holds with "
+                       "room (P = 3, β = 5: ReLU 1.000 vs linear 0.841)."),
     counterexamples=(COUNTEREXAMPLE,),
     binding=(Binding("β > 1 (the smallest over-parameterisation)", BINDING, "β = 2: ReLU − linear 0.064"),),
     strategy=lambda: registered_strategy({}, BINDING),

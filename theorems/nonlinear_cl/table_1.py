@@ -15,7 +15,8 @@ Reading chosen: the protocol of ``nonlinear_cl.figure_4`` (the authors' code: pe
 ℓ2-normalised outputs, dot-product InfoNCE at τ = 0.1, d_out = 50; §5's optimiser), ReLU, token norms ζ for half of
 the tokens and 1/ζ for the others (App. E.2), with the four variants trained as one batched problem on the same
 tasks, minibatches and initialisations (a paired comparison). "Better" is read as: the mean over the run's grid points
-and both μ settings of χ̄₊(σ² detached) − χ̄₊(σ² backpropagated) is at least MARGIN.
+and both μ settings of χ̄₊(σ² detached) − χ̄₊(σ² backpropagated) is at least MARGIN = 0: the table prints means over
+3 seeds and no size of a difference, so "better" is a larger mean (the earlier MARGIN 0.05 was the suite's choice).
 
 Claims: ``sigma_detached_better`` [bound]; ``sigma_detached_ahead_share`` [measurement: the share of (point, μ)
 pairs where σ² detached is ahead]; ``mu_detach_effect`` [measurement: max over points and σ² settings of |χ̄₊(μ
@@ -46,16 +47,20 @@ What the runs show (CPU, float32, mean ± std over 3 seeds; columns μ no-bp (σ
   β = 2, P = 3: 0.62 ± 0.07, 0.40 ± 0.03, 0.61 ± 0.05, 0.36 ± 0.03
   σ² detached is ahead in all 8 (point, μ) pairs again (mean gain 0.25).
 * Not measured: the other 12 grid points (β or P ∈ {5, 10}, among them β = 10, P = 10 where the printed table itself
-  has σ² backpropagation ahead) at either lr; ≈ 16 min of one idle core per lr, the ``report_instances`` of the
-  thorough suite (raise THEOREMS_MAX_WORK), e.g. ``THEOREMS_MAX_WORK=1e15 python -m theorems check nonlinear_cl.table_1
-  Ps=1,3,5,10 betas=1,2,5,10 seeds=3 steps=5000 batch=128 lr=0.002``. The printed table's own mean gain over its 16
-  rows is 0.23, far above MARGIN, so one reversed row does not decide the claim.
+  has σ² backpropagation ahead) at either lr. With the batched engine the whole grid (192 networks) costs 184 ms of
+  CPU a step, 920 s for one lr (the engine it replaces: 1178 ms, 5900 s); on this project's shared machine (2 cores,
+  8 sessions, load ≈ 20) the run got 4 s of CPU a minute and was stopped. It is the ``thorough`` instance
+  (``report_instances``; raise THEOREMS_MAX_WORK and THEOREMS_MAX_ELEMENTS), e.g. ``THEOREMS_MAX_WORK=1e16
+  THEOREMS_MAX_ELEMENTS=1e9 python -m theorems check nonlinear_cl.table_1 Ps=1,3,5,10 betas=1,2,5,10 seeds=3
+  steps=5000 batch=128 lr=0.002``. The printed table's own mean gain over its 16 rows is 0.23, so one reversed row
+  does not decide the claim.
 
 Binding: β = P = 1 (``Ps=1 betas=1``), the row where the printed gap is smallest (0.08 and 0.07): the ci miniature's
-gain is 0.056, just above MARGIN. The worst-case "search" is the registered instances (an empirical claim about one
+gain is 0.056. The worst-case "search" is the registered instances (an empirical claim about one
 protocol, not a family of instances).
 
-Status: open → verified. The printed claim reproduces at both the printed lr 2e-3 and the authors' script's 0.02
+Status: open → verified (unchanged when the margin became 0: every run above has a positive mean gain). The printed
+claim reproduces at both the printed lr 2e-3 and the authors' script's 0.02
 wherever it was run at the paper's protocol (4 of the 16 grid points, 3 seeds, 5000 steps: all 16 (point, μ, lr)
 comparisons have σ² detached ahead), in the ci miniature and at the binding row. BatchNorm statistics,
 normalisation, τ and d_out are unprinted (taken from the authors' code).
@@ -85,7 +90,9 @@ from .token_task import chi_scores, make_tasks, mean
 from .token_training import Model, Protocol, train, training_cost
 
 ID = "nonlinear_cl.table_1"
-MARGIN = 0.05  # as for Figure 4: a difference of 0.05 in mean best-filter cosine
+# "χ̄₊ is actually better" (App. E.2): Table 1 prints means over 3 seeds and no size of a difference, so a larger
+# mean gain is what is asserted (as for Figure 4)
+MARGIN = 0.0
 # (μ backpropagated, σ² backpropagated), in the table's column order: μ no-bp (σ² no, yes), μ bp (σ² no, yes)
 VARIANTS = ((False, False), (False, True), (True, False), (True, True))
 
@@ -167,7 +174,7 @@ def report_instances(suite):
     if suite.name == "thorough":
         for lr in (0.02, 2e-3):
             yield AS_PRINTED, dict(Ps=(1, 3), betas=(1, 2), seeds=3, steps=5000, batch=128, lr=lr), False
-            # the full grid (~2e13 flop) needs THEOREMS_MAX_WORK raised, e.g. on a GPU
+            # the full grid (920 s of CPU per lr) needs THEOREMS_MAX_WORK and THEOREMS_MAX_ELEMENTS raised
             yield AS_PRINTED, dict(Ps=(1, 3, 5), betas=(1, 2, 5), seeds=3, steps=5000, batch=128, lr=lr), False
             yield AS_PRINTED, dict(Ps=(1, 3, 5, 10), betas=(1, 2, 5, 10), seeds=3, steps=5000, batch=128, lr=lr), False
 
@@ -203,6 +210,6 @@ RESULT = register(Result(
                         "repetitions)"),
     controls=CONTROLS,
     binding=(Binding("the row with the printed table's smallest gap (β = P = 1)", BINDING, "ci gain 0.056 vs MARGIN "
-                     "0.05"),),
+                     "0"),),
     strategy=lambda: registered_strategy({}, BINDING),
 ))

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..optim.batched_sgd import one_hot_linear, sgd_each, sgd_program
 from .token_task import D, K, TokenTasks, sample_tokens
 
 TRAIN_DTYPE = torch.float32
@@ -137,25 +138,42 @@ def _eye(n: int, device) -> torch.Tensor:
     return _EYES[key]
 
 
-def contrastive_losses(z: torch.Tensor, proto: Protocol, quadratic: torch.Tensor) -> torch.Tensor:
-    """Per-network loss (B,) from outputs z (B, 2, N, d_out); ``quadratic`` (B,) bool picks the quadratic loss."""
+def _any(flags) -> bool:
+    return flags if isinstance(flags, bool) else bool(flags.any())
+
+
+def _all(flags) -> bool:
+    return flags if isinstance(flags, bool) else bool(flags.all())
+
+
+def contrastive_losses(z: torch.Tensor, proto: Protocol, quadratic: torch.Tensor | bool) -> torch.Tensor:
+    """Per-network loss (B,) from outputs z (B, 2, N, d_out); ``quadratic`` (B,) bool picks the quadratic loss (a
+    Python bool: the same loss for every network)."""
     z1, z2 = z[:, 0], z[:, 1]
     N = z.shape[2]
     if proto.similarity == "l2_dot":
         z1 = torch.nn.functional.normalize(z1, dim=-1)
         z2 = torch.nn.functional.normalize(z2, dim=-1)
-        pos = (z1 * z2).sum(-1)  # (B, N)
-        logits = torch.where(_eye(N, z.device), pos[:, :, None], z1 @ z1.transpose(1, 2)) / proto.tau
-        pos = pos / proto.tau
-        scale = 1.0
+        pos = (z1 * z2).sum(-1) / proto.tau  # (B, N): the diagonal of M/τ
+        # the off-diagonal of M/τ (negatives z1_i·z1_j); M itself is never built: its row sums are the
+        # off-diagonal's plus the positive (fewer passes over the B·N² entries, forward and backward)
+        off = ((z1 / proto.tau) @ z1.transpose(1, 2)).masked_fill(_eye(N, z.device), -torch.inf)
+        nce = lambda: (torch.logaddexp(torch.logsumexp(off, dim=-1), pos) - pos).mean(-1)  # noqa: E731
+        quad = lambda: (-(1 + 1 / N) * pos.mean(-1)  # noqa: E731
+                        + (off.masked_fill(_eye(N, z.device), 0.0).sum((-1, -2)) + pos.sum(-1)) / (N * N))
+        if not _any(quadratic):
+            return nce()
+        if _all(quadratic):
+            return quad()
+        return torch.where(quadratic, quad(), nce())
     else:  # −½‖f_i − f_j'‖² over the cross-view pairs (the positive on the diagonal)
         logits = -0.5 * torch.cdist(z1, z2) ** 2 / proto.tau
         pos = torch.diagonal(logits, dim1=1, dim2=2)
         scale = proto.tau
-    if not bool(quadratic.any()):
+    if not _any(quadratic):
         return scale * (torch.logsumexp(logits, dim=-1) - pos).mean(-1)
     quad = -(1 + 1 / N) * pos.mean(-1) + logits.mean((-1, -2))
-    if bool(quadratic.all()):
+    if _all(quadratic):
         return scale * quad
     return scale * torch.where(quadratic, quad, (torch.logsumexp(logits, dim=-1) - pos).mean(-1))
 
@@ -183,9 +201,17 @@ class Layout:
     groups: list[tuple[int, int, int]]  # (M, first, last + 1) over the sorted models
     unit_model: torch.Tensor  # (U,) sorted-model index of each unit
     unit_rf: torch.Tensor  # (U,)
+    unit_slot: torch.Tensor  # (U,) stream · K + RF: the row of the token counts each unit reads
     coeff: torch.Tensor  # (3, U) activation coefficients
     kinds: list[str]
     variant: tuple[torch.Tensor, torch.Tensor] | None  # per-unit (μ, σ²) backprop masks, when networks differ
+    streams: torch.Tensor  # (B,) stream of each sorted model
+    table_base: torch.Tensor  # (B, 1) first row of each sorted model's top-layer table: b·K·2D
+    row_base: torch.Tensor  # (B, 1) b·2, times N: the first output row of model b
+
+    @property
+    def group_units(self) -> list[int]:
+        return [(last - first) * K * M for M, first, last in self.groups]
 
 
 def layout(models: list[Model], proto: Protocol, device) -> Layout:
@@ -211,41 +237,126 @@ def layout(models: list[Model], proto: Protocol, device) -> Layout:
     elif variants[0] != (proto.mu_backprop, proto.var_backprop):
         n = sum(K * m.M for m in models)
         variant = (torch.full((n,), variants[0][0], device=device), torch.full((n,), variants[0][1], device=device))
-    return Layout(order, groups, torch.tensor(unit_model, device=device), torch.tensor(unit_rf, device=device),
-                  torch.tensor(coeff, dtype=TRAIN_DTYPE, device=device).T.contiguous(), kinds, variant)
+    streams = torch.tensor([models[i].stream for i in order], device=device)
+    unit_model_t = torch.tensor(unit_model, device=device)
+    unit_rf_t = torch.tensor(unit_rf, device=device)
+    b = torch.arange(len(models), device=device).view(-1, 1)
+    return Layout(order, groups, unit_model_t, unit_rf_t, streams[unit_model_t] * K + unit_rf_t,
+                  torch.tensor(coeff, dtype=TRAIN_DTYPE, device=device).T.contiguous(), kinds, variant, streams,
+                  b * (K * 2 * D), b * 2)
 
 
-def forward(W: torch.Tensor, Vs: list[torch.Tensor], tokens: torch.Tensor, mags: torch.Tensor, lay: Layout,
+def token_counts(tokens: torch.Tensor) -> torch.Tensor:
+    """How often each token sits at each RF of each view: tokens (..., 2, N, K) → counts (..., K, 2, D)."""
+    t = tokens.movedim(-1, -3)  # (..., K, 2, N)
+    out = torch.zeros(*t.shape[:-1], D, dtype=TRAIN_DTYPE, device=tokens.device)
+    return out.scatter_add_(-1, t, torch.ones(t.shape, dtype=TRAIN_DTYPE, device=tokens.device))
+
+
+def batch_norm_tables(H: torch.Tensor, counts: torch.Tensor, n: int, proto: Protocol,
+                      variant: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
+    """:func:`batch_norm` of the rows f[u, v, i] = H[u, t_i] computed on the D token values instead of the N rows:
+    H (U, D) the unit's output for each token, ``counts`` (U, 2, D) how often each token is in each view of the
+    minibatch (n rows per view). μ and σ² are the count-weighted means, so values and gradients (with the same
+    detaching) are those of the row form; the output (U, 2, D) is the normalised value of each token in each view."""
+    dims = (2,) if proto.bn_stats == "per_view" else (1, 2)
+    rows = n * (1 if proto.bn_stats == "per_view" else 2)
+    Hv = H[:, None, :].expand(-1, 2, -1)
+    mu = (counts * Hv).sum(dim=dims, keepdim=True) / rows
+    if variant is None:
+        c = Hv - (mu if proto.mu_backprop else mu.detach())
+    else:
+        c = Hv - torch.where(variant[0].view(-1, 1, 1), mu, mu.detach())
+    var = (counts * c * c).sum(dim=dims, keepdim=True) / rows
+    if variant is None:
+        var = var if proto.var_backprop else var.detach()
+    else:
+        var = torch.where(variant[1].view(-1, 1, 1), var, var.detach())
+    return c * torch.rsqrt(var + BN_EPS)
+
+
+@dataclass
+class Batch:
+    """One minibatch of every stream, in the forms the engine reads: token counts (S, K, 2, D) and, per stream, the
+    keys (S, 2N·K) of the top layer's table rows each output row sums and the order (S, 2N·K) in which output rows
+    read the table rows (see :func:`_bag_index`). Built for a chunk of steps at once (few ops per step)."""
+
+    counts: torch.Tensor
+    keys: torch.Tensor
+    reads: torch.Tensor
+    n: int  # rows per view
+
+
+def make_batches(tokens: torch.Tensor) -> Batch:
+    """Batch of a chunk: tokens (steps, S, 2, N, K) → counts, keys and reads with the leading (steps, S)."""
+    N = tokens.shape[-2]
+    dev = tokens.device
+    key = tokens + (torch.arange(K, device=dev) * 2 * D).view(1, 1, K) + (torch.arange(2, device=dev) * D).view(2, 1, 1)
+    key = key.flatten(-3)  # (..., 2N·K) in (v, i, k) order
+    # output rows (v·N + i) in the order of their table rows (stable sort of the stream's keys)
+    reads = torch.argsort(key, dim=-1, stable=True) // K
+    return Batch(token_counts(tokens), key, reads, N)
+
+
+def forward(W: torch.Tensor, Vs: list[torch.Tensor], batch: Batch, mags: torch.Tensor | None, lay: Layout,
             proto: Protocol) -> torch.Tensor:
-    """Outputs z (B, 2, N, d_out) of every (sorted) network for its tokens (B, 2, N, K)."""
-    B, _, N, _ = tokens.shape
-    idx = tokens.permute(0, 3, 1, 2).reshape(B, K, 2 * N)[lay.unit_model, lay.unit_rf]  # (U, 2N)
-    pre = W.gather(1, idx)  # w_u[a]
-    if bool((mags != 1).any()):
-        pre = pre * mags[idx]
-    f1 = activate(pre, lay.kinds, lay.coeff).view(-1, 2, N)
+    """Outputs z (B, 2, N, d_out) of every (sorted) network on its stream's minibatch ``batch`` (one step of
+    :func:`make_batches`); ``mags`` the token norms ζ_a, None when all are 1.
+
+    A unit of RF k sees token a as the input ζ_a e_a, so its output (after BatchNorm) takes one of D values per view:
+    the tables T (U, 2, D). The top layer maps them to Y[b, k, v, a] = Σ_m V_b[:, k, m] T[b, k, m, v, a] (one bmm per
+    group of equal M: 2D columns instead of 2N), and z_b[v, i] = Σ_k Y[b, k, v, t_ik] (a one-hot linear layer)."""
+    S, N = batch.counts.shape[0], batch.n
+    d_out = Vs[0].shape[2]
+    pre = W if mags is None else W * mags  # w_u[a]·ζ_a = w_uᵀu_a
+    H = activate(pre, lay.kinds, lay.coeff)
     if proto.bn:
-        f1 = batch_norm(f1, proto, lay.variant)
-    f1 = f1.reshape(-1, 2 * N)
-    zs, lo = [], 0
-    for (M, first, last), V in zip(lay.groups, Vs):
-        n = (last - first) * K * M
-        zs.append(torch.bmm(V, f1[lo:lo + n].view(last - first, K * M, 2 * N)))  # (B_g, d_out, 2N)
-        lo += n
-    z = zs[0] if len(zs) == 1 else torch.cat(zs)
-    return z.view(B, -1, 2, N).permute(0, 2, 3, 1)
+        T = batch_norm_tables(H, batch.counts.reshape(S * K, 2, D)[lay.unit_slot], N, proto, lay.variant)
+    else:
+        T = H[:, None, :].expand(-1, 2, D)
+    ys = [torch.bmm(V.view(-1, d_out, M), t.reshape(-1, M, 2 * D)).transpose(1, 2).reshape(-1, d_out)
+          for V, t, (M, _, _) in zip(Vs, torch.split(T, lay.group_units), lay.groups)]
+    table = ys[0] if len(ys) == 1 else torch.cat(ys)  # rows ((b·K + k)·2 + v)·D + a
+    z = one_hot_linear(table, *_bag_index(batch, lay))
+    return z.view(-1, 2, N, d_out)
+
+
+def _bag_index(batch: Batch, lay: Layout):
+    """The rows of the top layer's table that z_b[v, i] sums (network b's ((b·K + k)·2 + v)·D + t_ik), and their
+    transpose (which z rows read each table row): the stream's, shifted per network (the networks of a stream read
+    their tables at the same places)."""
+    B = lay.streams.shape[0]
+    index = (batch.keys[lay.streams] + lay.table_base).view(B * 2 * batch.n, K)
+    reads = (batch.reads[lay.streams] + lay.row_base * batch.n).reshape(-1)
+    c = batch.counts.reshape(batch.counts.shape[0], -1)[lay.streams].reshape(-1).long()
+    return index, (reads, torch.cumsum(c, 0) - c)
+
+
+def forward_one(W: torch.Tensor, V: torch.Tensor, tokens: torch.Tensor, mags: torch.Tensor, activation: str,
+                proto: Protocol) -> torch.Tensor:
+    """One network the way the authors' code computes it (the reference of the batched :func:`forward`): one-hot
+    inputs x_k = ζ_a e_a per RF, f₁ = h(w_kmᵀx_k) on every row, BatchNorm on the rows (:func:`batch_norm`), z = Vf₁.
+    W (K, M, D), V (d_out, K·M), tokens (2, N, K) → z (1, 2, N, d_out)."""
+    x = torch.nn.functional.one_hot(tokens, D).to(W.dtype) * mags
+    f = activate(torch.einsum("vnkd,kmd->vnkm", x, W).flatten(2), [activation], None)  # (2, N, K·M)
+    if proto.bn:
+        f = batch_norm(f.permute(2, 0, 1), proto).permute(1, 2, 0)
+    return (f @ V.T)[None]
 
 
 def training_cost(Ms: list[int], streams: int, proto: Protocol):
-    """The :class:`~theorems.core.params.Cost` of training networks with these M on ``streams`` token streams:
-    U = K·ΣM hidden units over 2N rows (the activations autograd keeps), the per-network N×N similarities and
-    a chunk of token ids; arithmetic ≈ 6 flop per multiply-add (forward and backward) of the top layers and
-    similarities, per step."""
+    """The :class:`~theorems.core.params.Cost` of training networks with these M on ``streams`` token streams with
+    the table engine of :func:`forward`: U = K·ΣM units over D token values and 2 views (the tables autograd
+    keeps), the top layers' tables (B·K·2D·d_out), outputs (B·2N·d_out), the per-network N×N similarities and a
+    chunk of token ids; arithmetic ≈ 6 flop per multiply-add (forward and backward) of the top layers, the one-hot
+    sums and the similarities, per step."""
     from ..core.params import Cost
 
     U, B, N = K * sum(Ms), len(Ms), proto.batch
-    elements = 8 * U * 2 * N + 4 * B * N * N + CHUNK * streams * 2 * N * K + U * D
-    work = proto.steps * (6 * U * 2 * N * (proto.d_out + 4) + 6 * B * N * N * proto.d_out)
+    elements = (8 * U * 2 * D + 3 * B * K * 2 * D * proto.d_out + 4 * B * 2 * N * proto.d_out + 6 * B * N * N
+                + 3 * CHUNK * streams * 2 * N * K + U * D)
+    work = proto.steps * (6 * U * 2 * D * (proto.d_out + 4) + 6 * B * 2 * N * K * proto.d_out
+                          + 6 * B * N * N * proto.d_out)
     return Cost(elements=float(elements), work=float(work))
 
 
@@ -264,10 +375,27 @@ def single_thread():
 
 def train(gen: torch.Generator, tasks: TokenTasks, models: list[Model], proto: Protocol, device,
           log_every: int = 50) -> Trained:
-    """Train every network of ``models`` on its stream with ``proto``; all draws from the CPU generator ``gen``
-    (initialisations in model order, then the seed of the shared token stream). The result is in model order."""
+    """Train every network of ``models`` on its stream with ``proto``, as one tensor problem; all draws from the
+    CPU generator ``gen`` (initialisations in model order, then the seed of the shared token stream). The result is
+    in model order."""
     with single_thread():
         return _train(gen, tasks, models, proto, device, log_every)
+
+
+def _token_stream(data: torch.Generator, tasks: TokenTasks, proto: Protocol, device):
+    """step → that step's :class:`Batch`, drawn CHUNK minibatches at a time (memory)."""
+    cache: dict = {}
+
+    def at(step: int) -> Batch:
+        start = step - step % CHUNK
+        if cache.get("start") != start:
+            n = min(CHUNK, proto.steps - start)
+            tok = sample_tokens(data, tasks, n, proto.batch, proto.independent_pairs).to(device)
+            cache.update(start=start, batch=make_batches(tok))
+        b, i = cache["batch"], step - start
+        return Batch(b.counts[i], b.keys[i], b.reads[i], b.n)
+
+    return at
 
 
 def _train(gen, tasks, models, proto, device, log_every) -> Trained:
@@ -276,27 +404,55 @@ def _train(gen, tasks, models, proto, device, log_every) -> Trained:
     lay = layout(models, proto, device)
     sorted_models = [models[i] for i in lay.order]
     W = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).to(device).requires_grad_(True)
-    Vs = [torch.stack([inits[i][1].reshape(proto.d_out, -1) for i in lay.order[first:last]]).to(device)
+    # V of a group (B_g, K, d_out, M): the layout of the bmm; SGD is elementwise, so layout changes nothing
+    Vs = [torch.stack([inits[i][1].permute(1, 0, 2) for i in lay.order[first:last]]).contiguous().to(device)
           .requires_grad_(True) for _, first, last in lay.groups]
-    streams = torch.tensor([m.stream for m in sorted_models], device=device)
-    quadratic = torch.tensor([m.loss == "quadratic" for m in sorted_models], device=device)
-    mags = tasks.mags.to(TRAIN_DTYPE)
-    opt = torch.optim.SGD([W, *Vs], lr=proto.lr, momentum=proto.momentum, weight_decay=proto.weight_decay)
-    data = torch.Generator(device="cpu").manual_seed(data_seed)
-    logged = []
-    for start in range(0, proto.steps, CHUNK):
-        n = min(CHUNK, proto.steps - start)
-        chunk = sample_tokens(data, tasks, n, proto.batch, proto.independent_pairs).to(device)
-        for i in range(n):
-            step = start + i
-            loss = contrastive_losses(forward(W, Vs, chunk[i][streams], mags, lay, proto), proto, quadratic)
-            opt.zero_grad(set_to_none=True)
-            loss.sum().backward()
-            opt.step()
-            if step % log_every == 0 or step == proto.steps - 1:
-                logged.append(loss.detach())
+    quad = [m.loss == "quadratic" for m in sorted_models]
+    # one loss for all: a Python flag (no per-step test of a tensor)
+    quadratic = quad[0] if len(set(quad)) == 1 else torch.tensor(quad, device=device)
+    mags = None if bool((tasks.mags == 1).all()) else tasks.mags.to(TRAIN_DTYPE)
+    batch = _token_stream(torch.Generator(device="cpu").manual_seed(data_seed), tasks, proto, device)
+
+    def losses(step):
+        return contrastive_losses(forward(W, Vs, batch(step), mags, lay, proto), proto, quadratic)
+
+    logged, _ = sgd_program([W, *Vs], losses, proto.steps, lr=proto.lr, momentum=proto.momentum,
+                            weight_decay=proto.weight_decay, log_every=log_every)
     W0 = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).to(device)
-    return unsort(W.detach(), W0, torch.stack(logged), lay, models, device)
+    return unsort(W.detach(), W0, logged, lay, models, device)
+
+
+def train_each(gen: torch.Generator, tasks: TokenTasks, models: list[Model], proto: Protocol, device,
+               log_every: int = 50) -> Trained:
+    """The per-network loop: the same draws as :func:`train` (initialisations, then the token stream), each network
+    trained alone by :func:`forward_one` with its own optimiser. The reference of the batched engine (same numbers
+    up to float32 summation order) and the baseline of benchmarks/bench_batched_training.py."""
+    from dataclasses import replace
+
+    with single_thread():
+        inits = init_weights(gen, models, proto.d_out)
+        data_seed = int(torch.randint(2**62, (1,), generator=gen, device="cpu"))
+        data = torch.Generator(device="cpu").manual_seed(data_seed)
+        tokens = torch.cat([sample_tokens(data, tasks, min(CHUNK, proto.steps - s), proto.batch,
+                                          proto.independent_pairs) for s in range(0, proto.steps, CHUNK)]).to(device)
+        mags = tasks.mags.to(TRAIN_DTYPE)
+        nets, Ws = [], []
+        for m, (W0, V0) in zip(models, inits):
+            W, V = W0.clone().to(device).requires_grad_(True), V0.reshape(proto.d_out, -1).clone().to(device)
+            V.requires_grad_(True)
+            mu, var = m.bn_variant or (proto.mu_backprop, proto.var_backprop)
+            own = replace(proto, mu_backprop=mu, var_backprop=var)
+            quad = torch.tensor([m.loss == "quadratic"], device=device)
+            nets.append(([W, V], lambda s, W=W, V=V, m=m, own=own, quad=quad: contrastive_losses(
+                forward_one(W, V, tokens[s, m.stream], mags, m.activation, own), own, quad)))
+            Ws.append(W)
+        logged, _ = sgd_each(nets, proto.steps, lr=proto.lr, momentum=proto.momentum,
+                             weight_decay=proto.weight_decay, log_every=log_every)
+    # the layout of unsort: units in model order
+    lay = layout(models, proto, device)
+    W = torch.cat([Ws[i].detach().reshape(-1, D) for i in lay.order])
+    W0 = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).to(device)
+    return unsort(W, W0, logged[:, lay.order], lay, models, device)
 
 
 def unsort(W: torch.Tensor, W0: torch.Tensor, losses: torch.Tensor, lay: Layout, models: list[Model],
