@@ -113,9 +113,12 @@ def search(F, pop, p, ctx, ratio):
     ``ratio`` (observed/bound) of the BT-normalised embedding."""
     w = pop.view_w
     X = A.restarts(F[0], ctx)
-    (Xb,), start, end = A.descend([X], lambda X: -ratio(P.bt_normalize(X, w), pop), p["adversarial_steps"])
+    second: dict = {}
+    (Xb,), start, end = A.descend([X], lambda X: -ratio(P.bt_normalize(X, w), pop), p["adversarial_steps"],
+                                  record=second)
     return P.bt_normalize(Xb, w), {"adversarial_ratio_start": float(-start[0]), "adversarial_ratio_end":
-                                   float(-end.min()), "adversarial_restarts": int(Xb.shape[0])}
+                                   float(-end.min()), "adversarial_restarts": int(Xb.shape[0]),
+                                   **{f"adversarial_{k}": v for k, v in second.items()}}
 
 
 def features(p: dict, ctx, ratio=None):

@@ -213,12 +213,14 @@ def adversarial_populations(pop: Population, g, p: dict, ctx, r: float):
     if pop.m > 1:
         Zs, Ls = swap_starts(pop, min(SWAPPED_POINTS, pop.N))
         Z, logits = torch.cat([Z, Zs]), torch.cat([logits, Ls])
-    (Zb, lb), start, end = A.descend([Z, logits], _surrogate(pop, g, r), p["adversarial_steps"], lr=SEARCH_LR)
+    second: dict = {}
+    (Zb, lb), start, end = A.descend([Z, logits], _surrogate(pop, g, r), p["adversarial_steps"], lr=SEARCH_LR,
+                                     record=second)
     moved = []
     for b in range(Zb.shape[0]):
         V = Zb[b] / Zb[b].norm(dim=-1, keepdim=True)
         moved.append(Population(V[:, 0].clone(), V.contiguous(), torch.softmax(lb[b], -1), pop.labels, pop.K, True))
-    return moved, start, end
+    return moved, start, end, second
 
 
 def candidates(p: dict, ctx):
@@ -231,9 +233,9 @@ def candidates(p: dict, ctx):
     info: dict = {}
     if p["adversarial_steps"] > 0:
         g = grid(pop, inst.F[0], eps_min=p["eps_min"], conc=conc)
-        moved, start, end = adversarial_populations(pop, g, p, ctx, r)
+        moved, start, end, second = adversarial_populations(pop, g, p, ctx, r)
         info = {"adversarial_surrogate_start": float(start.min()), "adversarial_surrogate_end": float(end.min()),
-                "adversarial_restarts": len(moved)}
+                "adversarial_restarts": len(moved), **{f"adversarial_{k}": v for k, v in second.items()}}
         for q in moved:
             out.append((q, P.concentration(q, max_deltas=p["max_deltas"]), r * q.views, r * q.clean))
     return inst, out, info
