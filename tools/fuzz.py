@@ -74,7 +74,6 @@ def _worker(conn, memory_gib: float) -> None:
     import theorems
     from theorems.core.errors import (DeviceUnavailable, HypothesisViolation, IdentityFailure, ParameterError,
                                       SuiteError, UnknownResult)
-    from theorems.core.result import Status
 
     theorems.ids()
     conn.send(("ready", ""))
@@ -89,13 +88,7 @@ def _worker(conn, memory_gib: float) -> None:
                 ev.tightness is None or math.isfinite(ev.tightness))
             outcome = ("non-finite holds", repr(ev)) if ev.holds and not finite else ("evidence", "")
             if outcome[0] == "evidence":
-                res = theorems.get(rid)
-                if ev.converged is False:
-                    outcome = ("not converged", "")
-                elif (not ev.violations and ev.failed_bounds and ev.form == res.default_form
-                      and res.status in (Status.VERIFIED, Status.VERIFIED_CORRECTED)):
-                    outcome = ("silent fails", "failed inside the hypotheses, converged, on a verified statement: "
-                               + ", ".join(c.name for c in ev.failed_bounds))
+                outcome = classify(ev, theorems.get(rid))
         except (ParameterError, HypothesisViolation, DeviceUnavailable, UnknownResult) as err:
             outcome = ("typed error", f"{type(err).__name__}: {err}"[:300])
         except (SuiteError, IdentityFailure) as err:
@@ -107,6 +100,21 @@ def _worker(conn, memory_gib: float) -> None:
             outcome = ("out of memory" if "memory" in text.lower() and "alloc" in text.lower()
                        else "raw exception", text[:500])
         conn.send(outcome)
+
+
+def classify(ev, result) -> tuple[str, str]:
+    """(outcome, detail) of a finite Evidence: ``not converged`` (reported, never a verdict), ``silent fails`` (a
+    defect: inside the declared hypotheses, converged, on the default form of a statement the suite calls true,
+    and a bound claim fails), else ``evidence``."""
+    from theorems.core.result import Status
+
+    if ev.converged is False:
+        return "not converged", ""
+    if (not ev.violations and ev.failed_bounds and ev.form == result.default_form
+            and result.status in (Status.VERIFIED, Status.VERIFIED_CORRECTED)):
+        return "silent fails", ("failed inside the hypotheses, converged, on a verified statement: "
+                                + ", ".join(c.name for c in ev.failed_bounds))
+    return "evidence", ""
 
 
 class Worker:
@@ -173,17 +181,28 @@ def plan(calls: int, seed: int, bad_share: float) -> list[tuple[str, str, dict]]
 def domain_edges(p) -> list:
     """Every declared edge of ``p``'s domain, inside it and different from the default: both ends of a numeric
     domain (a budget at both ends), a float just above its lower end, lists of length 1 (the default's first
-    value and both ends of the element domain), every choice, both switches."""
+    value and both ends of the element domain) and of the default's length with one value at each end, every
+    choice, both switches."""
     if p.choices is not None:
         values = list(p.choices) if not p.is_list else [[c] for c in p.choices]
     elif p.element is bool:
         values = [False, True]
     elif p.is_list:
         values = []
+        ends = [p.element(v) for v in (p.low, p.high) if v is not None] if p.numeric else []
         if p.length[0] <= 1:
             values.append(list(p.default)[:1])
-            if p.numeric:
-                values += [[p.element(v)] for v in (p.low, p.high) if v is not None]
+            values += [[v] for v in ends]
+        for v in ends:  # the default's length with one value at an end of the element domain (where still valid)
+            for i in range(len(p.default)):
+                trial = list(p.default)
+                trial[i] = v
+                try:
+                    p.coerce(trial)
+                except Exception:  # noqa: BLE001 - an order or distinctness the edge would break
+                    continue
+                values.append(trial)
+                break
     elif p.numeric:
         values = [p.element(v) for v in (p.low, p.high) if v is not None]
         if p.element is float and p.low is not None:
@@ -241,15 +260,33 @@ def predicted_seconds(rid: str, kwargs: dict, base_seconds: float) -> tuple[floa
     return base_seconds * max(work, 1.0) / max(base, 1.0), work
 
 
-def run_sweep(calls, workers: list, timeout: float) -> list[dict]:
-    """Run the sweep: defaults first (their times are the reference), then the rest, on ``workers`` in parallel."""
+def run_sweep(calls, workers: list, timeout: float, log: Path | None = None, budget: float = math.inf) -> list[dict]:
+    """Run the sweep: defaults first (their times are the reference), then the rest, on ``workers`` in parallel.
+    Each outcome is appended to ``log`` (JSON lines) as it comes; calls not started within ``budget`` seconds are
+    counted ``not run (budget)``."""
+    import threading
     from concurrent.futures import ThreadPoolExecutor
 
     results: list[dict] = []
     base: dict[str, float] = {}
+    lock = threading.Lock()
+    began = time.perf_counter()
+
+    class _Results(list):
+        def append(self, row):  # every outcome is written as soon as it is known
+            super().append(row)
+            if log is not None:
+                with lock, log.open("a") as fh:
+                    fh.write(json.dumps(row, ensure_ascii=False, default=repr) + "\n")
+
+    results = _Results()
 
     def one(w, kind, rid, kwargs):
         pred = work = None
+        if time.perf_counter() - began > budget:
+            results.append({"kind": kind, "id": repr(rid), "kwargs": repr(kwargs), "outcome": "not run (budget)",
+                            "detail": "", "seconds": 0.0})
+            return
         if kind == "sweep" and rid in base:
             pred, work = predicted_seconds(rid, kwargs, base[rid])
             if pred is not None and pred > timeout:
@@ -294,14 +331,16 @@ def main(argv=None) -> int:
     ap.add_argument("--sweep", action="store_true", help="also sweep every declared domain edge (see above)")
     ap.add_argument("--only", default="", help="sweep only the ids starting with this")
     ap.add_argument("--sweep-share", type=float, default=1.0, help="share of the edge calls the sweep runs")
+    ap.add_argument("--log", type=Path, help="append each sweep outcome here as it comes (JSON lines)")
+    ap.add_argument("--budget", type=float, default=math.inf, help="seconds after which no new sweep call starts")
     args = ap.parse_args(argv)
 
     calls = plan(args.calls, args.seed, args.bad_share) if args.calls > 0 else []
     ctx = mp.get_context("spawn")
     workers = [Worker(ctx, args.memory_gib) for _ in range(args.workers)]
     start = time.perf_counter()
-    results: list[dict] = (run_sweep(sweep_plan(args.only, args.sweep_share, args.seed), workers, args.timeout)
-                           if args.sweep else [])
+    results: list[dict] = (run_sweep(sweep_plan(args.only, args.sweep_share, args.seed), workers, args.timeout,
+                                     args.log, args.budget) if args.sweep else [])
     from concurrent.futures import ThreadPoolExecutor
 
     def run_on(w: Worker, chunk):
@@ -320,7 +359,7 @@ def main(argv=None) -> int:
         w.conn.close()
         w.proc.join(5)
     table = collections.Counter((r["kind"], r["outcome"]) for r in results)
-    ran = [r for r in results if r["outcome"] != "skipped (cost)"]
+    ran = [r for r in results if r["outcome"] not in ("skipped (cost)", "not run (budget)")]
     typed = sum(r["outcome"] == "typed error" for r in ran)
     print(f"typed errors: {typed} of {len(ran)} calls run ({100 * typed / max(len(ran), 1):.1f} %); bad calls "
           f"refused: {sum(r['kind'] == 'bad' and r['outcome'] == 'typed error' for r in ran)} of "
