@@ -56,7 +56,11 @@ holds. It holds on every instance built, and it is checked where it is informati
   f(x) moved across the classes). On the default instance this reaches Err = (1−σ)+R_ε = 0.05 with the
   condition true (slack 1 → 0; before, the search moved the surrogate from 3.44 to 3.34 and the slack not at
   all): it moves to the boundary of the statement; misclassifying a good point would be a counterexample, and
-  it finds none.
+  it finds none. A small gradient of the surrogate is no sign that the search is done: after Adam it steps down
+  any direction of negative curvature and searches again (``adversarial.descend``, issue 26 item 2), and the
+  details record the smallest relative curvature left (``adversarial_curvature_min_rel``), the escapes taken and
+  ``adversarial_saddle_left``. The verdict never rests on the search having converged: each moved population is
+  checked exactly, and a search that stops early only finds fewer instances.
 
 Why no counterexample can exist for ρ_max ≤ 0.27 [derived here, a different route than the slide's proof]:
 ‖f(x) − μ_k‖ ≤ E‖f(x) − f(x₀')‖ ≤ r(q_k a + 2(1 − q_k)) =: rρ_J ≤ r(ρ_max + R_ε/min p) ≤ 2rρ_max (Jensen instead of
