@@ -11,8 +11,7 @@ import torch
 from theorems.cl_generalization import adversarial as A
 from theorems.cl_generalization.encoders import SADDLE_RTOL, BatchedMLP, Training, loss_curvature
 from theorems.core.context import Context
-from theorems.deep_fusion.head import HeadShape, SubspaceSource, batch_loss, head_curvature, train_head, views_of
-from theorems.data.subspaces import random_subspaces
+from theorems.deep_fusion.head import HeadShape, batch_loss, head_curvature, train_head, views_of
 from theorems.optim.curvature import tangent_curvature
 
 
@@ -97,7 +96,7 @@ def test_training_record_flags_saddles():
 
 def _tiny_head(steps=0):
     ctx = Context.make("cpu", seed=1)
-    shape = HeadShape(S=2, L=1, d=4, H=1)
+    shape = HeadShape(S=2, L=1, d=2, H=1)
     sizes = (3, 3)
     tr = train_head(ctx, shape, sizes, r=1, eps=0.05, steps=steps, lr=1e-2, tau=0.5, sequence="views")
     return ctx, shape, tr

@@ -147,8 +147,8 @@ def descend(variables: Sequence[torch.Tensor], objective: Callable[..., torch.Te
         saddle = finite & (rel < -CURVATURE_RTOL)
         if attempt == escapes or not bool(saddle.any()):
             break
-        fn = lambda z: objective(*split(z))  # noqa: E731
-        x1 = torch.where(saddle[:, None], escape_step(fn, x, curv.vec_min, curv.lam_min), x)
+        x1 = torch.where(saddle[:, None], escape_step(lambda z, split=split: objective(*split(z)), x, curv.vec_min,
+                                                      curv.lam_min), x)
         moved = (x1 != x).any(-1)
         if not bool(moved.any()):
             break
