@@ -18,7 +18,8 @@ Three kinds of call, drawn from the `Param` declarations (`theorems.strategies.f
   numeric parameter; non-string and unknown result ids. Each result's default is timed first, and each sweep
   call's time is compared with the default's time scaled by the cost model (``Result.cost``'s work): a call
   the cost model accepts that runs more than ``UNDERESTIMATE`` × longer than predicted (or hangs) is a cost-model
-  underestimate. A call whose predicted time exceeds ``--timeout`` is not run (counted as ``skipped (cost)``).
+  underestimate. A call whose predicted time exceeds a third of ``--timeout`` is not run (counted as ``skipped
+  (cost)``); a timeout of a call predicted above ``--timeout``/UNDERESTIMATE stays a ``timeout``.
 
 Every edge or sweep call that ends in an Evidence is classified: inside the declared hypotheses (no violation
 recorded), converged (``ev.converged`` not False), on the default form of a statement the suite calls true
@@ -289,7 +290,7 @@ def run_sweep(calls, workers: list, timeout: float, log: Path | None = None, bud
             return
         if kind == "sweep" and rid in base:
             pred, work = predicted_seconds(rid, kwargs, base[rid])
-            if pred is not None and pred > timeout:
+            if pred is not None and pred > timeout / 3:  # the call could time out on time it was promised
                 results.append({"kind": kind, "id": repr(rid), "kwargs": repr(kwargs), "outcome": "skipped (cost)",
                                 "detail": f"predicted {pred:.0f} s", "seconds": 0.0, "predicted": pred})
                 return
@@ -300,7 +301,7 @@ def run_sweep(calls, workers: list, timeout: float, log: Path | None = None, bud
             base[rid] = took
         if kind == "bad" and outcome in ("evidence", "not converged", "silent fails"):
             outcome = "bad call ran"
-        if pred is not None and outcome == "timeout":
+        if pred is not None and outcome == "timeout" and UNDERESTIMATE * pred <= timeout:
             outcome, detail = "cost underestimate", f"hung past {timeout:.0f} s; cost model predicted {pred:.1f} s"
         elif pred is not None and took > MIN_SECONDS and took > UNDERESTIMATE * pred:
             outcome, detail = "cost underestimate", f"{took:.0f} s against a predicted {pred:.2f} s ({detail})"
