@@ -89,9 +89,11 @@ def test_encoder_loss_curvature_catches_a_saddle_and_reads_the_live_parameters()
 
 def test_training_record_flags_saddles():
     S = 2
-    rec = Training(torch.zeros(S), torch.ones(S), torch.zeros(S), 10, torch.tensor([-0.2, 1e-9], dtype=torch.float64))
+    # −2e-5 is a saddle (pinned just outside SADDLE_RTOL by a literal number), −1e-9 is rounding
+    rec = Training(torch.zeros(S), torch.ones(S), torch.zeros(S), 10,
+                   torch.tensor([-2e-5, -1e-9], dtype=torch.float64))
     d = rec.to_details("x")
-    assert d["x_saddle"] == [True, False] and d["x_curvature_min_rel"] == [-0.2, 1e-9]
+    assert d["x_saddle"] == [True, False] and d["x_curvature_min_rel"] == [-2e-5, -1e-9]
 
 
 def _tiny_head(steps=0):
