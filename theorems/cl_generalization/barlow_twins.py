@@ -23,7 +23,9 @@ and for Theorem 4 ∀ k ≠ ℓ and every τ ≥ ‖E f(x₁)f(x₂)ᵀ − Σ_k
 Nothing is existential. Both bounds are continuous in the embedded views, so ``adversarial_steps`` > 0 moves the
 BT features of the instance (Adam, batched over restarts, re-normalised at every step; the statements hold for
 every f, so every embedding is inside the hypotheses) towards the largest ratio observed/bound, and the exact
-evaluation then checks every moved instance.
+evaluation then checks every moved instance. The search escapes saddles of the ratio by its negative curvature and
+records what is left (``adversarial_curvature_min_rel``, ``adversarial_saddle_escapes``, ``adversarial_saddle_left``;
+``adversarial.descend``).
 
 Lemma 2: verified (unchanged). ``lemma_2`` (bound) is the printed inequality; ``split`` and
 ``alignment_identity`` are kind identity (algebra). The bound is Cauchy–Schwarz on (1 − C_ii), nearly attained
@@ -113,9 +115,12 @@ def search(F, pop, p, ctx, ratio):
     ``ratio`` (observed/bound) of the BT-normalised embedding."""
     w = pop.view_w
     X = A.restarts(F[0], ctx)
-    (Xb,), start, end = A.descend([X], lambda X: -ratio(P.bt_normalize(X, w), pop), p["adversarial_steps"])
+    second: dict = {}
+    (Xb,), start, end = A.descend([X], lambda X: -ratio(P.bt_normalize(X, w), pop), p["adversarial_steps"],
+                                  record=second)
     return P.bt_normalize(Xb, w), {"adversarial_ratio_start": float(-start[0]), "adversarial_ratio_end":
-                                   float(-end.min()), "adversarial_restarts": int(Xb.shape[0])}
+                                   float(-end.min()), "adversarial_restarts": int(Xb.shape[0]),
+                                   **{f"adversarial_{k}": v for k, v in second.items()}}
 
 
 def features(p: dict, ctx, ratio=None):

@@ -75,6 +75,14 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     return out
 
 
+def _log_diff_exp(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """log(e^a − e^b) without overflow (a + log(1 − e^{b−a})): off the unit sphere (r = 1000, a control) L₂/(p_kp_ℓ)
+    is ~1e7 and e^a is inf, which made the printed RHS inf and the claim 'hold' on a non-finite number. NaN where
+    a < b (the logarithm of a negative number, as printed), −inf where a = b."""
+    return torch.where(a >= b, a + torch.log1p(-torch.exp(torch.clamp(b - a, max=0.0))),
+                       torch.full_like(a, math.nan))
+
+
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     inst = build(p, ctx)
     pop, w = inst.pop, inst.pop.view_w
@@ -93,8 +101,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         mu = P.class_centres(F, w, y, K)
         dots = mu @ mu.T
         pp = torch.outer(pk, pk)
-        rhs = torch.log(torch.exp((L2 + p["tau"]) / pp) - math.exp(1 - p["eps"]))  # τ = 0: the strongest claim
-        repair = torch.log(torch.exp(T) - torch.exp(alpha)[:, None])  # nan where e^T < e^α (a broken T)
+        rhs = _log_diff_exp((L2 + p["tau"]) / pp, torch.full_like(pp, 1 - p["eps"]))  # τ = 0: the strongest claim
+        repair = _log_diff_exp(T, alpha[:, None].expand_as(T))  # nan where e^T < e^α (a broken T)
         repair_slack = torch.nan_to_num(dots - repair, nan=math.inf)
         norms = mu.norm(dim=1)
         gap = (dots - rhs).masked_fill(~off, -math.inf)

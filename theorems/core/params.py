@@ -87,6 +87,10 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+# Longest repr of a refused value that an error message prints in full.
+SHOWN_MAX = 80
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter of a result.
@@ -171,7 +175,10 @@ class Param:
 
     # -- validation ---------------------------------------------------------------------------------------
     def _error(self, result_id: str, value: Any, expected: str) -> ParameterError:
-        return ParameterError(f"{result_id}: {self.name}={value!r} is not valid: expected {expected}"
+        shown = repr(value)
+        if len(shown) > SHOWN_MAX:  # 10**400 would print 401 digits: the message names the value, not all of it
+            shown = f"{shown[:SHOWN_MAX // 2]}…({len(shown)} characters)"
+        return ParameterError(f"{result_id}: {self.name}={shown} is not valid: expected {expected}"
                               f" ({self.doc})", name=self.name, value=value)
 
     def _one(self, value: Any, result_id: str, whole: Any) -> Any:

@@ -13,6 +13,12 @@ SimCLR loss (eq. 1, temperature τ). What it leaves open is fixed here and named
 * Adam with a cosine-annealed learning rate (the paper: SGD, learning rate 0.1, cosine annealing, on MNIST);
 * attention logits QKᵀ/√d_h per head; the paper's Table 1 shows the first head.
 
+Second order (issue 26, item 2): :func:`head_curvature` gives the extreme eigenvalues of each seed's NT-Xent
+Hessian on a fixed batch of fresh views at the trained parameters (Lanczos on Hessian-vector products,
+``optim.curvature``). What the paper reports is a trained head, not a minimiser, so nothing here gates a verdict on
+it; the number says whether the trained head sits at a saddle of the loss it was trained on (a negative λ_min is
+certain, Ritz values being upper estimates of it).
+
 All S seeds train as one tensor problem: the parameters of seed s are row s of one (S, P) tensor, every
 operation carries the seed axis, and Adam is elementwise, so the seeds never interact (the loss is the sum of
 the seeds' losses). Everything is created on the context's device and dtype.
@@ -27,6 +33,7 @@ import torch
 import torch.nn.functional as F
 
 from ..data.subspaces import add_noise, random_subspaces, sample_union
+from ..optim.curvature import Curvature, tangent_curvature
 from ..optim.threads import single_threaded
 
 ADAM_BETAS = (0.9, 0.999)
@@ -238,3 +245,33 @@ def attention_logits(ctx, training: Training, shape: HeadShape, sizes, batches: 
     with torch.no_grad():
         _, logits = forward(training.theta, shape, X)
     return logits
+
+
+# Lanczos steps of the head's curvature estimate (the head has hundreds to thousands of parameters: Ritz values).
+CURVATURE_ITERS = 20
+
+
+def batch_loss(theta: torch.Tensor, shape: HeadShape, data: torch.Tensor, tau: float, sequence: str) -> torch.Tensor:
+    """(S,) NT-Xent of each seed's head on ``data`` (T, S, 2, N, m): the mean over the T batches."""
+    T, S, _, N, m = data.shape
+    total = theta.new_zeros(S)
+    for k in range(T):
+        X = data[k]
+        if sequence == "joint":
+            Z, _ = forward(theta, shape, X.reshape(S, 1, 2 * N, m))
+            Z = Z.reshape(S, 2, N, m)
+        else:
+            Z, _ = forward(theta, shape, X)
+        total = total + nt_xent(Z[:, 0], Z[:, 1], tau)
+    return total / T
+
+
+def head_curvature(ctx, training: Training, shape: HeadShape, eps: float, tau: float, sequence: str,
+                   batches: int = 4, iters: int = CURVATURE_ITERS, theta: torch.Tensor | None = None) -> Curvature:
+    """Extreme eigenvalues of each seed's NT-Xent Hessian at ``theta`` (default: the trained parameters) on
+    ``batches`` fresh batches of views drawn once from the training source (a fixed objective)."""
+    data = views_of(ctx, training.source, batches, eps)
+    at = training.theta if theta is None else theta
+    gen = torch.Generator().manual_seed(0)
+    return tangent_curvature(lambda th: batch_loss(th, shape, data, tau, sequence), at.detach(), iters=iters,
+                             generator=gen)

@@ -14,6 +14,12 @@ with restarts) on the simplex weights, followed by exact KKT solves on the suppo
   2^{N−1} patterns (N out-of-cluster samples), so only for N ≤ ``MAX_ENUMERATED``.
 * Theorem 1's margin: ρ̃_c = dist(0, conv{P_c x_i : i ∈ c}) with P_c the projector onto (Σ_{l≠c} 𝒰_l)^⊥,
   v_c = p*_c/‖p*_c‖, W = [v_{c_1}, …, v_{c_n}] (unit columns, d_k = n), ρ_W = min_{i, l: c_i=c_l} x_iᵀw_l.
+
+Second order (issue 26, item 2): none is needed here. The min-norm point is a convex problem (½λᵀGλ on the simplex,
+G ⪰ 0), and its certificate is the bracket itself, a duality gap, which bounds the distance to the global optimum
+from both sides; it is not a stationarity test that a saddle could pass. Definition 1's maximum over u is not
+convex, but it is decided exactly by enumerating the sign patterns, each a convex problem with its own bracket. A
+run cut short leaves the bracket open and reports ``converged`` False (``tests/test_second_order_audit.py``).
 """
 
 from __future__ import annotations
