@@ -409,6 +409,18 @@ def gate_tests(module: Path, root: Path = Path(".")) -> list[list[str]]:
 
 
 # -- running ----------------------------------------------------------------------------------------------
+_RUNNING: list = []  # the pytest process of the mutant being run (a SIGTERM ends it too)
+
+
+def _terminate(*_):
+    for proc in list(_RUNNING):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    sys.exit(143)  # SystemExit: the `finally` of run_mutant restores the module
+
+
 def run_mutant(path: Path, source: str, mutant: Mutant, runs: list[list[str]], timeout: float) -> str:
     """'killed', 'survived' or 'timeout'; the file is restored before returning (or raising)."""
     base = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--suite", "ci"]
@@ -421,13 +433,16 @@ def run_mutant(path: Path, source: str, mutant: Mutant, runs: list[list[str]], t
             if left <= 0:
                 return "timeout"
             proc = subprocess.Popen(base + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                    start_new_session=True)
+                                    start_new_session=True, env=env)
+            _RUNNING.append(proc)
             try:
                 out, _ = proc.communicate(timeout=left)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)  # the whole pytest process group, only ours
                 proc.communicate()
                 return "timeout"
+            finally:
+                _RUNNING.remove(proc)
             if proc.returncode == 5:  # no test collected: this run decides nothing
                 continue
             if proc.returncode != 0:
@@ -494,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{module}:{m.line}: [{m.kind}] {m.what} -> {m.new!r}\n    {lines[m.line - 1].strip()}")
         return 0
     # A SIGTERM (a killed job) must still restore the module: turn it into SystemExit so `finally` runs.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGTERM, _terminate)
     records = []
     for module, planned, chosen, runs in plan:
         if not runs:
