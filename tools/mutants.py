@@ -294,9 +294,17 @@ class _Sites(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def sites(source: str, lo: int = 1, hi: int = 10**9) -> list[Mutant]:
+def parses(source: str, mutant: Mutant) -> bool:
+    try:
+        ast.parse(mutant.apply(source))
+    except SyntaxError:
+        return False
+    return True
+
+
+def sites(source: str, lo: int = 1, hi: int = 10**9, validate: bool = True) -> list[Mutant]:
     """Every mutant of ``source`` (see the module docstring) whose site starts on a line in [lo, hi],
-    in source order. Each one parses (the generator drops any that would not)."""
+    in source order. With ``validate`` each one parses (the generator drops any that would not)."""
     lines = source.encode("utf-8").splitlines(keepends=True)
     visitor = _Sites(lines)
     visitor.visit(ast.parse(source))
@@ -307,11 +315,8 @@ def sites(source: str, lo: int = 1, hi: int = 10**9) -> list[Mutant]:
         if not (lo <= m.line <= hi) or key in seen:
             continue
         seen.add(key)
-        try:
-            ast.parse(m.apply(source))
-        except SyntaxError:
-            continue
-        out.append(m)
+        if not validate or parses(source, m):
+            out.append(m)
     return out
 
 
@@ -386,8 +391,9 @@ def gate_tests(module: Path, root: Path = Path(".")) -> list[list[str]]:
     if len(parts) == 3 and parts[0] == "theorems" and parts[1] in PAPER_TESTS:
         rid = f"{parts[1]}.{parts[2]}"
         registers = re.compile(r'^ID = |^RESULT = register\(', re.M)
-        if registers.search(module.read_text(encoding="utf-8")):
-            ids = [rid]
+        text = module.read_text(encoding="utf-8")
+        if registers.search(text):  # every id the module registers (ID, LIMIT_ID, RATE_ID, ...)
+            ids = list(dict.fromkeys([rid] + re.findall(rf'^[A-Z_]*ID = "({re.escape(parts[1])}\.\w+)"', text, re.M)))
         else:  # package machinery: the conformance checks of every result of the package that imports it
             users = re.compile(rf"^from \.{re.escape(parts[2])} import|^from \. import .*\b{re.escape(parts[2])}\b", re.M)
             ids = [f"{parts[1]}.{p.stem}" for p in sorted(module.parent.glob("*.py"))
@@ -496,8 +502,9 @@ def main(argv: list[str] | None = None) -> int:
     plan = []
     for module in args.modules:
         source = module.read_text(encoding="utf-8")
-        pool = sites(source, lo, hi)
-        chosen = sample(pool, args.max, args.seed, kinds)
+        pool = sites(source, lo, hi, validate=False)  # parsing every mutant is slow: only the sampled ones
+        chosen = [m for m in sample(pool, 2 * args.max, args.seed, kinds) if parses(source, m)]
+        chosen = sorted(sample(chosen, args.max, args.seed, kinds), key=lambda m: (m.line, m.col, m.new))
         runs = gate_tests(module) if args.gate else ([tests] if tests else [])
         counts = {k: sum(m.kind == k for m in pool) for k in KINDS}
         print(f"{module}: {len(chosen)} of {len(pool)} mutants {counts}; tests: {runs}", flush=True)
