@@ -34,7 +34,7 @@ def hypotheses(p):
 
 def evaluate(p, x):
     y = x[3] + max(p["a"], 0.0) + p["b"] ** 2
-    return Claim.at_most("b", y, 2.5 * p["c"], "d", atol=TOL)
+    return Claim.at_most("b", y, 2.5 * p["c"], "d", atol=TOL), dict(details={"worst": 7.5}) if p is not None else 0
 
 
 def cost(p):
@@ -65,6 +65,8 @@ def test_every_verdict_constant_and_comparison_is_listed_with_its_operators():
     assert ("comparison", "max -> min") in _whats(pool, 16)
     line17 = _whats(pool, 17)
     assert ("comparison", "at_most -> at_least") in line17 and ("tolerance", "2.5 ÷10") in line17
+    assert ("comparison", "is not -> is") in line17
+    assert not [m for m in pool if m.what.startswith("7.5")]  # details: what a report shows
 
 
 def test_what_decides_no_verdict_is_not_mutated():
@@ -87,7 +89,8 @@ def test_each_mutant_changes_one_site_and_parses():
         changed = [i + 1 for i, (a, b) in enumerate(zip(old, new)) if a != b]
         assert changed == [m.line], (m, changed)
     flipped = next(m for m in pool if m.what == "at_most -> at_least").apply(SOURCE)
-    assert 'Claim.at_least("b", y, 2.5 * p["c"], "d", atol=TOL)' in flipped
+    assert 'Claim.at_least("b", y, 2.5 * p["c"], "d", atol=TOL), dict(' in flipped
+    assert "if p is None else 0" in next(m for m in pool if m.what == "is not -> is").apply(SOURCE)
     dropped = next(m for m in pool if m.kind == "hypothesis" and m.line == 11).apply(SOURCE)
     assert "        pass\n" in dropped and "raise" not in dropped
 

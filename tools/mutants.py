@@ -14,14 +14,15 @@ constant that can change a verdict and every comparison, each with its operators
 * ``control``: a number inside a registered instance (``CONTROLS``, ``COUNTEREXAMPLES``, ``TREND_CONTROLS``,
   ``Binding``/``controls=``/``trend_controls=``/``counterexamples=``/``searched=`` of ``Result``): same operators;
 * ``comparison``: ``<``, ``<=``, ``>``, ``>=`` flipped and their strictness changed, ``==`` ↔ ``!=``,
+  ``is`` ↔ ``is not``, ``in`` ↔ ``not in``,
   ``min`` ↔ ``max`` (also ``.min``/``.max``, ``minimum``/``maximum``, ``amin``/``amax``), ``and`` ↔ ``or``,
   ``not`` dropped, ``Claim.at_most`` ↔ ``Claim.at_least``;
 * ``hypothesis``: a hypothesis check dropped: ``raise HypothesisViolation/ParameterError(...)`` or
   ``out.append(Violation(...))`` made a ``pass``;
 * ``other``: a number elsewhere in a function body (an iteration count, a guard).
 
-Not mutated: docstrings and strings, ``Param(...)`` declarations (the declared domains have their own
-conformance checks), ``report_instances`` and ``cost`` (they decide no verdict), subscripts (indices),
+Not mutated: docstrings and strings, ``Param(...)`` / ``*_param(s)(...)`` declarations (the declared domains
+have their own conformance checks), ``report_instances``, ``cost`` and ``details`` (they decide no verdict), subscripts (indices),
 exponents of ``**``, zero floats (×10 of 0 is 0: an equivalent mutant).
 
 Sampling (``--max N``) is deterministic for a seed: each site's operators are shuffled, one operator per
@@ -64,6 +65,10 @@ CMP_SWAPS = {  # flipped, strictness changed
     ast.GtE: (">=", ("<=", ">")),
     ast.Eq: ("==", ("!=",)),
     ast.NotEq: ("!=", ("==",)),
+    ast.Is: ("is", ("is not",)),
+    ast.IsNot: ("is not", ("is",)),
+    ast.In: ("in", ("not in",)),
+    ast.NotIn: ("not in", ("in",)),
 }
 MINMAX = {"min": "max", "max": "min", "minimum": "maximum", "maximum": "minimum", "amin": "amax", "amax": "amin",
           "at_most": "at_least", "at_least": "at_most"}
@@ -118,7 +123,7 @@ def _operator_between(lines, left: ast.AST, right: ast.AST, token: str):
     text = _segment(lines, a, b)
     code = re.sub(r"#[^\n]*", lambda m: " " * len(m.group(0)), text)
     hit = re.search(r"(?<![<>=!])" + re.escape(token) + r"(?![<>=])" if token in ("<", ">", "<=", ">=", "==", "!=")
-                    else r"\b" + token + r"\b", code)
+                    else r"\b" + token.replace(" ", r"\s+") + r"\b", code)
     if hit is None:
         return None
     return _advance(lines, a, hit.start()), _advance(lines, a, hit.end())
@@ -167,6 +172,9 @@ class _Sites(ast.NodeVisitor):
 
     def visit_Assign(self, node):
         names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        if names == ["details"] or any(isinstance(t, ast.Subscript) and getattr(t.value, "id", "") == "details"
+                                       for t in node.targets):
+            return  # what a report shows, not what decides
         self._assign(node, names)
 
     def visit_AnnAssign(self, node):
@@ -191,6 +199,8 @@ class _Sites(ast.NodeVisitor):
             self.visit(node.right)
 
     def visit_keyword(self, node):
+        if node.arg == "details":
+            return
         if node.arg in REGISTERED_INSTANCES:
             self._within("control", node)
         elif node.arg and ("tol" in node.arg.lower()):
@@ -201,8 +211,10 @@ class _Sites(ast.NodeVisitor):
     def visit_Call(self, node):
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name == "Param" or name.endswith("_param"):
+        if name == "Param" or name.endswith(("_param", "_params")):  # declarations of parameters
             return
+        if isinstance(func, ast.Attribute) and func.attr == "update" and getattr(func.value, "id", "") == "details":
+            return  # what a report shows, not what decides
         if name in MINMAX and not (name in ("min", "max") and isinstance(func, ast.Attribute)
                                    and isinstance(func.value, ast.Name) and func.value.id == "math"):
             self._swap_name(func, name)
