@@ -55,3 +55,24 @@ def test_registered_control_pins_the_tolerance(run, rid, control, claims):
         c = ev.claim(name)
         assert c.kind == "bound" and c.allowance > 0, c
         assert 1.0 < excess(c) <= 10.0, f"{rid}: {name} is {excess(c):.3g} allowances outside on {control}"
+
+
+PAPERS = ("deep_fusion.", "ssl_dynamics.")
+
+
+def _controls():
+    return [(rid, dict(c)) for rid in registry.ids() if rid.startswith(PAPERS)
+            for c in registry.get(rid).controls if c.get("allow_violation")]
+
+
+@pytest.mark.parametrize("rid, control", _controls(), ids=lambda v: v if isinstance(v, str) else None)
+def test_each_bypassing_control_violates_a_named_hypothesis(rid, control):
+    """A registered control that bypasses the hypotheses (``allow_violation``) must violate one: if the
+    hypothesis check it relies on were dropped, the control would be an instance inside the hypotheses that
+    fails, and nothing else would notice (issue 26: hypothesis checks that no test names). Checked on the
+    declared hypotheses alone, before any computation."""
+    result = registry.get(rid)
+    params = {k: v for k, v in control.items() if k not in ("form", "allow_violation")}
+    _, violations = registry.validate(result, params, control.get("form", result.default_form))
+    assert violations, f"{rid}: the control {control} violates no hypothesis"
+    assert all(v.hypothesis for v in violations)

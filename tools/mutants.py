@@ -392,6 +392,9 @@ def _tests_naming(path: Path, names: tuple[str, ...]) -> list[str]:
             and uses.search(ast.get_source_segment(source, node))]
 
 
+PAPER_NUMBER = {"deep_fusion": "000", "ssl_dynamics": "002"}
+
+
 def gate_tests(module: Path, root: Path = Path(".")) -> list[list[str]]:
     """The pytest invocations (argument lists) that the CI gate runs for ``module``: the conformance
     checks of its result (``checks/test_conformance.py -k <id>]``), then the tests of the paper's own test
@@ -412,15 +415,17 @@ def gate_tests(module: Path, root: Path = Path(".")) -> list[list[str]]:
                    if p != module and registers.search(t := p.read_text(encoding="utf-8")) and users.search(t)]
         if ids:
             runs.append(["checks/test_conformance.py", "-k", " or ".join(f"{i}]" for i in ids)])
-        files = PAPER_TESTS[parts[1]] + sorted(str(p.relative_to(root)) for p in root.glob("checks/test_pins_*.py"))
+        files = PAPER_TESTS[parts[1]]
         names: tuple[str, ...] = (rid, parts[2])
+        # the pin files check every registered control of their papers: run whole
+        whole = [str(p.relative_to(root)) for p in sorted(root.glob(f"checks/test_pins_*{PAPER_NUMBER[parts[1]]}*.py"))]
     else:  # shared machinery: the test files that import it, then the conformance checks SHARED_GATE names
         dotted = ".".join(parts)
         importers = re.compile(rf"^\s*(from {re.escape(dotted)} import|import {re.escape(dotted)}\b)", re.M)
         files = [str(p.relative_to(root)) for p in sorted(root.glob("tests/test_*.py"))
                  if importers.search(p.read_text(encoding="utf-8"))]
         return ([files] if files else []) + SHARED_GATE.get(str(module), [])
-    own = [node for f in files if (root / f).exists() for node in _tests_naming(root / f, names)]
+    own = [node for f in files if (root / f).exists() for node in _tests_naming(root / f, names)] + whole
     if own:
         runs.append(own)
     return runs
