@@ -417,8 +417,10 @@ def gate_tests(module: Path, root: Path = Path(".")) -> list[list[str]]:
             runs.append(["checks/test_conformance.py", "-k", " or ".join(f"{i}]" for i in ids)])
         files = PAPER_TESTS[parts[1]]
         names: tuple[str, ...] = (rid, parts[2])
-        # the pin files check every registered control of their papers: run whole
-        whole = [str(p.relative_to(root)) for p in sorted(root.glob(f"checks/test_pins_*{PAPER_NUMBER[parts[1]]}*.py"))]
+        # the pin and hypothesis files check every registered control and hypothesis edge of their papers, cheaply:
+        # run whole
+        whole = [str(p.relative_to(root)) for kind in ("pins", "hypotheses")
+                 for p in sorted(root.glob(f"checks/test_{kind}_*{PAPER_NUMBER[parts[1]]}*.py"))]
     else:  # shared machinery: the test files that import it, then the conformance checks SHARED_GATE names
         dotted = ".".join(parts)
         importers = re.compile(rf"^\s*(from {re.escape(dotted)} import|import {re.escape(dotted)}\b)", re.M)
