@@ -35,6 +35,7 @@ PINS = [
     ("ssl_dynamics.figure_3", dict(step_sign=1.0, allow_violation=True), ("riemannian_gd_first_order",)),
     ("ssl_dynamics.expected_c", dict(formula_scale=1.01, allow_violation=True), ("expectation",)),
     ("ssl_dynamics.new_data_point", dict(time_scale=1 + 2e-8, allow_violation=True), ("ode_predicts_new_points",)),
+    ("ssl_dynamics.new_data_point", dict(T=8.0, allow_violation=True), ("limit_on_new_points",)),
     ("ssl_dynamics.remark_1", dict(coupling=2e-11, allow_violation=True), ("joint_equals_independent",)),
     ("ssl_dynamics.example_1", dict(steps=100), ("orthogonal_reaches_the_minimum",)),
     ("ssl_dynamics.example_1", dict(steps=130), ("fixed_point_independent_of_init",)),

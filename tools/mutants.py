@@ -22,7 +22,8 @@ constant that can change a verdict and every comparison, each with its operators
 * ``other``: a number elsewhere in a function body (an iteration count, a guard).
 
 Not mutated: docstrings and strings, ``Param(...)`` / ``*_param(s)(...)`` declarations (the declared domains
-have their own conformance checks), ``report_instances``, ``cost`` and ``details`` (they decide no verdict), subscripts (indices),
+have their own conformance checks), ``report_instances``, ``cost``, ``details`` and ``Claim.measurement``
+(they decide no verdict), subscripts (indices),
 exponents of ``**``, zero floats (×10 of 0 is 0: an equivalent mutant).
 
 Sampling (``--max N``) is deterministic for a seed: each site's operators are shuffled, one operator per
@@ -221,6 +222,8 @@ class _Sites(ast.NodeVisitor):
         if name == "Binding":
             return self._within("control", node)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "Claim":
+            if func.attr == "measurement":
+                return  # a measurement is recorded, never judged
             return self._within("claim", node)
         self.generic_visit(node)
 
