@@ -28,7 +28,7 @@ def hypotheses(p):
     if p["ρ"] >= 0.5 and not p["x"]:
         out.append(Violation("h", "why", ("ρ",)))
     if p["n"] < 2:
-        raise HypothesisViolation("n")
+        raise HypothesisViolation(f"n = {max(p['n'], 1)}")
     return out
 
 
@@ -73,6 +73,7 @@ def test_what_decides_no_verdict_is_not_mutated():
     pool = mutants.sites(SOURCE)
     lines = {m.line for m in pool}
     assert 1 not in lines  # the docstring
+    assert [m.what for m in pool if m.line == 11] == ["raise HypothesisViolation dropped"]  # not the f-string's max
     assert 21 not in lines  # cost()
     assert not [m for m in pool if m.line == 16 and m.what.split()[0] in ("3", "0.0", "2")]  # index, zero, exponent
     assert [m.what for m in pool if m.line == 24] == ["7 +1", "7 -1"]  # the Binding, not the Param declaration

@@ -21,7 +21,7 @@ constant that can change a verdict and every comparison, each with its operators
   ``out.append(Violation(...))`` made a ``pass``;
 * ``other``: a number elsewhere in a function body (an iteration count, a guard).
 
-Not mutated: docstrings and strings, ``Param(...)`` / ``*_param(s)(...)`` declarations (the declared domains
+Not mutated: docstrings and strings (f-strings included), ``Param(...)`` / ``*_param(s)(...)`` declarations (the declared domains
 have their own conformance checks), ``report_instances``, ``cost``, ``details`` and ``Claim.measurement``
 (they decide no verdict), subscripts (indices),
 exponents of ``**``, zero floats (×10 of 0 is 0: an equivalent mutant).
@@ -188,6 +188,9 @@ class _Sites(ast.NodeVisitor):
             self._within(tag, node)
         else:
             self.generic_visit(node)
+
+    def visit_JoinedStr(self, node):
+        return  # an f-string is a message, not a verdict
 
     def visit_Subscript(self, node):
         self.visit(node.value)  # the index is not a verdict constant
