@@ -121,3 +121,12 @@ def test_definition_2_wording_tolerance_is_pinned_by_the_near_tie(run):
     assert claim.observed == min(ev.details["wording_misfit_by_reading"].values())
     assert ev.claim("mean_separated_but_not_sharp").observed == 0.0  # every near-tie matrix is sharp
     assert run(D2).claim("mean_separated_but_not_sharp").observed > 0.0
+
+
+def test_algorithm_1_keeps_the_best_value_it_visits(run):
+    """The corrected Algorithm 1 is an ascent that records the best ρ_k over its iterations: its best restart comes
+    within 3 % of the exact ρ on the default batch (0.9 % measured), while the first random u alone is far off. A
+    running minimum in place of the maximum (a held-out mutant) still passes the lower-bound identity; this does not
+    let it."""
+    ev = run("deep_fusion.algorithm_1")
+    assert ev.details["relative_gap_best_restart_mean"] < 0.03, ev.details

@@ -83,8 +83,8 @@ def test_remark_1_holds_and_its_controls_fail_for_their_reason(run):
     net = run(R1, **remark_1.CONTROLS[0])
     assert not net.claim("joint_equals_independent").passed and net.details["cross_output_ntk_max"] > 0.1
     leak = run(R1, **remark_1.CONTROLS[1])
-    # the wrong constant 1e-10 moves the outputs by ~2e-10: outside the tolerance, within 100× of it
-    assert remark_1.DECOUPLE_RTOL < leak.claim("joint_equals_independent").observed < 100 * remark_1.DECOUPLE_RTOL
+    # the wrong constant moves the outputs just outside the tolerance (1-10 allowances: checks/test_pins_000_002.py)
+    assert not leak.claim("joint_equals_independent").passed
     edge = run(R1, eta_frac=0.95, steps=400)
     assert edge.holds
 
@@ -108,7 +108,7 @@ def test_example_1_default_and_controls(run):
     ev = run(E1)
     assert str(theorems.get(E1).status) == "verified" and ev.holds and ev.converged
     assert ev.details["negative_eigenvalues"] == 2  # half moons: both eigenvalues of C negative
-    psd, narrow = (run(E1, **spec) for spec in example_1.CONTROLS)
+    psd, narrow = (run(E1, **spec) for spec in example_1.CONTROLS[:2])  # the others pin tolerances (test_pins_*)
     assert [c.name for c in psd.failed_bounds] == ["unconstrained_diverges"]
     assert psd.details["unconstrained_log10_growth_max"] < 0  # it decays
     assert {c.name for c in narrow.failed_bounds} == {"orthogonal_reaches_the_minimum",

@@ -22,44 +22,15 @@ from theorems import HypothesisViolation
 from theorems.core.context import Context
 from theorems.optim.ode import rhs_stiefel, rhs_theorem2
 from theorems.optim.stiefel import haar_stiefel
-from theorems.ssl_dynamics import (expected_c, figure_3, lemma_1, lemma_2, new_data_point, proposition_3,
-                                   remark_3, theorem_1, theorem_2)
+from theorems.ssl_dynamics import (figure_3, lemma_2, proposition_3,
+                                   remark_3, theorem_1)
 from theorems.ssl_dynamics.theorem_2 import q_velocity
 from theorems.ssl_dynamics.trace_form import random_symmetric
 
 P = "ssl_dynamics."
 
 
-# -- tolerances pinned by controls just outside them ------------------------------------------------------------
-# Pins are literal numbers (10× the tolerance they pin: REACH_RTOL = 1e-6, LOWER_RTOL = 1e-10), never built from the
-# constant, which would move with it.
-PINS = [
-    ("lemma_1", dict(kernel_scale=lemma_1.PIN_SCALE), ["diagonal_equals_kernel"]),
-    ("proposition_2", dict(bound_scale=1 + 1e-5),
-     ["best_reaches_closed_form", "nonlinear_inner_minimum"]),
-    ("proposition_2", dict(bound_scale=1 - 1e-9),
-     ["no_start_below_closed_form", "nonlinear_no_start_below"]),
-    ("proposition_3", dict(bound_scale=1 + 1e-5), [f"problem_{j}_reaches_Lstar" for j in (1, 2, 3, 4)]),
-    ("proposition_3", dict(bound_scale=1 - 1e-9),
-     [f"problem_{j}_not_below_Lstar" for j in (1, 2, 3, 4)]),
-    ("theorem_2", dict(init_perturb=theorem_2.PIN_PERTURB),
-     ["velocity_matches_ode9", "trajectory_matches_ode9", "width_independent"]),
-    ("figure_3", dict(T=figure_3.PIN_T), ["same_final_loss", "same_final_outputs"]),
-    ("figure_3", dict(step_sign=1.0), ["riemannian_gd_first_order"]),
-    ("expected_c", dict(formula_scale=expected_c.PIN_SCALE), ["expectation"]),
-    ("remark_2", dict(expansion_scale=1.0003), ["infonce_second_order"]),
-    ("new_data_point", dict(time_scale=new_data_point.PIN_TIME_SCALE), ["ode_predicts_new_points"]),
-]
-
-
-@pytest.mark.parametrize("rid, params, claims", PINS, ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(PINS)])
-def test_tolerance_is_pinned_by_a_control(run, rid, params, claims):
-    ev = run(P + rid, allow_violation=True, **params)
-    for name in claims:
-        c = ev.claim(name)
-        assert not c.passed, f"{rid}: {name} passes on {params}: its tolerance is not pinned\n{ev.explain()}"
-        # ... and only just: within 10⁴ tolerances of the bound, so a tolerance loosened ×10⁴ would let it pass.
-        assert abs(c.observed - c.bound) <= 1e4 * c.allowance, ev.explain()
+# The tolerances pinned by registered controls just outside them: checks/test_pins_000_002.py.
 
 
 # -- Lemma 1 --------------------------------------------------------------------------------------------

@@ -219,6 +219,24 @@ def test_unconverged_trend_control_does_not_contrast(registered):
     assert d2.status is Status.OPEN
 
 
+def _trend_unjudged_control(p, form, ctx) -> Outcome:
+    """The trend's sweep at its default; outside the predicted range (the control) a run that judged nothing:
+    no bound claim, only a measurement (`holds` is False for want of a bound, not because one failed)."""
+    if TREND[0] <= p["a"] <= TREND[1]:
+        return _trend_evaluate(p, form, ctx)
+    return Outcome(observed=p["a"], bound=TREND[1], tightness=None, claims=[Claim.measurement("exponent", p["a"])],
+                   details={}, converged=True)
+
+
+def test_a_trend_control_that_judged_nothing_does_not_contrast(registered):
+    """A control contrasts only by a FAILED bound claim on a converged run: one whose evidence fails `holds`
+    because it has no bound claim at all says nothing about the regime (held-out mutant: `or` → `and` in the
+    trend rule counted it)."""
+    d = derive(registered(fake_trend(evaluate=_trend_unjudged_control, open_reason="r")))
+    assert d.status is Status.OPEN
+    assert any("holds" in p for p in d.problems), d.explain()
+
+
 def test_proof_erratum_must_replay(registered):
     wrong = ProofErratum("step 1", "x ≤ 3/4", "claimed to fail", {"x": 0.5}, "proof_step_x_small")
     d = derive(registered(fake(proof_errata=(wrong,))))

@@ -1,15 +1,39 @@
 """Mutation testing for the verdict code: does `pytest` catch a small bug?
 
     python tools/mutants.py theorems/nonlinear_cl/theorem_1.py -- checks/test_001_nonlinear_cl.py
-    python tools/mutants.py MODULE --max 20 --seed 0 --list        # show the mutants, run nothing
+    python tools/mutants.py MODULE --max 20 --seed 0 --list        # show the sampled mutants, run nothing
     python tools/mutants.py MODULE --lines 40-120 -- TESTS ...      # only mutate those lines
+    python tools/mutants.py MOD1 MOD2 --max 40 --gate --log sweep.jsonl   # each against the tests CI runs for it
 
-Each mutant changes one token of the module: a constant named in UPPER_CASE scaled (a tolerance loosened
-×1000, a constant in a bound ×1.1), a comparison flipped (``<=`` ↔ ``>=``, ``<`` ↔ ``>``), ``not``
-dropped from a condition, ``True``/``False`` swapped, ``min``/``max`` swapped. The mutant is written in
-place, the tests run (``-x -q``, serially: ``-n 0``, hypothesis without its shrink phase, the ``ci`` profile), and the file is
-restored whatever happens. A mutant is *killed* when the tests fail; one whose tests time out is
-not counted. The score is killed / decided.
+The mutants are generated from the module's syntax tree (`sites`), not written by hand: every numeric
+constant that can change a verdict and every comparison, each with its operators:
+
+* ``tolerance``: a float in a module-level constant, in a ``Claim`` call, a comparison, an ``atol=`` /
+  ``rtol=`` / ``tol=`` argument or any expression that reaches a verdict: ×10, ×1000, ÷10, ÷1000
+  (an int: ±1);
+* ``control``: a number inside a registered instance (``CONTROLS``, ``COUNTEREXAMPLES``, ``TREND_CONTROLS``,
+  ``Binding``/``controls=``/``trend_controls=``/``counterexamples=``/``searched=`` of ``Result``): same operators;
+* ``comparison``: ``<``, ``<=``, ``>``, ``>=`` flipped and their strictness changed, ``==`` ↔ ``!=``,
+  ``is`` ↔ ``is not``, ``in`` ↔ ``not in``,
+  ``min`` ↔ ``max`` (also ``.min``/``.max``, ``minimum``/``maximum``, ``amin``/``amax``), ``and`` ↔ ``or``,
+  ``not`` dropped, ``Claim.at_most`` ↔ ``Claim.at_least``;
+* ``hypothesis``: a hypothesis check dropped: ``raise HypothesisViolation/ParameterError(...)`` or
+  ``out.append(Violation(...))`` made a ``pass``;
+* ``other``: a number elsewhere in a function body (an iteration count, a guard).
+
+Not mutated: docstrings and strings (f-strings included), ``Param(...)`` / ``*_param(s)(...)`` declarations (the declared domains
+have their own conformance checks), ``report_instances``, ``cost``, ``details`` and ``Claim.measurement``
+(they decide no verdict), subscripts (indices),
+exponents of ``**``, zero floats (×10 of 0 is 0: an equivalent mutant).
+
+Sampling (``--max N``) is deterministic for a seed: each site's operators are shuffled, one operator per
+site is taken before a second one, and the kinds are interleaved with tolerance and comparison mutants
+first (``PRIORITY``), so a small budget still covers what the held-out mutants test most.
+
+Each mutant is written in place, the tests run (``-x -q``, serially: ``-n 0``, the ``ci`` suite), and the
+file is restored whatever happens (an exception, Ctrl-C, SIGTERM). A mutant is *killed* when the tests
+fail, *survives* when they pass; one whose tests time out decides nothing and is not counted. The score
+is killed / decided, per module and per kind; ``--log`` appends one JSON line per mutant.
 
 Dev tool: not part of the library or of the CI gate.
 """
@@ -17,63 +41,468 @@ Dev tool: not part of the library or of the CI gate.
 from __future__ import annotations
 
 import argparse
+import ast
+import json
+import os
 import random
 import re
 import signal
 import subprocess
 import sys
 import time
+from collections import defaultdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-CONST = re.compile(r"^(?P<head>[A-Z][A-Z0-9_]*\s*(?::[^=]+)?=\s*)(?P<num>[0-9][0-9_.eE+-]*)\s*(?P<tail>(#.*)?)$")
-SWAPS = [
-    (re.compile(r"(?<![<>=!])<=(?!=)"), ">="),
-    (re.compile(r"(?<![<>=!])>=(?!=)"), "<="),
-    (re.compile(r"(?<![<>=!-])<(?![<=])"), ">"),
-    (re.compile(r"(?<![<>=!-])>(?![>=])"), "<"),
-    (re.compile(r"\bif not "), "if "),
-    (re.compile(r"\bTrue\b"), "False"),
-    (re.compile(r"\bFalse\b"), "True"),
-    (re.compile(r"\bmin\("), "max("),
-    (re.compile(r"\bmax\("), "min("),
-]
+KINDS = ("tolerance", "comparison", "hypothesis", "control", "other")
+# Interleaving order of a sample: two tolerance and two comparison mutants for each of the others.
+PRIORITY = ("tolerance", "comparison", "tolerance", "comparison", "hypothesis", "control", "other")
+
+FLOAT_OPS = (("×10", 10.0), ("×1000", 1000.0), ("÷10", 0.1), ("÷1000", 0.001))
+CMP_SWAPS = {  # flipped, strictness changed
+    ast.Lt: ("<", (">", "<=")),
+    ast.LtE: ("<=", (">=", "<")),
+    ast.Gt: (">", ("<", ">=")),
+    ast.GtE: (">=", ("<=", ">")),
+    ast.Eq: ("==", ("!=",)),
+    ast.NotEq: ("!=", ("==",)),
+    ast.Is: ("is", ("is not",)),
+    ast.IsNot: ("is not", ("is",)),
+    ast.In: ("in", ("not in",)),
+    ast.NotIn: ("not in", ("in",)),
+}
+MINMAX = {"min": "max", "max": "min", "minimum": "maximum", "maximum": "minimum", "amin": "amax", "amax": "amin",
+          "at_most": "at_least", "at_least": "at_most"}
+HYPOTHESIS_ERRORS = ("HypothesisViolation", "ParameterError")
+REGISTERED_INSTANCES = ("controls", "trend_controls", "counterexamples", "searched", "binding")
+SKIP_FUNCTIONS = ("report_instances", "cost")
 
 
-def _is_code(line: str) -> bool:
-    stripped = line.strip()
-    return bool(stripped) and not stripped.startswith(("#", '"', "'", "from ", "import "))
+@dataclass(frozen=True)
+class Mutant:
+    """One change of the source: bytes [start, end) of line ``line`` (1-based, UTF-8 offsets as `ast`
+    gives them; ``end_line`` may be later for a dropped statement) replaced by ``new``."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    new: str
+    kind: str
+    what: str
+
+    def apply(self, source: str) -> str:
+        lines = source.encode("utf-8").splitlines(keepends=True)
+        head = b"".join(lines[: self.line - 1]) + lines[self.line - 1][: self.col]
+        tail = lines[self.end_line - 1][self.end_col:] + b"".join(lines[self.end_line:])
+        return (head + self.new.encode("utf-8") + tail).decode("utf-8")
 
 
-def mutants(lines: list[str], lo: int, hi: int) -> list[tuple[int, str, str]]:
-    """(line number, description, new line) for every candidate mutation in [lo, hi]."""
+def _segment(lines: list[bytes], a: tuple[int, int], b: tuple[int, int]) -> str:
+    """Source between positions a and b ((line, byte col), 1-based lines)."""
+    if a[0] == b[0]:
+        return lines[a[0] - 1][a[1]:b[1]].decode("utf-8")
+    parts = [lines[a[0] - 1][a[1]:]] + lines[a[0]:b[0] - 1] + [lines[b[0] - 1][:b[1]]]
+    return b"".join(parts).decode("utf-8")
+
+
+def _advance(lines: list[bytes], pos: tuple[int, int], k: int) -> tuple[int, int]:
+    """Position k characters after pos (k counted in the decoded text of the segment)."""
+    line, col = pos
+    while True:
+        rest = lines[line - 1][col:].decode("utf-8")
+        if k <= len(rest):
+            return line, col + len(rest[:k].encode("utf-8"))
+        k -= len(rest)
+        line, col = line + 1, 0
+
+
+def _operator_between(lines, left: ast.AST, right: ast.AST, token: str):
+    """(start, end) of ``token`` between two nodes (it is the only thing there besides brackets,
+    whitespace and comments), or None."""
+    a, b = (left.end_lineno, left.end_col_offset), (right.lineno, right.col_offset)
+    text = _segment(lines, a, b)
+    code = re.sub(r"#[^\n]*", lambda m: " " * len(m.group(0)), text)
+    hit = re.search(r"(?<![<>=!])" + re.escape(token) + r"(?![<>=])" if token in ("<", ">", "<=", ">=", "==", "!=")
+                    else r"\b" + token.replace(" ", r"\s+") + r"\b", code)
+    if hit is None:
+        return None
+    return _advance(lines, a, hit.start()), _advance(lines, a, hit.end())
+
+
+def _number_ops(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return []
+    if isinstance(value, int):
+        return [("+1", repr(value + 1)), ("-1", repr(value - 1))]
+    if value == 0.0 or value != value:
+        return []
+    return [(name, _float_literal(value * f)) for name, f in FLOAT_OPS]
+
+
+def _float_literal(x: float) -> str:
+    text = f"{x:.12g}"  # 1e-9 ×1000 is 1e-06, not 1.0000000000000002e-06
+    return text if any(c in text for c in ".eEn") else text + ".0"
+
+
+class _Sites(ast.NodeVisitor):
+    def __init__(self, lines: list[bytes]):
+        self.lines = lines
+        self.out: list[Mutant] = []
+        self.context: list[str] = []  # "module-const", "claim", "compare", "tol", "control", "skip", "func"
+
+    # -- context ---------------------------------------------------------------------------------
+    def _within(self, tag: str, node: ast.AST) -> None:
+        self.context.append(tag)
+        self.generic_visit(node)
+        self.context.pop()
+
+    def visit_FunctionDef(self, node):
+        if node.name in SKIP_FUNCTIONS:
+            return
+        self.context.append("func")
+        for stmt in node.body:  # decorators, defaults and annotations decide no verdict
+            if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+                self.visit(stmt)
+        self.context.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        self._within("func", node)
+
+    def visit_Assign(self, node):
+        names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        if names == ["details"] or any(isinstance(t, ast.Subscript) and getattr(t.value, "id", "") == "details"
+                                       for t in node.targets):
+            return  # what a report shows, not what decides
+        self._assign(node, names)
+
+    def visit_AnnAssign(self, node):
+        self._assign(node, [node.target.id] if isinstance(node.target, ast.Name) else [])
+
+    def _assign(self, node, names):
+        if "func" not in self.context and names and all(n.isupper() for n in names):
+            tag = "control" if any(any(r.upper() in n for r in REGISTERED_INSTANCES) for n in names) \
+                else "module-const"
+            self._within(tag, node)
+        else:
+            self.generic_visit(node)
+
+    def visit_JoinedStr(self, node):
+        return  # an f-string is a message, not a verdict
+
+    def visit_Subscript(self, node):
+        self.visit(node.value)  # the index is not a verdict constant
+
+    def visit_BinOp(self, node):
+        self.visit(node.left)
+        if not isinstance(node.op, ast.Pow):
+            self.visit(node.right)
+        elif not isinstance(node.right, ast.Constant):
+            self.visit(node.right)
+
+    def visit_keyword(self, node):
+        if node.arg == "details":
+            return
+        if node.arg in REGISTERED_INSTANCES:
+            self._within("control", node)
+        elif node.arg and ("tol" in node.arg.lower()):
+            self._within("tol", node)
+        else:
+            self.generic_visit(node)
+
+    def visit_Call(self, node):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name == "Param" or name.endswith(("_param", "_params")):  # declarations of parameters
+            return
+        if isinstance(func, ast.Attribute) and func.attr == "update" and getattr(func.value, "id", "") == "details":
+            return  # what a report shows, not what decides
+        if name in MINMAX and not (name in ("min", "max") and isinstance(func, ast.Attribute)
+                                   and isinstance(func.value, ast.Name) and func.value.id == "math"):
+            self._swap_name(func, name)
+        if name == "Binding":
+            return self._within("control", node)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "Claim":
+            if func.attr == "measurement":
+                return  # a measurement is recorded, never judged
+            return self._within("claim", node)
+        self.generic_visit(node)
+
+    def _swap_name(self, func, name):
+        if isinstance(func, ast.Attribute):
+            end = (func.end_lineno, func.end_col_offset)
+            start = (end[0], end[1] - len(name.encode()))
+        else:
+            start, end = (func.lineno, func.col_offset), (func.end_lineno, func.end_col_offset)
+        self.out.append(Mutant(start[0], start[1], end[0], end[1], MINMAX[name], "comparison",
+                               f"{name} -> {MINMAX[name]}"))
+
+    # -- sites -----------------------------------------------------------------------------------
+    def visit_Constant(self, node):
+        ops = _number_ops(node.value)
+        if not ops or not self.context:
+            return
+        # The innermost function decides: a number in a claim, comparison or tolerance argument inside it
+        # is a tolerance/bound constant, any other number in it is "other" (a lambda inside a module-level
+        # constant is code, not a constant).
+        inner = self.context[len(self.context) - self.context[::-1].index("func"):] if "func" in self.context \
+            else self.context
+        if "control" in self.context:
+            kind = "control"
+        elif set(inner) & {"module-const", "claim", "compare", "tol"}:
+            kind = "tolerance"
+        elif "func" in self.context:
+            kind = "other"
+        else:
+            return
+        text = _segment(self.lines, (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset))
+        for name, new in ops:
+            self.out.append(Mutant(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, new, kind,
+                                   f"{text} {name}"))
+
+    def visit_UnaryOp(self, node):
+        if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+            return self.visit(node.operand)
+        if isinstance(node.op, ast.Not) and self.context:
+            self.out.append(Mutant(node.lineno, node.col_offset, node.operand.lineno, node.operand.col_offset,
+                                   "", "comparison", "not dropped"))
+        self.generic_visit(node)
+
+    def visit_Compare(self, node):
+        if self.context:
+            left = node.left
+            for op, right in zip(node.ops, node.comparators):
+                if type(op) in CMP_SWAPS:
+                    token, news = CMP_SWAPS[type(op)]
+                    span = _operator_between(self.lines, left, right, token)
+                    if span:
+                        for new in news:
+                            self.out.append(Mutant(*span[0], *span[1], new, "comparison", f"{token} -> {new}"))
+                left = right
+        self._within("compare", node)
+
+    def visit_BoolOp(self, node):
+        if self.context:
+            token, new = ("and", "or") if isinstance(node.op, ast.And) else ("or", "and")
+            spans = [_operator_between(self.lines, a, b, token) for a, b in zip(node.values, node.values[1:])]
+            if spans and spans[0]:
+                self.out.append(Mutant(*spans[0][0], *spans[0][1], new, "comparison", f"{token} -> {new}"))
+        self.generic_visit(node)
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+
+    def visit_Raise(self, node):
+        exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        name = getattr(exc, "id", getattr(exc, "attr", ""))
+        if name in HYPOTHESIS_ERRORS:
+            self.out.append(Mutant(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, "pass",
+                                   "hypothesis", f"raise {name} dropped"))
+        self.generic_visit(node)
+
+    def visit_Expr(self, node):
+        call = node.value
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("append",
+                                                                                                       "extend")
+                and call.args and "Violation(" in ast.unparse(call.args[0])):
+            self.out.append(Mutant(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, "pass",
+                                   "hypothesis", "Violation dropped"))
+        self.generic_visit(node)
+
+
+def parses(source: str, mutant: Mutant) -> bool:
+    try:
+        ast.parse(mutant.apply(source))
+    except SyntaxError:
+        return False
+    return True
+
+
+def sites(source: str, lo: int = 1, hi: int = 10**9, validate: bool = True) -> list[Mutant]:
+    """Every mutant of ``source`` (see the module docstring) whose site starts on a line in [lo, hi],
+    in source order. With ``validate`` each one parses (the generator drops any that would not)."""
+    lines = source.encode("utf-8").splitlines(keepends=True)
+    visitor = _Sites(lines)
+    visitor.visit(ast.parse(source))
     out = []
-    in_doc = False
-    for i, line in enumerate(lines, 1):
-        if line.count('"""') % 2 == 1:
-            in_doc = not in_doc
+    seen = set()
+    for m in sorted(visitor.out, key=lambda m: (m.line, m.col, m.kind, m.what)):
+        key = (m.line, m.col, m.end_line, m.end_col, m.new)
+        if not (lo <= m.line <= hi) or key in seen:
             continue
-        if in_doc or not (lo <= i <= hi) or not _is_code(line):
-            continue
-        code, _, comment = line.partition("  #")
-        m = CONST.match(line.strip())
-        if m:
-            try:
-                value = float(m.group("num").replace("_", ""))
-            except ValueError:
-                value = None
-            if value not in (None, 0.0):
-                factor = 1000.0 if value < 1e-2 else 1.1
-                indent = line[: len(line) - len(line.lstrip())]
-                new = f"{indent}{m.group('head')}{value * factor!r}"
-                out.append((i, f"{m.group('num')} -> ×{factor:g}", new))
-            continue
-        for pattern, repl in SWAPS:
-            for hit in pattern.finditer(code):
-                if "->" in code[max(0, hit.start() - 1):hit.end() + 1] or "lambda" in code[:hit.start()]:
-                    continue
-                new = code[: hit.start()] + repl + code[hit.end():] + (("  #" + comment) if comment else "")
-                out.append((i, f"{hit.group(0).strip()} -> {repl.strip()}", new))
+        seen.add(key)
+        if not validate or parses(source, m):
+            out.append(m)
     return out
+
+
+def sample(pool: list[Mutant], n: int, seed: int = 0, kinds: tuple[str, ...] = KINDS) -> list[Mutant]:
+    """A deterministic sample of ``n`` mutants: one operator per site before a second, kinds interleaved
+    by ``PRIORITY`` (tolerance and comparison first); returned in source order."""
+    rng = random.Random(seed)
+    by_kind: dict[str, list[list[Mutant]]] = defaultdict(list)
+    by_site: dict[tuple, list[Mutant]] = defaultdict(list)
+    for m in pool:
+        if m.kind in kinds:
+            by_site[(m.line, m.col, m.kind)].append(m)
+    for key in sorted(by_site):
+        ops = by_site[key][:]
+        rng.shuffle(ops)
+        by_kind[key[2]].append(ops)
+    queues: dict[str, list[Mutant]] = {}
+    for kind, groups in by_kind.items():
+        rng.shuffle(groups)
+        depth = max(len(g) for g in groups)
+        queues[kind] = [g[i] for i in range(depth) for g in groups if i < len(g)]
+    chosen: list[Mutant] = []
+    while len(chosen) < n and any(queues.values()):
+        for kind in PRIORITY:
+            if queues.get(kind) and len(chosen) < n:
+                chosen.append(queues[kind].pop(0))
+    return sorted(chosen, key=lambda m: (m.line, m.col, m.new))
+
+
+# -- the tests CI runs for a module ---------------------------------------------------------------------
+PAPER_TESTS = {
+    "deep_fusion": ["checks/test_000_deep_fusion.py", "checks/test_000_items.py", "tests/test_deep_fusion_machinery.py"],
+    "ssl_dynamics": ["checks/test_002_ssl_dynamics.py", "checks/test_002_items.py", "checks/test_002_audit.py",
+                     "checks/test_002_remark_2.py", "tests/test_ssl_dynamics_machinery.py"],
+}
+
+
+# Conformance checks the gate runs for a shared module, beyond the test files that import it: the verdict
+# rules are exercised on real results of every status (the whole conformance run is the integrator's).
+SHARED_GATE = {
+    "theorems/core/verdict.py": [["checks/test_conformance.py", "-k", "test_status_follows_from_the_evidence and ("
+                                  "deep_fusion or ssl_dynamics)"]],
+}
+
+
+def _tests_naming(path: Path, names: tuple[str, ...]) -> list[str]:
+    """Node ids ``path::test_x`` of the test functions (and test classes) of ``path`` whose source names one
+    of ``names`` (a result id, a module name), or that call a module-level helper that does."""
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    pattern = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in names))
+    helpers = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+               and not node.name.startswith(("test_", "Test")) and pattern.search(ast.get_source_segment(source, node))}
+    constants = {t.id for node in tree.body if isinstance(node, ast.Assign)
+                 and pattern.search(ast.get_source_segment(source, node)) for t in node.targets
+                 if isinstance(t, ast.Name)}
+    uses = pattern if not (helpers | constants) else re.compile(
+        pattern.pattern + "|" + "|".join(rf"\b{re.escape(h)}\b" for h in sorted(helpers | constants)))
+    return [f"{path}::{node.name}" for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name.startswith(("test_", "Test"))
+            and uses.search(ast.get_source_segment(source, node))]
+
+
+PAPER_NUMBER = {"deep_fusion": "000", "ssl_dynamics": "002"}
+
+
+def gate_tests(module: Path, root: Path = Path(".")) -> list[list[str]]:
+    """The pytest invocations (argument lists) that the CI gate runs for ``module``: the conformance
+    checks of its result (``checks/test_conformance.py -k <id>]``), then the tests of the paper's own test
+    files that name the module or its id. A module with no result of its own (shared machinery) gets
+    the tests that name it."""
+    module = Path(module)
+    parts = module.with_suffix("").parts
+    runs: list[list[str]] = []
+    if len(parts) == 3 and parts[0] == "theorems" and parts[1] in PAPER_TESTS:
+        rid = f"{parts[1]}.{parts[2]}"
+        registers = re.compile(r'^ID = |^RESULT = register\(', re.M)
+        text = module.read_text(encoding="utf-8")
+        if registers.search(text):  # every id the module registers (ID, LIMIT_ID, RATE_ID, ...)
+            ids = list(dict.fromkeys([rid] + re.findall(rf'^[A-Z_]*ID = "({re.escape(parts[1])}\.\w+)"', text, re.M)))
+        else:  # package machinery: the conformance checks of every result of the package that imports it
+            users = re.compile(rf"^from \.{re.escape(parts[2])} import|^from \. import .*\b{re.escape(parts[2])}\b", re.M)
+            ids = [f"{parts[1]}.{p.stem}" for p in sorted(module.parent.glob("*.py"))
+                   if p != module and registers.search(t := p.read_text(encoding="utf-8")) and users.search(t)]
+        if ids:
+            runs.append(["checks/test_conformance.py", "-k", " or ".join(f"{i}]" for i in ids)])
+        files = PAPER_TESTS[parts[1]]
+        names: tuple[str, ...] = (rid, parts[2])
+        # the pin and hypothesis files check every registered control and hypothesis edge of their papers, cheaply:
+        # run whole
+        whole = [str(p.relative_to(root)) for kind in ("pins", "hypotheses")
+                 for p in sorted(root.glob(f"checks/test_{kind}_*{PAPER_NUMBER[parts[1]]}*.py"))]
+    else:  # shared machinery: the test files that import it, then the conformance checks SHARED_GATE names
+        dotted = ".".join(parts)
+        importers = re.compile(rf"^\s*(from {re.escape(dotted)} import|import {re.escape(dotted)}\b)", re.M)
+        files = [str(p.relative_to(root)) for p in sorted(root.glob("tests/test_*.py"))
+                 if importers.search(p.read_text(encoding="utf-8"))]
+        return ([files] if files else []) + SHARED_GATE.get(str(module), [])
+    own = [node for f in files if (root / f).exists() for node in _tests_naming(root / f, names)] + whole
+    if own:
+        runs.append(own)
+    return runs
+
+
+# -- running ----------------------------------------------------------------------------------------------
+_RUNNING: list = []  # the pytest process of the mutant being run (a SIGTERM ends it too)
+
+
+def _terminate(*_):
+    for proc in list(_RUNNING):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    sys.exit(143)  # SystemExit: the `finally` of run_mutant restores the module
+
+
+def run_mutant(path: Path, source: str, mutant: Mutant, runs: list[list[str]], timeout: float) -> str:
+    """'killed', 'survived' or 'timeout'; the file is restored before returning (or raising)."""
+    base = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--suite", "ci"]
+    env = {**os.environ, "THEOREMS_MUTANT": "1", "CI": "true"}
+    deadline = time.monotonic() + timeout
+    try:
+        path.write_text(mutant.apply(source), encoding="utf-8")
+        for args in runs:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            proc = subprocess.Popen(base + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                    start_new_session=True, env=env)
+            _RUNNING.append(proc)
+            try:
+                out, _ = proc.communicate(timeout=left)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)  # the whole pytest process group, only ours
+                proc.communicate()
+                return "timeout"
+            finally:
+                _RUNNING.remove(proc)
+            if proc.returncode == 5:  # no test collected: this run decides nothing
+                continue
+            if proc.returncode != 0:
+                return "killed"
+        return "survived"
+    finally:
+        path.write_text(source, encoding="utf-8")
+
+
+def summarise(records: list[dict]) -> str:
+    """killed/decided per module and per kind (timeouts are not counted)."""
+    rows = []
+    for key in ("module", "kind"):
+        tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        for r in records:
+            t = tally[r[key]]
+            if r["outcome"] == "timeout":
+                t[2] += 1
+            else:
+                t[1] += 1
+                t[0] += r["outcome"] == "killed"
+        for name in sorted(tally):
+            k, d, to = tally[name]
+            rows.append(f"  {key:6} {name:45} {k:3}/{d:<3} killed ({100 * k / max(d, 1):3.0f}%)"
+                        + (f", {to} timed out" if to else ""))
+    k = sum(r["outcome"] == "killed" for r in records)
+    d = sum(r["outcome"] != "timeout" for r in records)
+    rows.append(f"score: {k}/{d} killed ({100 * k / max(d, 1):.0f}%)")
+    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,53 +512,58 @@ def main(argv: list[str] | None = None) -> int:
         k = argv.index("--")
         argv, tests = argv[:k], argv[k + 1:]
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("module", type=Path)
-    ap.add_argument("--max", type=int, default=15, help="mutants to run (a seeded sample)")
+    ap.add_argument("modules", type=Path, nargs="+")
+    ap.add_argument("--max", type=int, default=15, help="mutants per module (a seeded sample)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--lines", default="1-100000", help="only mutate lines LO-HI")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated kinds to sample from")
     ap.add_argument("--list", action="store_true", help="list the sampled mutants and stop")
-    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant (a hang counts as killed)")
+    ap.add_argument("--gate", action="store_true", help="run each module's CI tests (gate_tests) instead of TESTS")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant (a timeout is not counted)")
+    ap.add_argument("--log", type=Path, help="append one JSON line per mutant here")
     args = ap.parse_args(argv)
-    source = args.module.read_text(encoding="utf-8")
-    lines = source.splitlines()
     lo, hi = (int(x) for x in args.lines.split("-"))
-    pool = mutants(lines, lo, hi)
-    random.Random(args.seed).shuffle(pool)
-    chosen = sorted(pool[: args.max])
-    if args.list or not tests:
-        for i, what, new in chosen:
-            print(f"{args.module}:{i}: {what}\n    {new.strip()}")
-        print(f"{len(chosen)} of {len(pool)} candidate mutants")
+    kinds = tuple(k for k in args.kinds.split(",") if k)
+    plan = []
+    for module in args.modules:
+        source = module.read_text(encoding="utf-8")
+        pool = sites(source, lo, hi, validate=False)  # parsing every mutant is slow: only the sampled ones
+        chosen = [m for m in sample(pool, 2 * args.max, args.seed, kinds) if parses(source, m)]
+        chosen = sorted(sample(chosen, args.max, args.seed, kinds), key=lambda m: (m.line, m.col, m.new))
+        runs = gate_tests(module) if args.gate else ([tests] if tests else [])
+        counts = {k: sum(m.kind == k for m in pool) for k in KINDS}
+        print(f"{module}: {len(chosen)} of {len(pool)} mutants {counts}; tests: {runs}", flush=True)
+        plan.append((module, source, chosen, runs))
+    if args.list or not any(runs for *_, runs in plan):
+        for module, source, chosen, _ in plan:
+            lines = source.splitlines()
+            for m in chosen:
+                print(f"{module}:{m.line}: [{m.kind}] {m.what} -> {m.new!r}\n    {lines[m.line - 1].strip()}")
         return 0
-    killed = timed_out = 0
     # A SIGTERM (a killed job) must still restore the module: turn it into SystemExit so `finally` runs.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--suite", "ci", *tests]
-    try:
-        for i, what, new in chosen:
-            mutated = lines.copy()
-            mutated[i - 1] = new
-            args.module.write_text("\n".join(mutated) + "\n", encoding="utf-8")
+    signal.signal(signal.SIGTERM, _terminate)
+    records = []
+    for module, planned, chosen, runs in plan:
+        if not runs:
+            print(f"{module}: no tests to run, skipped", flush=True)
+            continue
+        source = module.read_text(encoding="utf-8")
+        if source != planned:  # edited since the plan: its mutants would land on other lines
+            print(f"{module}: changed since the mutants were planned, skipped", flush=True)
+            continue
+        for m in chosen:
             start = time.perf_counter()
-            try:
-                rc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
-                                    env={**__import__("os").environ, "THEOREMS_MUTANT": "1"}).returncode
-            except subprocess.TimeoutExpired:
-                rc = None
-            # A timeout decides nothing (a loaded machine is not a caught bug): it is neither killed nor run.
-            if rc is None:
-                timed_out += 1
-                verdict = "TIMEOUT "
-            else:
-                killed += rc != 0
-                verdict = "killed  " if rc != 0 else "SURVIVED"
-            print(f"{verdict} {args.module}:{i}: {what}   ({time.perf_counter() - start:.0f}s)"
-                  f"\n    {new.strip()}", flush=True)
-    finally:
-        args.module.write_text(source, encoding="utf-8")
-    decided = len(chosen) - timed_out
-    print(f"score: {killed}/{decided} killed ({100 * killed / max(decided, 1):.0f}%)"
-          + (f"; {timed_out} timed out (not counted)" if timed_out else ""))
+            outcome = run_mutant(module, source, m, runs, args.timeout)
+            rec = {"module": str(module), **asdict(m), "outcome": outcome,
+                   "seconds": round(time.perf_counter() - start, 1)}
+            records.append(rec)
+            line = source.splitlines()[m.line - 1].strip()
+            print(f"{outcome.upper():9} {module}:{m.line}: [{m.kind}] {m.what} -> {m.new!r}   "
+                  f"({rec['seconds']:.0f}s)\n    {line}", flush=True)
+            if args.log:
+                with args.log.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    print(summarise(records), flush=True)
     return 0
 
 

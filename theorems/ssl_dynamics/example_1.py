@@ -30,7 +30,9 @@ L* (Proposition 3's width condition).
 
 Controls: ``C`` positive definite (no negative eigenvalue, outside the paper's setting: the unconstrained dynamics
 decay instead of diverging), and h = d = z = 2 with one negative eigenvalue (below the width condition: the
-orthogonal dynamics converge to λ₁ + λ₂ > L*, a different fixed point for the paper's reason).
+orthogonal dynamics converge to λ₁ + λ₂ > L*, a different fixed point for the paper's reason); and two horizons
+too short to reach the fixed point (100 and 130 steps), a few tolerances outside REACH_RTOL and PROJ_TOL, which
+pin them.
 """
 
 from __future__ import annotations
@@ -181,8 +183,20 @@ def _strategy():
     return declared_params(ID)
 
 
+# Pins of REACH_RTOL and PROJ_TOL: horizons too short for the orthogonal run to reach its fixed point, by a few
+# tolerances (literals, not built from the tolerances; checks/test_pins_000_002.py): 100 steps leave |L_T − L*| at
+# 6.7 REACH_RTOL, 130 steps ‖WWᵀ − P*‖ at 3.8 PROJ_TOL. Either tolerance loosened ×10 lets its pin pass.
+PIN_STEPS_REACH, PIN_STEPS_PROJ = 100, 130
 CONTROLS = (dict(C="0.5,0;0,0.2", h=4, allow_violation=True),
-            dict(C="-1,0;0,0.5", z=2, h=2, allow_violation=True))
+            dict(C="-1,0;0,0.5", z=2, h=2, allow_violation=True),
+            dict(steps=PIN_STEPS_REACH), dict(steps=PIN_STEPS_PROJ))
+
+def _report_instances(suite):
+    """The declared instances; the short-horizon pins are inside the hypotheses (not negative controls there)."""
+    pins = [dict(steps=PIN_STEPS_REACH), dict(steps=PIN_STEPS_PROJ)]
+    for form, params, allow in declared_instances(RESULT, suite):
+        yield form, params, allow and params not in pins
+
 
 RESULT = register(Result(
     id=ID, paper=PAPER, section="Section 'Dynamics of SSL with Constraints', Example 1 and Figure 1",
@@ -210,5 +224,5 @@ RESULT = register(Result(
         seed_param(),
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,),
-    report_instances=lambda suite: declared_instances(RESULT, suite), module=__name__,
+    report_instances=lambda suite: _report_instances(suite), module=__name__,
 ))

@@ -260,10 +260,13 @@ def cost(p: dict) -> Cost:
 
 
 BINDING_SQUARE = dict(widths=(2, 3, 10))  # h = d = 2: W₁ square orthogonal, ‖q‖ ≡ 1
-# T = 6 < the convergence horizon (10.2): final gaps 1e-7 (loss) and 3e-4 (outputs), just outside their tolerances.
+# Horizons below the convergence horizon (10.2), one per tolerance (the loss gap is ~ the output gap squared, so one
+# horizon cannot pin both): T = 6 leaves a final loss gap of 9.6 FINAL_LOSS_RTOL, T = 9 an output gap of 3.5
+# FINAL_OUTPUT_TOL (literals; checks/test_pins_000_002.py): either tolerance loosened ×10 lets its pin pass.
 PIN_T = 6.0
+PIN_T_OUTPUTS = 9.0
 CONTROLS = (dict(projection="qr", allow_violation=True), dict(step_sign=1.0, allow_violation=True),
-            dict(T=PIN_T, allow_violation=True))
+            dict(T=PIN_T, allow_violation=True), dict(T=PIN_T_OUTPUTS, allow_violation=True))
 
 
 def report_instances(suite):

@@ -19,8 +19,9 @@ Status ``verified``: largest error 1.1e-11·‖x̂‖ over t ∈ [0, T], 4 initi
 (default; the integrations' certified global error is 1.1e-11); at the horizon the outputs are ±v₁ᵀx̂ to 9e-10
 relative. The narrowest width h = d + z binds (7e-12, 8e-9).
 Negative controls: the flow of "Euclidean step + polar projection" (``flow='stiefel'``; its q-ODE is not (9): error
-~1e-2), a horizon too short for the limit (``T`` = 2), and (9) run 10⁻⁶ too fast (``time_scale``; error 1.4e-6, within
-10⁴ tolerances: it pins the tolerance 1e-8).
+~1e-2), horizons too short for the limit (``T`` = 2, and
+``T`` = 8: 5.1 tolerances outside, which pins LIMIT_RTOL), and (9) run 2·10⁻⁸ too fast (``time_scale``; error 2.8 tolerances,
+so it pins the tolerance 1e-8: loosened ×10 the control passes).
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ ODE_RTOL, ODE_ATOL = 1e-11, 1e-13
 SAMPLES = 41
 LIMIT_EFOLDS = 20.0
 # The control pinning PREDICTION_RTOL: (9) run 1e-6 too fast puts the prediction 1.4e-6 off (above 1e-8, below 1e-5).
-PIN_TIME_SCALE = 1 + 1e-6
+PIN_TIME_SCALE = 1 + 2e-8  # a literal: ~2.8 allowances of PREDICTION_RTOL (checks/test_pins_000_002.py)
+# A horizon a little short of the limit: |q_T − limit| is 5.1 LIMIT_RTOL at T = 8 (T = 2 misses it by 4.6e4), so
+# LIMIT_RTOL loosened ×10 lets this control pass (a literal; checks/test_pins_000_002.py).
+PIN_T = 8.0
 
 
 def horizon(lam: np.ndarray, h: int) -> float:
@@ -162,7 +166,7 @@ RESULT = register(Result(
                         "by the constrained flow (8)–(9)"),
     binding=(Binding("h ≥ d + z", BINDING_NARROW, "h = d + z = 3"),),
     controls=(dict(flow="stiefel", allow_violation=True), dict(T=2.0, allow_violation=True),
-              dict(time_scale=PIN_TIME_SCALE, allow_violation=True)),
+              dict(time_scale=PIN_TIME_SCALE, allow_violation=True), dict(T=PIN_T, allow_violation=True)),
     strategy=_strategy,
     params=(
         n_param(200, sample=(50, 400)),

@@ -23,8 +23,8 @@ converges, so rounding is amplified most) for 400 steps.
 
 Controls: ``model='two_layer'`` (u = h^{-1/2}G₂ᵀrelu(G₁x), outside "linear or kernel": the hidden layer is shared,
 so training the outputs jointly differs from training z single-output copies; the gap is O(h^{-1/2})), and
-``coupling`` = 1e-10 (each output's residual leaks 1e-10 of the others' into its gradient: a deliberately wrong
-constant just outside the tolerance, which pins it).
+``coupling`` = 2e-11 (each output's residual leaks 2e-11 of the others' into its gradient: a deliberately wrong
+constant ~3.6 allowances outside DECOUPLE_RTOL, which pins it: loosened ×10 the control passes).
 """
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ def _strategy():
     return declared_params(ID)
 
 
-CONTROLS = (dict(model="two_layer", allow_violation=True), dict(coupling=1e-10, allow_violation=True))
+CONTROLS = (dict(model="two_layer", allow_violation=True), dict(coupling=2e-11, allow_violation=True))
 
 RESULT = register(Result(
     id=ID, paper=PAPER, section="Section 'Learning Dynamics of Multivariate Regression', eq. (3) and Remark 1",

@@ -29,7 +29,7 @@ batched DOP853 integration (``optim.ode.integrate_batched``, rtol 1e-11), certif
 ÷ 100: the largest difference (``ode_global_error``) must be below TRAJECTORY_TOL/10, else the evidence is not
 converged. The discrete schemes of the paper's experiment (GD with projection (11) against (12)) are the
 result ``ssl_dynamics.figure_3``.
-Negative controls: ``init_perturb`` > 0 (off the Stiefel manifolds; 3e-8 pins the tolerances), the experiment's
+Negative controls: ``init_perturb`` > 0 (off the Stiefel manifolds; 3e-8, 1e-8 and 2e-10 pin the three tolerances), the experiment's
 flows (``flow='stiefel'``: Euclidean step + polar, ``flow='euclid_qr'``).
 details: the q-velocity error against the Stiefel ODE too.
 """
@@ -191,9 +191,12 @@ def report_instances(suite):
 
 
 BINDING_SQUARE = dict(h=4)  # h = d = 4 (z = 2): W₁ square orthogonal, the narrowest width
-# Off the manifolds by 3e-8: velocity error ≈ 1.9·perturb, trajectory ≈ 0.62·perturb, width ≈ 4.7·perturb, each
-# between its tolerance and 1000× it, so the control fails every bound claim and a loosened tolerance would not.
+# Off the manifolds: the three bound claims scale linearly with the perturbation but with different constants, so
+# each tolerance has its own pin, 1.9-3.7 allowances outside it (literals; checks/test_pins_000_002.py): 3e-8 pins
+# the trajectory (1.9), 1e-8 the width independence (3.6), 2e-10 the velocity (3.7). A tolerance loosened ×10
+# lets its pin pass.
 PIN_PERTURB = 3e-8
+PIN_PERTURBS = (PIN_PERTURB, 1e-8, 2e-10)
 
 
 def _strategy():
@@ -210,7 +213,7 @@ RESULT = register(Result(
     status=Status.VERIFIED,
     logic=Logic(for_all="every symmetric C, every d, z, h ≥ max(d, z) and every start on St(h, d) × St(h, z)"),
     binding=(Binding("h ≥ max(d, z)", BINDING_SQUARE, "h = d = 4"),),
-    controls=(dict(init_perturb=PIN_PERTURB, allow_violation=True),),
+    controls=tuple(dict(init_perturb=e, allow_violation=True) for e in PIN_PERTURBS),
     strategy=_strategy,
     params=(
         spectrum_param((-1.5, -0.6, 0.4, 1.2), sample=None),

@@ -1,0 +1,81 @@
+"""Tolerances of papers 000 and 002 pinned by REGISTERED controls just outside them (issue 26, item 9).
+
+A tolerance is pinned when some registered negative control fails its claim by more than the allowance and by at
+most 10 allowances: then the tolerance loosened ×10 (or ×1000) lets that control pass, and tightened ÷10 the
+control's failure is more than 10 allowances, so either mutant fails this test. Each row names the control by its
+literal parameters (never built from the constant it pins, which would move with it) and the test finds it among
+``Result.controls``: the registered control is what is checked, not a copy of it kept by a test or a report.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from theorems.core import registry
+from theorems.core.verdict import run_spec
+
+# (result id, the registered control, the bound claims it pins)
+PINS = [
+    ("deep_fusion.noise_lemma", dict(mode="adversarial", theta_scale=1 + 1e-11, allow_violation=True),
+     ("case1_upper_bound", "case2_lower_bound")),
+    ("ssl_dynamics.lemma_1", dict(kernel_scale=1 + 1e-10, allow_violation=True), ("diagonal_equals_kernel",)),
+    ("ssl_dynamics.proposition_2", dict(bound_scale=1 + 3e-6, allow_violation=True),
+     ("best_reaches_closed_form", "nonlinear_inner_minimum")),
+    ("ssl_dynamics.proposition_2", dict(bound_scale=1 - 3e-10, allow_violation=True),
+     ("no_start_below_closed_form", "nonlinear_no_start_below")),
+    ("ssl_dynamics.proposition_3", dict(bound_scale=1 + 3e-6, allow_violation=True),
+     tuple(f"problem_{j}_reaches_Lstar" for j in (1, 2, 3, 4))),
+    ("ssl_dynamics.proposition_3", dict(bound_scale=1 - 3e-10, allow_violation=True),
+     tuple(f"problem_{j}_not_below_Lstar" for j in (1, 2, 3, 4))),
+    ("ssl_dynamics.theorem_2", dict(init_perturb=3e-8, allow_violation=True), ("trajectory_matches_ode9",)),
+    ("ssl_dynamics.theorem_2", dict(init_perturb=1e-8, allow_violation=True), ("width_independent",)),
+    ("ssl_dynamics.theorem_2", dict(init_perturb=2e-10, allow_violation=True), ("velocity_matches_ode9",)),
+    ("ssl_dynamics.figure_3", dict(T=6.0, allow_violation=True), ("same_final_loss",)),
+    ("ssl_dynamics.figure_3", dict(T=9.0, allow_violation=True), ("same_final_outputs",)),
+    ("ssl_dynamics.figure_3", dict(step_sign=1.0, allow_violation=True), ("riemannian_gd_first_order",)),
+    ("ssl_dynamics.expected_c", dict(formula_scale=1.01, allow_violation=True), ("expectation",)),
+    ("ssl_dynamics.new_data_point", dict(time_scale=1 + 2e-8, allow_violation=True), ("ode_predicts_new_points",)),
+    ("ssl_dynamics.new_data_point", dict(T=8.0, allow_violation=True), ("limit_on_new_points",)),
+    ("ssl_dynamics.remark_1", dict(coupling=2e-11, allow_violation=True), ("joint_equals_independent",)),
+    ("ssl_dynamics.example_1", dict(steps=100), ("orthogonal_reaches_the_minimum",)),
+    ("ssl_dynamics.example_1", dict(steps=130), ("fixed_point_independent_of_init",)),
+]
+
+
+def excess(claim) -> float:
+    """How many allowances ``observed`` lies beyond ``bound`` (≤ 1 passes)."""
+    gap = {"<=": claim.observed - claim.bound, ">=": claim.bound - claim.observed}.get(
+        claim.relation, abs(claim.observed - claim.bound))
+    return gap / claim.allowance
+
+
+@pytest.mark.parametrize("rid, control, claims", PINS, ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(PINS)])
+def test_registered_control_pins_the_tolerance(run, rid, control, claims):
+    result = registry.get(rid)
+    assert control in [dict(c) for c in result.controls], f"{rid}: {control} is not a registered control"
+    ev = run_spec(run, result, control)
+    for name in claims:
+        c = ev.claim(name)
+        assert c.kind == "bound" and c.allowance > 0, c
+        assert 1.0 < excess(c) <= 10.0, f"{rid}: {name} is {excess(c):.3g} allowances outside on {control}"
+
+
+PAPERS = ("deep_fusion.", "ssl_dynamics.")
+
+
+def _controls():
+    return [(rid, dict(c)) for rid in registry.ids() if rid.startswith(PAPERS)
+            for c in registry.get(rid).controls if c.get("allow_violation")]
+
+
+@pytest.mark.parametrize("rid, control", _controls(), ids=lambda v: v if isinstance(v, str) else None)
+def test_each_bypassing_control_violates_a_named_hypothesis(rid, control):
+    """A registered control that bypasses the hypotheses (``allow_violation``) must violate one: if the
+    hypothesis check it relies on were dropped, the control would be an instance inside the hypotheses that
+    fails, and nothing else would notice (issue 26: hypothesis checks that no test names). Checked on the
+    declared hypotheses alone, before any computation."""
+    result = registry.get(rid)
+    params = {k: v for k, v in control.items() if k not in ("form", "allow_violation")}
+    _, violations = registry.validate(result, params, control.get("form", result.default_form))
+    assert violations, f"{rid}: the control {control} violates no hypothesis"
+    assert all(v.hypothesis for v in violations)
