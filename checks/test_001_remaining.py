@@ -193,6 +193,8 @@ def test_figure_1_right_above_the_lme_threshold_no_lme_is_near_its_pattern(run):
         theorems.check(F1R, eps=0.1, q=0.37)
     with pytest.raises(HypothesisViolation, match="M ≤ d"):
         theorems.check(F1R, M=4, d=3)
+    with pytest.raises(HypothesisViolation, match="M ≤ d"):  # not bypassable: U cannot have M > d such columns
+        theorems.check(F1R, M=4, d=3, allow_violation=True)
 
 
 def test_figure_1_right_searched_instance_is_settled_and_keeps_the_status_open(run):
