@@ -79,3 +79,8 @@ def test_figure_12_roughness_and_crop_on_hand_cases():
     gen = torch.Generator().manual_seed(0)
     crop = random_resized_crop(img.expand(64, 8, 8).contiguous(), gen, 0.5, (0.5, 1.5))
     assert not torch.allclose(crop, img.expand(64, 8, 8))
+
+
+def test_figure_12_an_empty_ratio_range_is_refused_even_with_allow_violation():
+    with pytest.raises(HypothesisViolation, match="ratio_low ≤ ratio_high"):
+        theorems.check(F12, ratio_low=1.5, ratio_high=0.5, allow_violation=True)
