@@ -31,6 +31,13 @@ roughness of a filter, its Dirichlet energy over the 4×4 grid relative to its n
 Negative control: ``crop_scale_min`` = 1 with ratio (1, 1) (the crop is the whole image: no augmentation, the
 regime where the paper predicts no smoothing; both arms then train identically and the ratio is exactly 1).
 
+What the runs show (CPU, float32, mean over the two initialisations): the ci instance (150 minibatches of 8):
+roughness 2.97 without augmentation against 1.02 with it (3.09 at initialisation); 2000 minibatches (``steps=2000``,
+21 s of a contended core): 2.31 against 1.02. Without augmentation the two views are equal, InfoNCE is solved almost
+at once (final loss ≈ 0.002), and the filters stay close to their initialisation, shrinking by weight decay; with it
+they become smooth blobs. With augmentation the filters of an RF are also more alike (mean |cos| 0.48 against 0.26
+at 2000 steps): the diversity of Fig. 12 is recorded, not asserted.
+
 Not comparable with the printed figures (``theorems.data.digits``): 8×8 images against 28×28 (receptive fields of
 16 pixels against 196), 1,797 images against 50,000, and far fewer minibatches (the ci instance: a few hundred
 against 50,000), so only the direction of the effect is compared, never a printed value.
