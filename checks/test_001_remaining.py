@@ -1,4 +1,5 @@
-"""Paper 001's remaining items (issue 28): Corollary 1, Lemma 3, monomial activations, Lemma 5 for general C.
+"""Paper 001's remaining items (issue 28): Corollary 1, Lemma 3, monomial activations, Lemma 5 for general C, Figure 1
+(right), and Theorem 3's control outside (11).
 
 Each test runs the registered instances (controls, binding) through the shared cached runner and asserts what the
 module docstring says they show; the tolerance pins are literal numbers, not built from the constants they pin.
@@ -161,20 +162,78 @@ F1R = "nonlinear_cl.figure_1_right"
 
 
 @pytest.mark.parametrize("eps", [0.02, 0.05, 0.1, 0.2])
-def test_figure_1_right_pi_finds_an_lme_near_each_pattern(run, eps):
+def test_figure_1_right_an_lme_is_nearest_each_pattern(run, eps):
     ev = run(F1R, form=AP, eps=eps)
     assert ev.holds and ev.converged, ev.explain()
-    assert ev.claim("max_angle_to_own_pattern").observed < eps  # within an angle O(‖UᵀU − I‖) (observed ≈ 0.3·eps)
+    assert ev.claim("max_angle_to_own_pattern").observed < eps  # within an angle O(‖UᵀU − I‖) (observed ≈ 0.35·eps)
+    assert ev.claim("pi_reaches_best_lme_share").observed == 1.0  # PI from u_m finds the enumerated LME
     assert ev.claim("step_ratio").observed < 1
+    assert ev.details["enumeration_residual"] < 1e-12
 
 
-def test_figure_1_right_above_the_lme_threshold_pi_leaves_u_m(run):
+def test_figure_1_right_enumeration_is_complete_on_a_hand_case():
+    """Orthonormal U (eps = 0), M = 2: by symmetry of the atoms the LMEs are ±-free and each u_m is one of them
+    (the orthogonal model, q below the threshold): the enumeration returns u_1 and u_2 up to rounding."""
+    import torch
+    from theorems.data.latents import summation_model
+    from theorems.nonlinear_cl.figure_1_right import all_lmes
+
+    U = torch.eye(3, dtype=torch.float64)[:, :2]
+    lmes = all_lmes(summation_model(U, torch.tensor([0.2, 0.2], dtype=torch.float64)))
+    best = (lmes @ U).max(dim=0).values
+    assert torch.allclose(best, torch.ones(2, dtype=torch.float64), atol=1e-12), lmes
+
+
+def test_figure_1_right_above_the_lme_threshold_no_lme_is_near_its_pattern(run):
     ev = run(F1R, form=AP, q=0.45, allow_violation=True)
-    assert {"limits_are_lmes", "limit_nearest_its_own_pattern"} <= {c.name for c in ev.failed_bounds}
+    assert ev.converged is True  # exact enumeration: a decided outcome, not a starved optimiser
+    assert [c.name for c in ev.failed_bounds] == ["lme_near_each_pattern"]
+    assert ev.claim("lme_near_each_pattern").observed < -0.5
     with pytest.raises(HypothesisViolation, match="half the orthogonal model's gap"):
         theorems.check(F1R, eps=0.1, q=0.37)
     with pytest.raises(HypothesisViolation, match="M ≤ d"):
-        theorems.check(F1R, M=5, d=3)
+        theorems.check(F1R, M=4, d=3)
+    with pytest.raises(HypothesisViolation, match="M ≤ d"):  # not bypassable: U cannot have M > d such columns
+        theorems.check(F1R, M=4, d=3, allow_violation=True)
+
+
+def test_figure_1_right_searched_instance_is_settled_and_keeps_the_status_open(run):
+    """The worst-case search's instance: no LME is nearest u_3 (exact), PI from u_3 cycles; the run is settled
+    (converged), so a report does not flag it, and the status stays open for the reasons given."""
+    result = theorems.get(F1R)
+    assert str(result.status) == "open" and result.searched
+    ev = run(F1R, form=AP, **result.searched[0])
+    assert ev.converged is True and not ev.holds
+    scores = ev.details["best_score_per_pattern"]
+    assert scores[0] > 0.5 and scores[1] > 0.5 and scores[2] < -0.5
+    assert ev.claim("pi_settled_share").observed < 1.0
+
+
+# -- Theorem 3: outside (11) PI settles into a certified 2-cycle ------------------------------------------------------
+T3 = "nonlinear_cl.theorem_3"
+
+
+def test_theorem_3_outside_11_control_is_a_settled_two_cycle(run):
+    from theorems.nonlinear_cl.theorem_3 import CONTROLS, OUTSIDE_11
+
+    assert dict(OUTSIDE_11, allow_violation=True) in [dict(c) for c in CONTROLS]
+    ev = run(T3, allow_violation=True, **OUTSIDE_11)
+    assert ev.converged is True and ev.details["pi_two_cycle"] and not ev.details["pi_converged"]
+    assert {"converges_to_critical_point", "c_increases"} <= {c.name for c in ev.failed_claims}
+    assert ev.claim("converges_to_critical_point").observed > 0.05  # the cycle is a full step wide, not a near-miss
+    assert ev.details["two_cycle_gap"] < 1e-9
+
+
+def test_theorem_3_a_cycle_not_yet_closed_is_not_certified(run):
+    """At 500 steps the same orbit is 1.11e-9 from closing, just outside CYCLE_TOL = 1e-9: not a certified cycle,
+    so the run is unconverged (pins CYCLE_TOL: a tolerance 10 × looser would certify it)."""
+    params = {**OUTSIDE_11_PARAMS, "pi_iters": 500}
+    ev = recording.expect(run(T3, allow_violation=True, **params), recording.NOT_CONVERGED)
+    assert ev.converged is False and not ev.details["pi_two_cycle"]
+    assert 1.0e-9 < ev.details["two_cycle_gap"] < 1.3e-9
+
+
+OUTSIDE_11_PARAMS = dict(sigma=0.4, radius=2.0, angle=90.0, theta0=0.2, gamma=0.2)  # literal: the registered control's
 
 
 # -- the REGISTERED controls of every new result break a bound claim, and only with allow_violation -------------------

@@ -12,6 +12,8 @@ from . import corollary_1  # noqa: F401
 from . import corollary_2  # noqa: F401
 from . import examples  # noqa: F401  (categorical_model, summation_model, linear_vs_relu)
 from . import figure_1_right  # noqa: F401
+from . import figure_11  # noqa: F401
+from . import figure_12  # noqa: F401
 from . import figure_4  # noqa: F401
 from . import figure_8  # noqa: F401
 from . import lemma_1  # noqa: F401

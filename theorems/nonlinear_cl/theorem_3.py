@@ -32,7 +32,9 @@ Claims
   max_cap ‖A(w) − A(w(0))‖/‖A(w(0))‖.
 Negative controls: ``cap_scale`` = 0.98 (the cap's angular radius 2 % too small: the limit falls outside, which pins
 ``limit_in_cap``, nearly attained where A is constant: then w_∞ = φ₁(w(0)) and w_∞ᵀw(0) = c₀), ``pi_iters`` = 4
-(an unconverged run fails ``converges_to_critical_point``), and an instance outside (11) where c_t is not monotone.
+(an unconverged run fails ``converges_to_critical_point``), and an instance outside (11) (``OUTSIDE_11``) where PI
+settles into a certified 2-cycle (``CYCLE_TOL``: a settled run, so ``converged`` is True and the conclusion "PI
+converges" fails for the theorem's reason, not for want of iterations) and c_t is not monotone.
 
 Status: verified → verified, on new evidence (twice). First: A(w) was constant on the cap to 1e-13 or better on 4
 of 5 instances (the default: 4e-64), so the check was textbook power iteration. Then the binding instances found
@@ -71,6 +73,13 @@ FD_EPS = 1e-6
 RATE_SLACK = 1e-9  # relative slack on 1 − c_t ≤ γ^t(1 − c₀) for rounding of c_t near 1
 C_FLOOR = 1e-13  # 1 − c_t below this is float64 noise; those iterations are not judged
 PI_ITERS = 40
+# A run has reached its end state when it is a fixed point (RESIDUAL_TOL) or a certified 2-cycle: w(T) = w(T − 2) to
+# rounding while w(T) ≠ w(T − 1). PI is a deterministic map, so a period-2 orbit repeats forever: PI provably does not
+# converge from there, and the conclusion fails on a settled run, not for want of iterations. The two points must be
+# CYCLE_STEP apart (10⁵ × CYCLE_TOL), so a slowly converging run is not mistaken for a cycle. The OUTSIDE_11 cycle
+# closes to 1.7e-10 by step 600 (5e-6 at 200, 3e-8 at 400) and stays a full step 0.080 wide.
+CYCLE_TOL = 1e-9
+CYCLE_STEP = 1e-4
 
 
 def omega_on(A_fn, W: torch.Tensor):
@@ -176,6 +185,9 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     c_step_min = float(steps_c.min()) if steps_c.numel() else 0.0
     final = Wt[-1:]
     cl = classify(A_fn, final)
+    fixed = bool(cl.top_residual[0] <= RESIDUAL_TOL)
+    cycle_gap = float((Wt[-1] - Wt[-3]).norm()) if len(Wt) >= 3 else math.inf
+    cycle = (not fixed) and cycle_gap <= CYCLE_TOL and float((Wt[-1] - Wt[-2]).norm()) > CYCLE_STEP
     # How much A varies on the cap: where it does not, PI is textbook power iteration on one matrix.
     A0 = A_cap[:1]
     a_var = float((torch.linalg.matrix_norm(A_cap - A0, ord=2) / torch.linalg.matrix_norm(A0, ord=2)).max())
@@ -207,7 +219,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "observed_ratio_(1-c_t+1)/(1-c_t)": float(one_minus[2] / one_minus[1]) if float(one_minus[1]) > C_FLOOR
         else 0.0,
         "mu_at_limit": float(mu[-1]), "lambda2/lambda1_at_limit": float(cl.lam2[0] / cl.lam1[0]),
-        "pi_converged": bool(cl.top_residual[0] <= RESIDUAL_TOL),
+        "pi_converged": fixed, "pi_two_cycle": cycle, "two_cycle_gap": cycle_gap,
         "limit_distance_to_w_star": float((final - w_star).norm()),
     }
     details["limit_distance_over_R_gamma"] = float((final - w0).norm()) / R
@@ -215,7 +227,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     unmet = [] if sup_omega <= SAFETY * gamma else [Violation(
         "sup_{B_γ} ω ≤ γ", f"estimated sup ω = {sup_omega:.4g} > {SAFETY}·γ = {SAFETY * gamma:.4g} on the cap",
         ("gamma", "sigma", "angle", "radius"))]
-    return Outcome(claims=claims, details=details, converged=bool(cl.top_residual[0] <= RESIDUAL_TOL), violations=unmet,
+    # Settled (a fixed point or a certified 2-cycle) counts as converged: on a cycle the conclusion fails decisively.
+    return Outcome(claims=claims, details=details, converged=fixed or cycle, violations=unmet,
                    headline="limit_in_cap")
 
 
@@ -224,9 +237,11 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 # the seed (the perturbation direction) changes nothing: seeds 0–4 give the same margins to 1e-3.
 BINDING_VARYING = dict(sigma=0.8, radius=3.0, angle=180.0, theta0=0.2, gamma=0.4)  # A varies 1.6 %; sup ω ≈ 0.74·SAFETY·γ
 BINDING_TIGHT = dict(sigma=0.79, radius=3.07, angle=180.0, theta0=0.217, gamma=0.38)  # 1.8 %; sup ω ≈ 0.88·SAFETY·γ
-# Outside (11) (estimated sup ω ≈ 360·SAFETY·γ, A varies by 120 % on the cap): c_t is not monotone (Lemma 11's
-# first conclusion fails for the reason the lemma needs (11)), and PI does not settle in 40 steps.
-OUTSIDE_11 = dict(sigma=0.4, radius=2.0, angle=90.0, theta0=0.2, gamma=0.2)
+# Outside (11) (estimated sup ω ≈ 360·SAFETY·γ, A varies by 120 % on the cap): PI falls into a 2-cycle between
+# (0.978, −0.209, 0) and (0.992, −0.130, 0), 0.080 apart, certified (CYCLE_TOL) after 600 steps: the conclusion
+# "PI converges" fails on a settled run, and c_t is not monotone (Lemma 11's first conclusion), both for the reason
+# the theorem needs (11). (At the default 40 steps the cycle is not yet certified: that run is merely unconverged.)
+OUTSIDE_11 = dict(sigma=0.4, radius=2.0, angle=90.0, theta0=0.2, gamma=0.2, pi_iters=600)
 CONTROLS = (dict(cap_scale=0.98, allow_violation=True), dict(sigma=0.5, gamma=0.01, theta0=0.2, pi_iters=4),
             dict(OUTSIDE_11, allow_violation=True))
 
