@@ -7,6 +7,22 @@ paper. The numbers: the *relative slack* of a claim is the room left before it f
 |observed|, |bound| and its tolerance (> 0 room, 0 at the edge, < 0 failed; `theorems.core.evidence`); the
 *size of an error* is `theorems.core.magnitude.error_size`: observed/bound of the failed bound claim where
 that ratio is defined and positive, else the violation in the claim's own units.
+
+Where each result sits in its paper. Each result links to its section where the paper has a stable anchor for
+it, and otherwise names the section in words beside a link to the paper (`section_link`). The texts the suite
+reads carry no arXiv id of their own; each paper package's `Paper.url` is its arXiv listing. Stable anchors
+exist only in arXiv's HTML rendering (LaTeXML ids: ``#S4.SS2`` is Section 4.2, ``#A2`` Appendix B), and only
+where the paper numbers its sections: papers 001 (rendered by arXiv Labs' ar5iv, the paper predating arXiv's
+own HTML) and 004 link each result whose place starts with "Section n.m", "§n.m" or "Appendix X.m"; paper 000
+links its appendices only (its sections are unnumbered, AAAI style); 002 (unnumbered) and 003 (the suite reads
+a presentation of the ICLR paper, with its own section names) name the section and link the paper. A PDF's
+``#page=`` is not used: it moves between versions and says nothing about which section.
+
+What needs a look (`Row.surprise`). A negative control is there to show that the check can fail for the claim's
+reason. One whose optimiser did not converge shows nothing either way: a referee counts it neither as a control
+that failed as it should nor as one that held, but as *inconclusive*, counted apart and flagged until it is moved
+to where it fails for the claim's reason (or a test says it expects it not to converge). The registered searched
+instance of an ``open`` result not converging is the finding that verdict rests on, not a surprise.
 """
 
 from __future__ import annotations
@@ -340,18 +356,8 @@ class PaperGroup:
                 "unexpected": sum(r.unexpected for r in rows)}
 
 
-# Where a result sits in its paper, and how the page links it (issue 27: "each result links to its section").
-#
-# The stable anchors that exist are those of arXiv's HTML rendering (LaTeXML): a numbered section is
-# ``#S<n>``, its subsection ``#S<n>.SS<m>``, appendix A, B, … is ``#A1``, ``#A2``, … and its subsection
-# ``#A<k>.SS<m>``. They follow the paper's own numbering, so they can be derived from the numbering a result
-# cites ("Section 4.2", "§5.1", "Appendix B.2", "App. E.2"), and they are stable for a given version. A paper
-# gets section links only where its `Paper.url` is that HTML rendering (``arxiv.org/html/…``, or arXiv Labs'
-# ``ar5iv.labs.arxiv.org/html/…`` for a paper older than arXiv's own HTML, with the same LaTeXML ids): that is
-# the paper package saying the rendering exists. Elsewhere no anchor is stable — a paper arXiv renders only as PDF
-# (a PDF's ``#page=`` moves between versions), sections without numbers (the AAAI template of papers 000 and
-# 002: LaTeXML numbers them S1, S2, … in an order the cited name does not give), or a text whose numbering is
-# not the arXiv one — and the page names the section in words beside a link to the paper.
+# The LaTeXML anchors a paper's numbering gives (module docstring): Section n[.m] -> S<n>[.SS<m>], Appendix X[.m] ->
+# A<k>[.SS<m>] with k the letter's place in the alphabet. The locator must open the result's `section`.
 _LOCATOR = re.compile(r"^\s*(?:Section|Sec\.|§)\s*(\d+)(?:\.(\d+))?\b|^\s*(?:Appendix|App\.)\s*([A-Z])(?:\.(\d+))?\b")
 
 
