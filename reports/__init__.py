@@ -116,7 +116,10 @@ def build_report(
         outcomes=(HOLDS, FAILS, NOT_CONVERGED, MEASURED),
     )
     files = {INDEX: shared_styles(_without_indentation(html)),
-             EVIDENCE_JSON: json.dumps(recording.payload(evidences, dict(meta), expected), default=str)}
+             # whether the evidence is a whole run, as the run file says it (report --from-run reads either)
+             EVIDENCE_JSON: json.dumps(recording.payload(
+                 evidences, dict(meta), expected, finished=not (meta.get("interrupted") or meta.get("unfinished"))),
+                 default=str)}
     _publish(out, files)
     return out / INDEX
 

@@ -96,9 +96,13 @@ def test_relative_path_data_draws_the_rounded_points():
     # a straight line sampled at 50 points (matplotlib's power law on log axes)
     line = "M" + "L".join(f"{10 + 5.123 * k:.3f} {200 - 3.217 * k:.3f}" for k in range(50))
     assert len(_points(_relative_path(line))) <= 4  # a handful of its 50 vertices
-    # a bend of two tenths of a point is kept, one of a tenth is not
+    # a bend of two tenths of a point is kept, one of a tenth is not; 1.05 tenths off the line is kept
     assert len(_points(_relative_path("M0 0L10 0.2L20 0"))) == 3
     assert len(_points(_relative_path("M0 0L10 0.1L20 0"))) == 2
+    assert len(_points(_relative_path("M0 0L.3 .2L1 .3"))) == 3  # (3, 2) is 1.054 tenths from (0, 0)-(10, 3)
+    # on the line but not between its ends (a line that runs past and comes back), or a spike out and back
+    assert (200, 0) in _points(_relative_path("M0 0L20 0L10 0"))
+    assert (100, 0) in _points(_relative_path("M0 0L10 0L0 0L0 10"))
 
 
 def test_relative_path_data_is_shorter_and_leaves_what_it_cannot_read():
