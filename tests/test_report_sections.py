@@ -96,3 +96,8 @@ def test_the_searched_instance_of_an_open_result_is_its_finding_not_a_surprise()
     assert not row(other, result.defaults).searched and row(other, result.defaults).unexpected
     verified = dataclasses.replace(ev, status="verified")  # a verified result's searched instance must converge
     assert row(verified, result.defaults).unexpected
+    # only the registered instance of the default form, of a registered result, outside the hypotheses' controls
+    other_form = "corrected" if result.default_form == "as_printed" else "as_printed"
+    for twin in (dataclasses.replace(ev, form=other_form), dataclasses.replace(ev, violations=["a hypothesis"]),
+                 dataclasses.replace(ev, result_id="nonlinear_cl.no_such_result")):
+        assert not row(twin, result.defaults).searched and row(twin, result.defaults).unexpected
