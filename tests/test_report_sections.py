@@ -101,3 +101,14 @@ def test_the_searched_instance_of_an_open_result_is_its_finding_not_a_surprise()
     for twin in (dataclasses.replace(ev, form=other_form), dataclasses.replace(ev, violations=["a hypothesis"]),
                  dataclasses.replace(ev, result_id="nonlinear_cl.no_such_result")):
         assert not row(twin, result.defaults).searched and row(twin, result.defaults).unexpected
+
+
+def test_a_control_whose_bounds_hold_but_another_claim_fails_says_so(fake_results, tmp_path):
+    """Such a control failed as it should (`control_failed`: an identity or proof step fails on it), so it is no
+    alarm; its row says why it counts although its outcome reads 'holds'."""
+    control = theorems.check(FAKE_ID, x=2.0, allow_violation=True)
+    bites = dataclasses.replace(control, holds=True, claims=[Claim.at_most("bound", 1.0, 2.0),
+                                                             Claim.at_most("identity", 1.0, 0.5, kind="identity")])
+    assert control_failed(bites) and not row(bites, {}).unexpected
+    text = build_report(tmp_path / "out", [bites], {"suite": "test"}, only=[FAKE_ID]).read_text()
+    assert "(its bounds hold; 1 other claim fails: the control bites)" in text
