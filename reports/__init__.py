@@ -36,7 +36,8 @@ from .model import (FAILS, HOLDS, MEASURED, NOT_CONVERGED, STATUS_MEANING, Insta
                     outcome_of, papers_of, sections_of, summary_line)
 from .depth_plots import sandwich_figure
 from .maths import with_maths
-from .plots import OUTCOME_STYLE, evidence_svg, has_picture, scaling_of, scaling_svg, slack_overview_svg, svg_of
+from .plots import (OUTCOME_STYLE, evidence_svg, has_picture, scaling_of, scaling_svg, shared_styles, slack_overview_svg,
+                    svg_of)
 
 __all__ = ["InstanceError", "build_report", "counts", "evidence_html", "prepare_out_dir", "summary_line", "FIGURES"]
 
@@ -114,8 +115,11 @@ def build_report(
         outcome_style=OUTCOME_STYLE,
         outcomes=(HOLDS, FAILS, NOT_CONVERGED, MEASURED),
     )
-    files = {INDEX: _without_indentation(html),
-             EVIDENCE_JSON: json.dumps(recording.payload(evidences, dict(meta), expected), default=str)}
+    files = {INDEX: shared_styles(_without_indentation(html)),
+             # whether the evidence is a whole run, as the run file says it (report --from-run reads either)
+             EVIDENCE_JSON: json.dumps(recording.payload(
+                 evidences, dict(meta), expected, finished=not (meta.get("interrupted") or meta.get("unfinished"))),
+                 default=str)}
     _publish(out, files)
     return out / INDEX
 

@@ -7,11 +7,28 @@ paper. The numbers: the *relative slack* of a claim is the room left before it f
 |observed|, |bound| and its tolerance (> 0 room, 0 at the edge, < 0 failed; `theorems.core.evidence`); the
 *size of an error* is `theorems.core.magnitude.error_size`: observed/bound of the failed bound claim where
 that ratio is defined and positive, else the violation in the claim's own units.
+
+Where each result sits in its paper. Each result links to its section where the paper has a stable anchor for
+it, and otherwise names the section in words beside a link to the paper (`section_link`). The texts the suite
+reads carry no arXiv id of their own; each paper package's `Paper.url` is its arXiv listing. Stable anchors
+exist only in arXiv's HTML rendering (LaTeXML ids: ``#S4.SS2`` is Section 4.2, ``#A2`` Appendix B), and only
+where the paper numbers its sections: papers 001 (rendered by arXiv Labs' ar5iv, the paper predating arXiv's
+own HTML) and 004 link each result whose place starts with "Section n.m", "§n.m" or "Appendix X.m"; paper 000
+links its appendices only (its sections are unnumbered, AAAI style); 002 (unnumbered) and 003 (the suite reads
+a presentation of the ICLR paper, with its own section names) name the section and link the paper. A PDF's
+``#page=`` is not used: it moves between versions and says nothing about which section.
+
+What needs a look (`Row.surprise`). A negative control is there to show that the check can fail for the claim's
+reason. One whose optimiser did not converge shows nothing either way: a referee counts it neither as a control
+that failed as it should nor as one that held, but as *inconclusive*, counted apart and flagged until it is moved
+to where it fails for the claim's reason (or a test says it expects it not to converge). The registered searched
+instance of an ``open`` result not converging is the finding that verdict rests on, not a surprise.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -52,8 +69,19 @@ def outcome_of(evidence: Evidence) -> str:
 
 def control_failed(evidence: Evidence) -> bool:
     """A negative control does its job when some claim fails on it (a bound, or an identity or proof step
-    whose failure shows that the check can fail), or the instance does not hold."""
-    return bool(evidence.failed_claims) or not evidence.holds
+    whose failure shows that the check can fail), or the instance does not hold, *in a run that converged*.
+    A control whose optimiser did not converge is `control_inconclusive`: an unconverged run says nothing
+    about the bound (it never holds, and it never fails for the claim's reason), so it shows neither that
+    the check can fail nor that it cannot."""
+    return evidence.converged is not False and (bool(evidence.failed_claims) or not evidence.holds)
+
+
+def control_inconclusive(evidence: Evidence) -> bool:
+    """A negative control that did not converge (see `control_failed`). A referee counts it as neither a
+    control that failed as it should nor one that held: the suite has not shown, with this control, that
+    the check can fail. It is counted apart and needs a look (the control belongs where it fails for the
+    claim's reason), unless a test said it expects it not to converge (`recording.expect`)."""
+    return bool(evidence.violations) and evidence.converged is False
 
 
 @dataclass(frozen=True)
@@ -85,6 +113,7 @@ def counts(evidences: Sequence[Evidence], errors: Sequence[InstanceError] = (),
         **summarize(evidences),
         "controls": len(controls),
         "controls_failed": sum(control_failed(e) for e in controls),
+        "controls_inconclusive": sum(control_inconclusive(e) for e in controls),
         "counterexample_runs": sum(r.is_counterexample_run and not r.is_control and r.outcome == FAILS for r in rows),
         "unexpected": sum(r.unexpected for r in rows),
         "errors": len(errors),
@@ -93,8 +122,11 @@ def counts(evidences: Sequence[Evidence], errors: Sequence[InstanceError] = (),
 
 def summary_line(c: Mapping[str, int]) -> str:
     """The counts of `counts` in words that say what happened (a failing negative control is a success)."""
+    inconclusive = c.get("controls_inconclusive", 0)
     return (f"{c['instances']} instance(s): {c['holds']} hold; negative controls failed as they should "
-            f"{c['controls_failed']}/{c['controls']}; {c['counterexample_runs']} counterexample run(s) of printed "
+            f"{c['controls_failed']}/{c['controls']}"
+            + (f" ({inconclusive} inconclusive: did not converge)" if inconclusive else "")
+            + f"; {c['counterexample_runs']} counterexample run(s) of printed "
             f"statements found wrong; {c['unexpected']} need a look; {c['not_converged']} not converged; "
             f"{c['errors']} error(s)")
 
@@ -113,6 +145,7 @@ class Row:
     evidence: Evidence
     shown_params: dict[str, Any]  # only what differs from the defaults; the full set is in the command
     expected: frozenset[str] = frozenset()  # outcomes a test said it expects (a starved optimiser...)
+    searched: bool = False  # a registered searched instance (Result.searched) of the result's default form
 
     @property
     def outcome(self) -> str:
@@ -129,20 +162,37 @@ class Row:
         return ev.form == AS_PRINTED and ev.status in WRONG
 
     @property
-    def unexpected(self) -> bool:
-        """A non-converged optimiser, a control that held, or a failure that is neither a control nor a
-        run of a printed statement the suite already found false. An ``open`` result's instances may come
-        out either way (that is what open says, and its reason is on the page): only non-convergence counts
-        there. An outcome that a test said it expects of this instance (`recording.expect`) is no surprise."""
+    def surprise(self) -> str:
+        """Why this instance needs a look, in a few words ("" when it does not): a non-converged optimiser,
+        a negative control that did not converge (inconclusive: `control_inconclusive`) or that held, or a
+        failure that is neither a control nor a run of a printed statement the suite already found false.
+
+        Not surprises: an outcome a test said it expects of this instance (`recording.expect`); an ``open``
+        result's instances holding or failing (that is what open says, and its reason is on the page); and
+        the registered searched instance of an ``open`` result not converging: that is the finding the open
+        verdict rests on (`theorems.core.verdict` keeps the status open on it), on the page under "Why open".
+        The same searched instance *failing* after converging is a surprise: it would be a counterexample
+        inside the hypotheses, and the open verdict would be stale."""
+        ev = self.evidence
         if self.outcome in self.expected:
-            return False
+            return ""
+        is_open = ev.status == str(Status.OPEN)
         if self.outcome == NOT_CONVERGED:
-            return True
-        if self.evidence.status == str(Status.OPEN):
-            return False
+            if self.is_control:
+                return "negative control inconclusive: did not converge"
+            if is_open and self.searched:
+                return ""
+            return "did not converge"
+        if is_open:
+            return "the searched instance fails after converging" if self.searched and self.outcome == FAILS else ""
         if self.is_control:
-            return not control_failed(self.evidence)
-        return self.outcome == FAILS and not self.is_counterexample_run
+            return "" if control_failed(ev) else "negative control held"
+        return "fails outside a control and a known counterexample" \
+            if self.outcome == FAILS and not self.is_counterexample_run else ""
+
+    @property
+    def unexpected(self) -> bool:
+        return bool(self.surprise)
 
     @property
     def command(self) -> str:
@@ -185,6 +235,8 @@ class Section:
     correction_reason: str | None
     registered: bool
     where: str = ""  # the paper's own numbering and section
+    where_link: str = ""  # the section in the paper's arXiv HTML (`section_link`), or "" where none is stable
+    paper_link: str = ""  # the paper itself (`Paper.link`)
     defaults: dict[str, Any] = field(default_factory=dict)
     rows: list[Row] = field(default_factory=list)
     errors: list[InstanceError] = field(default_factory=list)
@@ -214,6 +266,17 @@ class Section:
     @property
     def needs_attention(self) -> bool:
         return bool(self.errors) or any(r.unexpected for r in self.rows)
+
+    @property
+    def surprises(self) -> list[str]:
+        """What needs a look, each kind once with its count ("2 × did not converge")."""
+        kinds: dict[str, int] = {}
+        for r in self.rows:
+            if r.surprise:
+                kinds[r.surprise] = kinds.get(r.surprise, 0) + 1
+        if self.errors:
+            kinds["raised"] = len(self.errors)
+        return [f"{n} × {k}" if n > 1 else k for k, n in kinds.items()]
 
     @property
     def counterexample_rows(self) -> list[Row]:
@@ -293,12 +356,39 @@ class PaperGroup:
                 "unexpected": sum(r.unexpected for r in rows)}
 
 
+# The LaTeXML anchors a paper's numbering gives (module docstring): Section n[.m] -> S<n>[.SS<m>], Appendix X[.m] ->
+# A<k>[.SS<m>] with k the letter's place in the alphabet. The locator must open the result's `section`.
+_LOCATOR = re.compile(r"^\s*(?:Section|Sec\.|§)\s*(\d+)(?:\.(\d+))?\b|^\s*(?:Appendix|App\.)\s*([A-Z])(?:\.(\d+))?\b")
+
+
+_HTML_RENDERING = re.compile(r"https://(?:arxiv\.org|ar5iv\.labs\.arxiv\.org)/html/\d{4}\.\d{4,5}(?:v\d+)?$")
+
+
+def section_link(paper_url: str, where: str) -> str:
+    """The URL of the section ``where`` starts with ("Section 4.2, Theorem 4.3" -> ``…#S4.SS2``) in the
+    arXiv HTML rendering at ``paper_url``; "" where ``paper_url`` is not such a rendering or ``where`` does
+    not start with a numbered section or lettered appendix."""
+    if not _HTML_RENDERING.match(paper_url or ""):
+        return ""
+    m = _LOCATOR.match(where or "")
+    if m is None:
+        return ""
+    number, sub, letter, appendix_sub = m.groups()
+    anchor = f"S{number}" + (f".SS{sub}" if sub else "") if number else \
+        f"A{ord(letter) - ord('A') + 1}" + (f".SS{appendix_sub}" if appendix_sub else "")
+    return f"{paper_url}#{anchor}"
+
+
 def registered_section(result: Any) -> Section:
     logic = result.logic
+    paper = result.source
+    where = getattr(result, "section", "")
     return Section(
         id=result.id, paper=result.paper, title=result.title, status=str(result.status),
         statement=result.statement, correction=result.correction, correction_reason=result.correction_reason,
-        registered=True, where=getattr(result, "section", ""), defaults=result.defaults,
+        registered=True, where=where, defaults=result.defaults,
+        where_link=section_link(paper.link, where) if paper is not None else "",
+        paper_link=paper.link if paper is not None else "",
         for_all=logic.for_all if logic else "", exists=logic.exists if logic else "",
         open_reason=result.open_reason, vacuity=result.vacuity,
         registered_counterexamples=[dict(cx) for cx in result.counterexamples],
@@ -316,7 +406,19 @@ def row(ev: Evidence, defaults: Mapping[str, Any], expected: Expected | None = N
     missing = object()
     shown = {k: v for k, v in ev.params.items() if defaults.get(k, missing) != _plain(v)}
     wanted = frozenset(expected.get(instance_key(ev), ())) if expected else frozenset()
-    return Row(evidence=ev, shown_params=shown, expected=wanted)
+    return Row(evidence=ev, shown_params=shown, expected=wanted, searched=_is_searched(ev))
+
+
+def _is_searched(ev: Evidence) -> bool:
+    """Whether ``ev`` is a registered searched instance (`Result.searched`) of its result's default form."""
+    try:
+        result = theorems.get(ev.result_id)
+    except Exception:  # noqa: BLE001 - a result no longer registered has no registered instances
+        return False
+    if ev.violations or ev.form != result.default_form:
+        return False
+    return any(all(_plain(ev.params.get(k)) == v for k, v in _instance(ev.result_id, spec).items())
+               for spec in result.searched)
 
 
 def sections_of(evidences: list[Evidence], errors: list[InstanceError],

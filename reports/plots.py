@@ -100,19 +100,25 @@ def figure_svg(fig, *, salt: str) -> str:
 
 _NUMBER = re.compile(r"(?<![\w#.-])(-?\d+\.\d{2,})")
 _FONT = r"font-family:([^;\"]*)"  # a declaration inside an inline style (up to ; or its closing quote)
+_DECIMAL = re.compile(r"(?<![\w#.-])(-?)(\d+)\.(\d)(?![\w.])")  # a number of one decimal, inside a tag
+_PATH_TOKEN = re.compile(r"[A-Za-z]|-?(?:\d+\.?\d*|\.\d+)(?:e-?\d+)?")
+_NO_ROTATION = re.compile(r'\stransform="rotate\(-?0 [^")]*\)"')
 
 
 def _compact(svg: str) -> str:
-    """The same picture in fewer bytes (about a third of matplotlib's SVG): coordinates to one decimal (a tenth
-    of a point is below what a screen shows; the text keeps every digit it was given), no indentation or comments, path data without spaces around its
-    commands, ids only where something refers to them (matplotlib names every group), groups without
-    attributes unwrapped, and the one font family said once."""
-    # Geometry only: a number is rounded inside a tag (coordinates, path data, transforms), never in the
-    # character data between tags, which is the figure's text ("α = −1.52 ± 0.016" is the evidence's number).
+    """The same picture in fewer bytes (about a quarter of matplotlib's SVG). Geometry only: a number is
+    rounded inside a tag (coordinates, path data, transforms) to a tenth of a point (below what a screen
+    shows), never in the character data between tags, which is the figure's text ("α = −1.52 ± 0.016" is
+    the evidence's number). Then: no indentation or comments; path data relative (the steps between the
+    rounded points, so nothing drifts) in the shortest numbers; no identity rotations; ids only where something
+    refers to them (matplotlib names every group); groups without attributes unwrapped; the one font family
+    said once; SVG 2's ``href`` for ``xlink:href``."""
     svg = re.sub(r"<[^<>]*>", lambda tag: _NUMBER.sub(lambda m: f"{float(m.group(1)):.1f}", tag.group(0)), svg)
     svg = re.sub(r"<!--.*?-->", "", svg, flags=re.S)
-    svg = re.sub(r'\sd="([^"]*)"', lambda m: ' d="' + re.sub(r" ?([A-Za-z]) ?", r"\1", " ".join(m.group(1).split()))
-                 + '"', svg)
+    svg = _NO_ROTATION.sub("", svg)  # matplotlib writes rotate(-0 x y) on every label: the identity
+    svg = re.sub(r'\sd="([^"]*)"', lambda m: f' d="{_relative_path(m.group(1))}"', svg)
+    svg = re.sub(r"<[^<>]*>", lambda tag: _DECIMAL.sub(_short_decimal, tag.group(0)), svg)
+    svg = svg.replace("xlink:href=", "href=").replace(' xmlns:xlink="http://www.w3.org/1999/xlink"', "")
     used = set(re.findall(r"url\(#([^)]+)\)", svg)) | set(re.findall(r'href="#([^"]+)"', svg))
     svg = re.sub(r'\sid="([^"]+)"', lambda m: m.group(0) if m.group(1) in used else "", svg)
     svg = _unwrap_bare_groups(re.sub(r">\s+<", "><", svg))
@@ -123,20 +129,237 @@ def _compact(svg: str) -> str:
     return svg
 
 
-def _style_classes(svg: str, prefix: str) -> str:
-    """Each inline style that three or more elements repeat (a scatter's markers, the ticks) becomes a class
-    of the figure's own (``prefix``: CSS inside an inline SVG applies to the whole page). Same picture: the
-    only other rules are matplotlib's ``*`` and the font family of ``text``, both less specific than a class."""
+def _short_decimal(m: re.Match) -> str:
+    """'51.0' -> '51', '0.5' -> '.5', '-0.5' -> '-.5' (the same number)."""
+    sign, whole, tenth = m.groups()
+    if tenth == "0":
+        return "0" if whole.strip("0") == "" else f"{sign}{whole}"
+    return f"{sign}{'' if whole.strip('0') == '' else whole}.{tenth}"
+
+
+def _tenths(value: int) -> str:
+    """An integer number of tenths as the shortest decimal: 510 -> '51', 5 -> '.5', -15 -> '-1.5'."""
+    sign, value = ("-", -value) if value < 0 else ("", value)
+    whole, tenth = divmod(value, 10)
+    return sign + (str(whole) if whole else ("" if tenth else "0")) + (f".{tenth}" if tenth else "")
+
+
+# A vertex of a polyline that lies within this distance (tenths of a point) of the straight segment joining
+# the vertices kept around it is dropped. Rounding to the tenth-of-a-point grid already moves each vertex by up
+# to 0.07 pt; a tenth of a point (0.13 px on screen) is what lets a rounded straight line be straight again
+# (matplotlib draws a power law on log axes through all 50 of its points, to place the legend off the line).
+COLLINEAR_TENTHS = 1.0
+
+
+def _relative_path(data: str) -> str:
+    """Path data (M, L, H, V, C, Q, Z of absolute points, as matplotlib writes them) with every point on the
+    tenth-of-a-point grid, written as the steps between those grid points (lower-case commands, a repeated
+    command said once): exact integers of tenths, so the points are the rounded absolute ones, with no drift.
+    Vertices of a straight run of line segments are dropped (`COLLINEAR_TENTHS`). Anything else (an arc,
+    relative input, an exponent) is left absolute and only tightened."""
+    tokens = _PATH_TOKEN.findall(data)
+    tightened = re.sub(r" ?([A-Za-z]) ?", r"\1", " ".join(data.split()))
+    if any(t.isalpha() and t not in "MLHVCQZz" for t in tokens) or any("e" in t for t in tokens):
+        return tightened
+    arity = {"M": 2, "L": 2, "H": 1, "V": 1, "C": 6, "Q": 4}
+    segments: list[tuple[str, list[int]]] = []  # (M, L, C, Q or Z, absolute numbers in tenths)
+    x = y = x0 = y0 = 0
+    i, cmd = 0, ""
+    while i < len(tokens):
+        if tokens[i].isalpha():
+            cmd = tokens[i].upper()
+            i += 1
+            if cmd == "Z":
+                segments.append(("Z", []))
+                x, y = x0, y0
+                continue
+        if cmd not in arity or len(tokens) - i < arity[cmd]:
+            return tightened
+        values = [round(float(t) * 10) for t in tokens[i:i + arity[cmd]]]
+        i += arity[cmd]
+        if cmd == "H":
+            values = [values[0], y]
+        elif cmd == "V":
+            values = [x, values[0]]
+        x, y = values[-2], values[-1]
+        if cmd == "M":
+            x0, y0 = x, y
+            segments.append(("M", values))
+            cmd = "L"  # further pairs after a moveto are linetos
+        else:
+            segments.append(("L" if cmd in "LHV" else cmd, values))
+    out: list[tuple[str, list[int]]] = []  # (relative command, its numbers in tenths)
+    x = y = x0 = y0 = 0
+    for letter, values in _without_collinear(segments):
+        if letter == "Z":
+            out.append(("z", []))
+            x, y = x0, y0
+            continue
+        steps = [v - (x if k % 2 == 0 else y) for k, v in enumerate(values)]
+        x, y = values[-2], values[-1]
+        if letter == "M":
+            x0, y0 = x, y
+            out.append(("m", steps))
+        elif letter == "L" and steps[1] == 0:
+            out.append(("h", steps[:1]))
+        elif letter == "L" and steps[0] == 0:
+            out.append(("v", steps[1:]))
+        else:
+            out.append((letter.lower(), steps))
+    merged: list[tuple[str, list[int]]] = []
+    for letter, numbers in out:
+        if merged and letter == merged[-1][0] and letter not in "mz":
+            merged[-1][1].extend(numbers)
+        else:
+            merged.append((letter, list(numbers)))
+    text = "".join(_join(letter, numbers) for letter, numbers in merged)
+    return "M" + text[1:] if text.startswith("m") else text  # the first moveto is from the origin: absolute
+
+
+def _without_collinear(segments: list[tuple[str, list[int]]]) -> list[tuple[str, list[int]]]:
+    """``segments`` with each run of line segments reduced to the vertices it needs: from each kept vertex,
+    the farthest next vertex such that every vertex skipped lies within `COLLINEAR_TENTHS` of the straight
+    segment between the two (and between them along it)."""
+    out: list[tuple[str, list[int]]] = []
+    k = 0
+    while k < len(segments):
+        letter, values = segments[k]
+        if letter != "L" or not out or out[-1][0] == "Z":
+            out.append((letter, values))
+            k += 1
+            continue
+        run_end = k
+        while run_end < len(segments) and segments[run_end][0] == "L":
+            run_end += 1
+        points = [tuple(out[-1][1][-2:])] + [tuple(v) for _, v in segments[k:run_end]]
+        a = 0
+        while a < len(points) - 1:
+            b = a + 1
+            while b + 1 < len(points) and all(_near_segment(points[m], points[a], points[b + 1])
+                                              for m in range(a + 1, b + 1)):
+                b += 1
+            out.append(("L", list(points[b])))
+            a = b
+        k = run_end
+    return out
+
+
+def _near_segment(p, a, b) -> bool:
+    """Whether point ``p`` lies within `COLLINEAR_TENTHS` of the segment from ``a`` to ``b``, between its ends."""
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    dx, dy = bx - ax, by - ay
+    length2 = dx * dx + dy * dy
+    if length2 == 0:
+        return (px - ax) ** 2 + (py - ay) ** 2 <= COLLINEAR_TENTHS ** 2
+    t = ((px - ax) * dx + (py - ay) * dy) / length2
+    if not 0.0 <= t <= 1.0:
+        return False
+    cross = (px - ax) * dy - (py - ay) * dx
+    return cross * cross <= COLLINEAR_TENTHS ** 2 * length2
+
+
+def _join(letter: str, numbers: list[int]) -> str:
+    """``letter`` and ``numbers`` (tenths) with a separator only where the next number would merge into
+    the previous one (a '-', or a '.' after a number that has one, separates by itself)."""
+    text, prev = letter, ""
+    for n in numbers:
+        s = _tenths(n)
+        glued = not prev or s[0] == "-" or (s[0] == "." and "." in prev)
+        text += s if glued else " " + s
+        prev = s
+    return text
+
+
+def _style_classes(svg: str, prefix: str = "") -> str:
+    """Each inline style that two or more elements repeat (a scatter's markers, the ticks) becomes a class
+    named after its declarations (``s`` and a hash of them): CSS inside an inline SVG applies to the whole
+    page, and a name that says its content means the same rule in every figure, so figures of one page
+    share their rules (`shared_styles` says each once). Same picture: the only other rules are matplotlib's
+    ``*`` and the font family of ``text``, both less specific than a class. Declarations lose their spaces;
+    a ``<use>`` loses a class its referenced path already has (it sets the same properties on the path),
+    and a run of ``<use>`` of one class becomes a group of that class (the uses inherit it)."""
+    if '<style type="text/css">' not in svg:
+        return svg
+    svg = re.sub(r'\sstyle="([^"]*)"', lambda m: f' style="{_tight_css(m.group(1))}"', svg)
+    svg = re.sub(r"<[a-z]+\s[^<>]*\bclip-path=[^<>]*>", _clip_into_style, svg)
     counts: dict[str, int] = {}
     for style in re.findall(r'\sstyle="([^"]*)"', svg):
         counts[style] = counts.get(style, 0) + 1
-    classes = {style: f"{prefix}s{i:x}" for i, style in enumerate(k for k, n in counts.items() if n >= 3)}
-    if not classes or '<style type="text/css">' not in svg:
-        return svg
+    classes = {style: style_class(style) for style, n in counts.items() if n >= 2}
     svg = re.sub(r'\sstyle="([^"]*)"', lambda m: f' class="{classes[m.group(1)]}"' if m.group(1) in classes
                  else m.group(0), svg)
+    svg = _group_uses(svg)
     rules = "".join(f".{name}{{{style}}}" for style, name in classes.items())
-    return svg.replace('<style type="text/css">', '<style type="text/css">' + rules, 1)
+    head, _, rest = svg.partition('<style type="text/css">')
+    own, _, tail = rest.partition("</style>")
+    return f'{head}<style type="text/css">{rules}{_tight_css(own)}</style>{tail}'
+
+
+def _clip_into_style(tag: re.Match) -> str:
+    """A ``clip-path`` attribute said as the same CSS property in the element's style (the attribute is a
+    presentation attribute of that property, and no rule of the figure sets it otherwise): the grid lines of
+    a panel, which differ only in their path, then share one class."""
+    text = tag.group(0)
+    clip = re.search(r'\sclip-path="([^"]*)"', text)
+    if clip is None:
+        return text
+    text = text.replace(clip.group(0), "", 1)
+    style = re.search(r'\sstyle="([^"]*)"', text)
+    if style is None:
+        return re.sub(r"(/?>)$", f' style="clip-path:{clip.group(1)}"\\1', text)
+    return text.replace(style.group(0), f' style="{style.group(1)};clip-path:{clip.group(1)}"', 1)
+
+
+def style_class(style: str) -> str:
+    """The class of an inline style: the same declarations, the same name, in every figure."""
+    return "s" + hashlib.sha1(style.encode()).hexdigest()[:7]
+
+
+def _tight_css(css: str) -> str:
+    """CSS without the spaces around ':', ';', ',', '{' and '}' (quoted font names keep theirs)."""
+    return re.sub(r"\s*([:;,{}])\s*", r"\1", css).strip()
+
+
+_USE = re.compile(r'<use href="#([^"]+)"([^>]*?)(?: class="([^"]+)")?/>')
+
+
+def _group_uses(svg: str) -> str:
+    """Drop a ``<use>``'s class where its path has that class; wrap each run of two or more ``<use>`` of one
+    class in a ``<g>`` of that class."""
+    own = dict(re.findall(r'<path id="([^"]+)"[^>]*? class="([^"]+)"', svg))
+
+    def bare(m: re.Match) -> str:
+        ref, attrs, cls = m.groups()
+        return f'<use href="#{ref}"{attrs}/>' if cls is None or own.get(ref) == cls else m.group(0)
+
+    svg = _USE.sub(bare, svg)
+
+    def group(run: re.Match) -> str:
+        uses = _USE.findall(run.group(0))
+        return f'<g class="{uses[0][2]}">' + "".join(f'<use href="#{r}"{a}/>' for r, a, _ in uses) + "</g>"
+
+    # a run: two or more consecutive uses of one class (the backreference keeps the class equal)
+    return re.sub(r'<use href="#[^"]+"[^>]*? class="([^"]+)"/>(?:<use href="#[^"]+"[^>]*? class="\1"/>)+',
+                  group, svg)
+
+
+def shared_styles(html: str) -> str:
+    """A page's inline figures with their style rules said once, in a ``<style>`` before ``</head>``: each
+    figure's ``<style>`` carries the same rules as its neighbours' (content-named classes, the font family,
+    matplotlib's ``*`` rule), and CSS in an inline SVG applies to the whole page anyway. Where two figures
+    give one selector different rules, the page is returned unchanged."""
+    blocks = re.findall(r'<style type="text/css">(.*?)</style>', html, flags=re.S)
+    rules: dict[str, str] = {}
+    for block in blocks:
+        for selector, body in re.findall(r"([^{}]+)\{([^{}]*)\}", block):
+            if rules.setdefault(selector, body) != body:
+                return html
+    if not blocks or "</head>" not in html:
+        return html
+    html = re.sub(r'<defs><style type="text/css">.*?</style></defs>|<style type="text/css">.*?</style>', "",
+                  html, flags=re.S)
+    css = "".join(f"{sel}{{{body}}}" for sel, body in rules.items())
+    return html.replace("</head>", f"<style>{css}</style>\n</head>", 1)
 
 
 def _unwrap_bare_groups(svg: str) -> str:

@@ -108,8 +108,11 @@ def test_is_self_contained(page):
     assert not re.search(r"""src\s*=\s*["']?\s*(https?:)?//""", text, re.IGNORECASE)
     # Namespace declarations of the inline SVGs name URIs but load nothing, and a paper's title links to the paper
     # (a link the reader may follow, nothing the page loads); no other URL may appear.
-    paper_links = re.compile(r'<h2>Paper \d+: <a href="https://arxiv\.org/search/\?[^"]*">')
-    assert paper_links.findall(text)
+    # A result's section links into its paper (reports.model.section_link): the paper's link and an anchor.
+    papers = {theorems.get(rid).source.link for rid in theorems.ids() if theorems.get(rid).source is not None}
+    paper_links = re.compile(r'href="(https?://[^"#]*)(#[A-Za-z0-9.]+)?"')
+    assert re.search(r'<h2>Paper \d+: <a href="https://', text)
+    assert {html.unescape(m.group(1)) for m in paper_links.finditer(text)} <= papers
     assert "http" not in paper_links.sub("", re.sub(r'xmlns(:\w+)?="[^"]*"', "", text))
     assert "<link" not in text and "<script src" not in text
     assert text.count("<script>") == 1  # the filter, inline
@@ -177,7 +180,8 @@ def test_figures_have_disjoint_svg_ids(fake_results):
 
 def test_compacted_figures_are_whole_svg_with_their_references_and_classes(fake_results):
     """The compaction (ids dropped, groups unwrapped, styles as classes) keeps a well-formed SVG in which
-    every reference has its id and every class its rule, and two figures share no class (page-wide CSS)."""
+    every reference has its id and every class its rule, and a class two figures share has the same rule in
+    both (CSS in an inline SVG is page-wide: a name must mean one rule on the whole page)."""
     from xml.dom.minidom import parseString
 
     evidences = [theorems.check(FAKE_ID, x=x) for x in (0.1, 0.5, 0.9)]
@@ -199,8 +203,8 @@ def test_compacted_figures_are_whole_svg_with_their_references_and_classes(fake_
         # the one font family, said once for every text of the figure
         style = re.search(r"<style[^>]*>(.*?)</style>", svg).group(1)
         assert "<text" in svg and re.search(r"(^|\})text\{font-family: ?'DejaVu Sans'", style)
-    classes_a, classes_b = (set(re.findall(r'\sclass="([^"]+)"', svg)) for svg in svgs)
-    assert not classes_a & classes_b
+    rules_a, rules_b = (dict(re.findall(r"\.(s[0-9a-f]+)\{([^}]*)\}", svg)) for svg in svgs)
+    assert rules_a and all(rules_b[c] == rule for c, rule in rules_a.items() if c in rules_b)
 
 
 def test_unwrapping_drops_only_bare_groups_with_their_own_ends():
@@ -218,7 +222,7 @@ def test_compaction_drops_comments_and_tightens_path_data():
 
     svg = ('<svg><!-- $10^{0}$ --><g id="unused"><path id="used" d="M 1.2345 2 \nL 3 4 \nz"/></g>'
            '<use href="#used"/></svg>')
-    assert _compact(svg) == '<svg><path id="used" d="M1.2 2L3 4z"/><use href="#used"/></svg>'
+    assert _compact(svg) == '<svg><path id="used" d="M1.2 2l1.8 2z"/><use href="#used"/></svg>'  # relative steps
 
 
 def test_only_non_convergence_of_an_open_result_needs_a_look(fake_results):
@@ -345,7 +349,8 @@ def test_recorded_sweep_is_the_one_the_claims_used(rid):
 
 
 def test_each_paper_heading_links_to_the_paper():
-    """Every paper section's title is a link: arXiv's search for the exact title where the paper names no URL."""
+    """Every paper section's title is a link: each of the five papers names its arXiv listing (an abstract page
+    or an HTML rendering, one id per paper); a paper that names no URL gets arXiv's search for its exact title."""
     from urllib.parse import parse_qs, urlparse
 
     from theorems.core.result import Paper
@@ -356,9 +361,12 @@ def test_each_paper_heading_links_to_the_paper():
         if paper is not None:
             pages[paper.number] = paper
     assert {"000", "001", "002", "003", "004"} <= set(pages)
-    for paper in pages.values():
-        query = parse_qs(urlparse(paper.link).query)
-        assert paper.link.startswith("https://arxiv.org/search/") and query["query"] == [f'"{paper.title}"']
+    listing = re.compile(r"https://(?:arxiv\.org/(?:abs|html)|ar5iv\.labs\.arxiv\.org/html)/(\d{4}\.\d{4,5})")
+    ids = [listing.fullmatch(pages[n].link) for n in ("000", "001", "002", "003", "004")]
+    assert all(ids) and len({m.group(1) for m in ids}) == 5, [p.link for p in pages.values()]
+    search = Paper("9", "A title", "A")
+    assert search.link.startswith("https://arxiv.org/search/")
+    assert parse_qs(urlparse(search.link).query)["query"] == ['"A title"']
     assert Paper("9", "T", "A", url="https://doi.org/10.1/x").link == "https://doi.org/10.1/x"
     from pathlib import Path
 

@@ -64,6 +64,15 @@ def test_evidence_json_and_the_run_file_follow_the_schema(evidences, tmp_path):
         [e.to_dict() for e in evidences]
 
 
+def test_evidence_json_says_whether_the_run_was_whole(evidences, tmp_path):
+    """evidence.json beside a page says ``finished`` as the run file does, so that `report --from-run` on it
+    neither warns about a whole run nor takes a cut-short one for whole."""
+    build_report(tmp_path / "whole", evidences, {"commit": "x"})
+    build_report(tmp_path / "cut", evidences, {"commit": "x", "interrupted": "after 1 of 2 instances"})
+    assert load_run(tmp_path / "whole" / "evidence.json").finished is True
+    assert load_run(tmp_path / "cut" / "evidence.json").finished is False
+
+
 @pytest.mark.parametrize("data, words", [
     ([], "found a list"),
     (None, "found null"),
