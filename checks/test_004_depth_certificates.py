@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import pytest
-import torch
 
 import theorems
 from theorems.core.context import Context
@@ -61,7 +60,7 @@ def test_upper_bound_is_valid_whatever_the_optimiser_did(rid, run):
     ev = run_spec(run, theorems.get(rid), dict(train_depths=(3, 5, 10), depths=(19, 37, 73), train_iter=0))
     lower = ev.details["gufm_optimum"]
     assert ev.claim("sandwich_lower").passed
-    for L, info in ev.details["trained"].items():
+    for info in ev.details["trained"].values():
         assert set(info["statuses"]) <= {"max_iter"} and not info["certified"], info["statuses"]
     rows = [r for r in ev.details["sandwich"] if r["upper"] is not None]
     assert rows and all(r["upper"] >= lower * (1 - 1e-10) for r in rows)

@@ -60,6 +60,17 @@ K = 3, n = 2, d0 = d = 8, λ = λ_L = λ₀ = 0.05, CE, trained depths 3, 5, 10,
   is then the GUFM with the relation of identical inputs, above L*_GUFM; the certified excess plateaus at
   2.1× L* (fitted exponent ≈ −0.01, local slopes ≈ 0): all three certified claims fail, for that reason.
 
+Cost, and the thorough run (measured on this 2-core machine with ~20 other jobs running: wall times are contended,
+CPU times are the comparable numbers)
+----------------------------------------------------------------------------------------------------------------
+* ci: the four depth results' default instances use 15.6 s (``theorem_4_3_depth``), 13.0 s (``theorem_4_6``),
+  20.2 s and 17.2 s (the transformers) of CPU, 66 s together (≤ 90 s; 865 s of contended wall time). Replay:
+  ``time python -m theorems check ID`` for each id.
+* thorough (``THOROUGH``: trained depths 5 … 1025, ≤ 250 L-BFGS iterations per depth, ε(1025) ≤ 0.1 % of L*):
+  8.3·10¹¹ operation equivalents by the cost model, ≈ 8 min of one idle core (≈ 15 min at the ci instances'
+  measured/model ratio of ≈ 2). It has **not** been completed on this machine: a run started under load ≈ 20 had
+  used 4.4 min of CPU after 48 min of wall time when it was stopped. THOROUGH_RESULT_PLACEHOLDER
+
 Appendix C, decided on its own data
 -----------------------------------
 ``data='appendix_c'``: X = I_K ⊗ 1_nᵀ + E (zero rows to d0), ‖E‖_F = ε√N, MSE; ``inner_lambda='constant'`` is App. C's
