@@ -69,7 +69,13 @@ CPU times are the comparable numbers)
 * thorough (``THOROUGH``: trained depths 5 … 1025, ≤ 250 L-BFGS iterations per depth, ε(1025) ≤ 0.1 % of L*):
   8.3·10¹¹ operation equivalents by the cost model, ≈ 8 min of one idle core (≈ 15 min at the ci instances'
   measured/model ratio of ≈ 2). It has **not** been completed on this machine: a run started under load ≈ 20 had
-  used 4.4 min of CPU after 48 min of wall time when it was stopped. THOROUGH_RESULT_PLACEHOLDER
+  used 4.4 min of CPU after 48 min of wall time when it was stopped. A one-window variant (``train_iter=50``, the same depths; every run
+  ended at the cap, so these are upper bounds without a plateau certificate) gave ε(L)/L* = 12.8 %, 7.4 %, 5.1 %,
+  3.2 %, 1.9 %, 1.2 % at L = 5, 10, 19, 37, 73, 145 (falling at every depth; worse than ci's 120 iterations from
+  depth 3) and was stopped before depth 289: its CPU time per depth jumped from 5.9 s at L = 73 to 89 s at
+  L = 145 (×15 for ×2 blocks), so the cost model (``optim.batched_train.training_cost``, linear in the blocks)
+  underestimates the deep end and the registered thorough instance is likely well over an hour of one core here.
+  Deciding the thorough target needs that run on a quiet machine or a GPU (``--device cuda``).
 
 Appendix C, decided on its own data
 -----------------------------------
