@@ -376,8 +376,8 @@ def _params(arch_default: str, archs: tuple[str, ...], lam_doc: str, train_iter:
     )
 
 
-# Deeper and tighter: depth 1025, ε(L_max) ≤ 0.1 % of L*_GUFM; ~8e11 operation equivalents (under the 1e12 ceiling:
-# about 10 minutes of one core; with --device cuda the same sweep runs on the GPU).
+# Deeper and tighter: depth 1025, ε(L_max) ≤ 0.1 % of L*_GUFM; ~8e11 operation equivalents by the cost model (under
+# the 1e12 ceiling), but measured far costlier at the deep end (module docstring, 'Cost'); --device cuda runs it on a GPU.
 THOROUGH = dict(train_depths=(5, 10, 19, 37, 73, 145, 289, 577, 1025), depths=(19, 37, 73, 145, 289, 577, 1025),
                 train_iter=250, window=50, seeds=2, target=1e-3)
 
