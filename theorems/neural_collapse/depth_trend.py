@@ -71,10 +71,11 @@ CPU times are the comparable numbers)
   measured/model ratio of ≈ 2). It has **not** been completed on this machine: a run started under load ≈ 20 had
   used 4.4 min of CPU after 48 min of wall time when it was stopped. A one-window variant (``train_iter=50``, the same depths; every run
   ended at the cap, so these are upper bounds without a plateau certificate) gave ε(L)/L* = 12.8 %, 7.4 %, 5.1 %,
-  3.2 %, 1.9 %, 1.2 % at L = 5, 10, 19, 37, 73, 145 (falling at every depth; worse than ci's 120 iterations from
-  depth 3) and was stopped before depth 289: its CPU time per depth jumped from 5.9 s at L = 73 to 89 s at
-  L = 145 (×15 for ×2 blocks), so the cost model (``optim.batched_train.training_cost``, linear in the blocks)
-  underestimates the deep end and the registered thorough instance is likely well over an hour of one core here.
+  3.2 %, 1.9 %, 1.2 %, 0.75 % at L = 5, 10, 19, 37, 73, 145, 289 (falling at every depth, below 1 % from 289;
+  worse than ci's 120 iterations from depth 3 at the shallow end) in 1213 s of contended wall time and 245 s of
+  CPU, and was stopped during depth 577 for lack of time. CPU per depth: 5.9 s at L = 73, 89 s at 145, 144 s at
+  289: the cost model (``optim.batched_train.training_cost``, linear in the blocks) underestimates the deep end,
+  and the registered thorough instance (5× the iterations) is likely well over an hour of one core here.
   Deciding the thorough target needs that run on a quiet machine or a GPU (``--device cuda``).
 
 Appendix C, decided on its own data
