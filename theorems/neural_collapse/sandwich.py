@@ -297,7 +297,10 @@ def _trained_info(p, sp, run, k, sources, lower, labels, inputs, lam_last, lam_i
     ev = forward(sp, run.x[k:k + 1], inputs, labels, p["loss"], lam_last, lam_inner)
     excess = float(ev.objective[0] - ev.inner_reg[0]) - lower
     nc = nc_of(ev.WL, ev.X, labels)
+    # 'certified': the plateau (or gtol) certificate: the optimiser resolved this value; 'first_order': gtol only.
+    # Neither is used by a claim: the objective is an upper bound on L*_L whatever the status (module docstring).
     return {"status": run.status[k], "certified": run.status[k] in ("gtol", "plateau"),
+            "first_order": run.status[k] == "gtol",
             "statuses": list(run.status), "sources": list(sources), "objectives": run.f.tolist(),
             "iterations": int(run.iterations[k]), "relative_drop_last_window": float(run.drop[k]),
             "gufm_excess": excess, "inner_reg": float(ev.inner_reg[0]), **nc}

@@ -57,6 +57,13 @@ it: the thorough sweep (depths to 17, 300 iterations) or a GPU sweep to depth �
 different labels as the control.
 
 Pre-LN variants (Appendix B, ``arch='pre_tx1'`` / ``'pre_tx2'``): the lower bound and the certified sweep only.
+
+L-T21 / L-T22 (Definition 3.2's factored attention ATTN(Z) = Z + W_O W_V Z softmax(M + ZᵀW_KᵀW_Q Z/√d), four
+regularised matrices per head; issue 28) are **not built**. What their evidence lacks is the same as for T11/T12
+plus the architecture: the statuses here are open because the certified excess of the T11/T12 sweeps on this CPU
+stays far above L*_GUFM (3.5× L* at depth 4 for Tx1) and no contrasting control exists; a T21/T22 sweep at the same
+budget could only add a second open sandwich. Deciding any of the four needs certified upper bounds at ≥ 4 depths
+that fall to a small fraction of L* (a GPU sweep to depth ≥ 64) and a control whose certified excess plateaus.
 """
 
 from __future__ import annotations
@@ -265,7 +272,8 @@ OPEN_REASON = (
     "% above it) and has not been shown to keep falling, and no trend control is registered; the proof's network "
     "(U(L) ≈ 10¹² for Tx1, 10⁵ for Tx2 at L* = 0.042) is a check of Appendix A only. What would decide it: a "
     "certified excess at ≥ 4 depths that falls to a small fraction of L* (GPU sweeps to depth ≥ 64) and a control "
-    "whose certified excess plateaus (duplicated contexts with different labels)")
+    "whose certified excess plateaus (duplicated contexts with different labels). Definition 3.2's factored-attention "
+    "L-T21/L-T22 are not built: at this budget they could only add another open sandwich")
 
 
 ERRATA_43 = (ProofErratum(
