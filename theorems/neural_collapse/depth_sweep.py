@@ -92,9 +92,9 @@ def summarise(spec: ModelSpec, theta: torch.Tensor, inputs, labels, loss, lam_la
     status = status or ["untrained"] * B
     return Trained(
         spec=spec, theta=theta, objective=ev.objective, fit=ev.fit, inner_reg=ev.inner_reg,
-        grad_norm=grad_norm if grad_norm is not None else torch.full((B,), math.nan, dtype=theta.dtype),
+        grad_norm=grad_norm if grad_norm is not None else torch.full((B,), math.nan, dtype=theta.dtype, device=theta.device),
         converged=torch.tensor([s == GTOL for s in status], device=theta.device),
-        iterations=iterations if iterations is not None else torch.zeros(B, dtype=torch.long),
+        iterations=iterations if iterations is not None else torch.zeros(B, dtype=torch.long, device=theta.device),
         status=status, metrics=both_families(ev.WL, ev.X, labels), feasibility=feas, X=ev.X, WL=ev.WL,
     )
 

@@ -146,7 +146,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     best = score.max(dim=0) if len(lmes) else None
     worst_best = float(best.values.min()) if best is not None else -math.inf
     cl_enum = classify(A_fn, lmes, lambda W: kink_margin(data, W)) if len(lmes) else None
-    angle = float(torch.arccos(C[best.indices, torch.arange(M)].clamp(-1, 1)).max()) if best is not None else math.nan
+    angle = float(torch.arccos(C[best.indices, torch.arange(M, device=C.device)].clamp(-1, 1)).max()) if best is not None else math.nan
     # power iteration from every u_m, as the figure runs it (recorded)
     run = power_iteration(A_fn, Un.T.contiguous(), max_iter=p["iters"], tol=TOL, record=True)
     settled = run.residual <= TOL
