@@ -291,16 +291,25 @@ def device() -> str:
 _DEVICE_AUDIT = "test_devices.py"
 
 
-def _paper_packages() -> dict[str, str]:
-    """Paper number ("000") -> paper package ("deep_fusion"), from the built-in results' metadata (no torch)."""
+def _paper_packages() -> tuple[dict[str, str], set[str]]:
+    """Paper number ("000") -> paper package ("deep_fusion"), and the built-in ids, from the built-in results'
+    metadata (no torch)."""
     from theorems.core import registry
 
-    return {info.paper: info.id.split(".")[0] for info in registry.catalog() if registry.is_builtin(info)}
+    builtin = [info for info in registry.catalog() if registry.is_builtin(info)]
+    return {info.paper: info.id.split(".")[0] for info in builtin}, {info.id for info in builtin}
 
 
-def _paper_of(item: pytest.Item, packages: dict[str, str]) -> str | None:
-    result_id = getattr(getattr(item, "callspec", None), "params", {}).get("result_id")
-    if isinstance(result_id, str) and "." in result_id:
+def _paper_of(item: pytest.Item, known: tuple[dict[str, str], set[str]]) -> str | None:
+    packages, ids = known
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    result_id = params.get("result_id")
+    if not (isinstance(result_id, str) and "." in result_id):
+        # A paper's checks parametrised by a registered id under another name (``rid``) ask for its instances
+        # too (``run(rid)``, the default instance): the same group, so that they reuse the result's evaluation.
+        named = {v for v in params.values() if isinstance(v, str) and v in ids}
+        result_id = named.pop() if len(named) == 1 else None
+    if result_id is not None:
         # One group per result, not per paper: the cached instances are per result, and a paper group put
         # all of paper 002's heavy dynamics on one worker (the long pole of the run).
         return result_id
