@@ -98,6 +98,22 @@ def test_the_own_theorem_section_is_at_most_ten_commands():
     assert commands[0][0].startswith("python -m theorems new ") and "report" in commands[-1][0]
 
 
+def _one_core():
+    """A preexec_fn that gives the command one core of this process's (the one its xdist worker number picks),
+    where the platform can. This test is one process among the run's workers, which fill the cores already: on
+    all of them, ``report`` would start a pool of spawned processes (the cores it sees, core.runner.default_workers),
+    each importing torch again, which doubled the test's CPU time. On one core it runs the instances in its own
+    process, the path a one-core user takes; the pool is tested by tests/test_report_parallel.py."""
+    import os
+
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    cores = sorted(os.sched_getaffinity(0))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:]
+    core = cores[int(worker) % len(cores)] if worker.isdigit() else cores[0]
+    return lambda: os.sched_setaffinity(0, {core})
+
+
 def test_the_own_theorem_commands_run_from_new_to_a_report(tmp_path):
     """Each command in a shell of its own, in order, in an empty folder; an ``export`` line sets the environment
     of the lines after it. This checkout's theorems stays importable (PYTHONPATH keeps the repository root),
@@ -123,7 +139,7 @@ def test_the_own_theorem_commands_run_from_new_to_a_report(tmp_path):
         argv = shlex.split(command)
         assert argv[:2] == ["python", "-m"], command
         done = subprocess.run([sys.executable, *argv[1:]], cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=600)
+                              timeout=600, preexec_fn=_one_core())
         assert done.returncode == expected, f"{command}: exit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         if argv[3:4] == ["list"]:
             assert any(line.startswith("mythms.norms ") for line in done.stdout.splitlines())

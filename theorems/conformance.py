@@ -265,23 +265,39 @@ def _memory_guard(gib: float):
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
+# A blocked call (a deadlock, a wait) uses no CPU: the wall-clock guard catches it, at this many times the CPU budget,
+# so that a machine loaded ~10x by other jobs (the default run shares 2 cores) does not turn a slow call into a "hang".
+WALL_FACTOR = 10
+
+
 @contextlib.contextmanager
 def _hang_guard(seconds: int, what: str):
-    """A hang becomes a failure naming the call (SIGALRM; where there is none, no guard)."""
+    """A hang becomes a failure naming the call: ``seconds`` of this process's CPU time (SIGPROF: a spinning
+    loop), or WALL_FACTOR times that of wall time (SIGALRM: a blocked call). Where there is no SIGALRM, or off
+    the main thread, no guard."""
     if not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def fire(signum, frame):
-        raise TimeoutError(f"{what}: no answer within {seconds} s (a hang)")
+        clock = "CPU" if signum == getattr(signal, "SIGPROF", None) else "wall-clock"
+        raise TimeoutError(f"{what}: no answer within {seconds if clock == 'CPU' else seconds * WALL_FACTOR} s "
+                           f"of {clock} time (a hang)")
 
+    cpu = hasattr(signal, "SIGPROF") and hasattr(signal, "setitimer")
     previous = signal.signal(signal.SIGALRM, fire)
-    signal.alarm(seconds)
+    previous_prof = signal.signal(signal.SIGPROF, fire) if cpu else None
+    if cpu:
+        signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.alarm(seconds * WALL_FACTOR)
     try:
         yield
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+        if cpu:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous_prof)
 
 
 # -- serialisation and determinism ---------------------------------------------------------------------

@@ -291,16 +291,25 @@ def device() -> str:
 _DEVICE_AUDIT = "test_devices.py"
 
 
-def _paper_packages() -> dict[str, str]:
-    """Paper number ("000") -> paper package ("deep_fusion"), from the built-in results' metadata (no torch)."""
+def _paper_packages() -> tuple[dict[str, str], set[str]]:
+    """Paper number ("000") -> paper package ("deep_fusion"), and the built-in ids, from the built-in results'
+    metadata (no torch)."""
     from theorems.core import registry
 
-    return {info.paper: info.id.split(".")[0] for info in registry.catalog() if registry.is_builtin(info)}
+    builtin = [info for info in registry.catalog() if registry.is_builtin(info)]
+    return {info.paper: info.id.split(".")[0] for info in builtin}, {info.id for info in builtin}
 
 
-def _paper_of(item: pytest.Item, packages: dict[str, str]) -> str | None:
-    result_id = getattr(getattr(item, "callspec", None), "params", {}).get("result_id")
-    if isinstance(result_id, str) and "." in result_id:
+def _paper_of(item: pytest.Item, known: tuple[dict[str, str], set[str]]) -> str | None:
+    packages, ids = known
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    result_id = params.get("result_id")
+    if not (isinstance(result_id, str) and "." in result_id):
+        # A paper's checks parametrised by a registered id under another name (``rid``) ask for its instances
+        # too (``run(rid)``, the default instance): the same group, so that they reuse the result's evaluation.
+        named = {v for v in params.values() if isinstance(v, str) and v in ids}
+        result_id = named.pop() if len(named) == 1 else None
+    if result_id is not None:
         # One group per result, not per paper: the cached instances are per result, and a paper group put
         # all of paper 002's heavy dynamics on one worker (the long pole of the run).
         return result_id
@@ -310,15 +319,42 @@ def _paper_of(item: pytest.Item, packages: dict[str, str]) -> str | None:
     return None
 
 
-# tryfirst: xdist's loadgroup reads the xdist_group markers in its own collection hook, so they must be set before
-# it runs, whichever of the two plugins was registered first (an entry point or the repository's conftest shim).
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not active(config):
+# A hook wrapper: the markers are set before every plugin's collection hook (xdist's loadgroup reads them in its own),
+# whichever of the two plugins was registered first (an entry point or the repository's conftest shim); after them
+# all, the group is written into the node id where the scheduler reads it (`_group_in_node_id`).
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
+    if active(config):
+        packages = _paper_packages()
+        for item in items:
+            paper = _paper_of(item, packages)
+            if paper is not None:
+                item.add_marker(pytest.mark.xdist_group(paper))
+        items.sort(key=lambda item: item.path.name != _DEVICE_AUDIT)  # stable: otherwise collection order
+    yield
+    # In any run that asks for loadgroup (active or not): it only makes xdist do what that run asked of it.
+    if hasattr(config, "workerinput") and getattr(config.option, "loadgroup", False):
+        for item in items:
+            _group_in_node_id(item)
+
+
+def _group_in_node_id(item: pytest.Item) -> None:
+    """xdist's controller knows a test's group only from the node id a worker sends it (``path::test[p]@group``):
+    each worker appends the group in its collection hook, by assigning ``item._nodeid``. pytest 9 keeps the id in
+    ``Node._id`` (a structured NodeId) instead, so that assignment is lost, every test is its own group, and a
+    result's tests spread over both workers, each computing the shared instances again (nonlinear_cl.figure_4's
+    counterexample replay, about 40 s, ran twice). Here the same suffix, named as xdist names it (the sorted group
+    names joined by "_"), is written where this pytest reads the id, unless xdist's own write took effect
+    (pytest < 9)."""
+    names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                    for mark in item.iter_markers("xdist_group")})
+    if not names:
         return
-    packages = _paper_packages()
-    for item in items:
-        paper = _paper_of(item, packages)
-        if paper is not None:
-            item.add_marker(pytest.mark.xdist_group(paper))
-    items.sort(key=lambda item: item.path.name != _DEVICE_AUDIT)  # stable: otherwise collection order
+    suffix = "@" + "_".join(names)
+    if item.nodeid.endswith(suffix):
+        return
+    ident = getattr(item, "_id", None)
+    parse = getattr(type(ident), "parse", None)
+    if ident is None or parse is None:  # a pytest that reads some other attribute: leave xdist's grouping to xdist
+        return
+    item._id = parse(item.nodeid + suffix)
