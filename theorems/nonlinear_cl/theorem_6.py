@@ -20,8 +20,14 @@ the basin at c = 0 is in the basin at every larger c) and ``basin_strictly_large
 converges to u₁ than at c = 0: "larger"), all bounds. A finite sample cannot see the strict growth for c → 0, so
 strictness is judged at c_max only. Negative control: c_max < 0 (negative modulation,
 violating c > 0): the basin shrinks. The flow stops once every end point's residual is below FLOW_TOL·1e-3 (they
-no longer move). Convergence certificate: every end point's critical residual ≤ FLOW_TOL (the symmetric all-negative
-point, where A ∝ I, is a stable non-LME critical point; its share is reported).
+no longer move). Convergence certificate: every end point's critical residual ≤ FLOW_TOL *and* every end point a
+local maximum of f(y) = Σ y³/3 + (b + c·e₁)ᵀy²/2 on the sphere (the flow is its Riemannian gradient ascent): the
+largest eigenvalue of the Riemannian Hessian P⊥(∇²f − (yᵀ∇f)I)P⊥ on the tangent space, by Lanczos on Hessian-vector
+products, is ≤ CURV_RTOL of its largest |eigenvalue|. A saddle end point (a critical point with two positive
+coordinates, or negative ones off the full support) is stepped off along its positive-curvature direction and the
+flow re-run (at most MAX_ESCAPES times); one left is not converged. The extremes of the tangent curvature over the end
+points, per c, are in the details. The maxima are u_l (c < 1) and the symmetric all-negative point, where A ∝ I
+(tangent curvature −1/√d: a stable non-LME critical point; its share is reported).
 
 Binding instance: c_max = 0.02 (c > 0 nearly binds: 4 more starts of 1000 reach u₁ at c = 0.02 than at c = 0). The
 hypothesis g > 0 cannot bind on the sphere: g(y) = y + b adds b·I to A, which P⊥_w removes, so b does not change the
@@ -128,11 +134,12 @@ def end_point_curvature(Y: torch.Tensor, b: torch.Tensor, generator=None) -> dic
 
 
 def certified_flow(Y0: torch.Tensor, b: torch.Tensor, dt: float, steps: int, generator=None,
-                   max_escapes: int = MAX_ESCAPES) -> tuple[torch.Tensor, torch.Tensor, dict, int]:
+                   max_escapes: int | None = None) -> tuple[torch.Tensor, torch.Tensor, dict, int]:
     """``flow``, then the second-order certificate at every end point; end points that are saddles step off along
     their positive-curvature direction and the whole batch flows again (rows at maxima stay: they are already
     stopped), at most ``max_escapes`` times. Returns end points, residuals, the curvature at the end points (flat
     over the batch) and the escapes taken."""
+    max_escapes = MAX_ESCAPES if max_escapes is None else max_escapes
     shape = Y0.shape
     bb = b.expand(shape).reshape(-1, shape[-1])
     Y, res = flow(Y0, b, dt, steps)

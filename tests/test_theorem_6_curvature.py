@@ -1,0 +1,80 @@
+"""The second-order certificate of nonlinear_cl.theorem_6: a first-order (residual) certificate alone never makes an
+end point of the sphere flow converged; saddles are caught, escaped, and counted as unconverged when they remain."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+import theorems
+from theorems.nonlinear_cl import theorem_6 as T
+
+D, B = 6, 1.5
+
+
+def modulated(c: float, rows: int = 1) -> torch.Tensor:
+    b = torch.full((rows, D), B, dtype=torch.float64)
+    b[:, 0] += c
+    return b
+
+
+def unit(*coords: float) -> torch.Tensor:
+    y = torch.zeros(1, D, dtype=torch.float64)
+    y[0, :len(coords)] = torch.tensor(coords, dtype=torch.float64)
+    return y / y.norm()
+
+
+def test_curvature_matches_the_closed_forms():
+    """Independent values: at u_l the tangent eigenvalues are b_j − b_l − 1 (j ≠ l); at the symmetric all-negative
+    point −1/√d, where the Euclidean Hessian b − 2/√d is positive: dropping the −(yᵀ∇f)I term would call it a saddle."""
+    c = 0.3
+    Y = torch.cat([unit(1), unit(0, 1), -torch.full((1, D), 1 / math.sqrt(D), dtype=torch.float64)])
+    b = modulated(c, 3)
+    b[2, 0] = B  # the symmetric point is critical without modulation
+    curv = T.end_point_curvature(Y, b)
+    assert torch.allclose(curv["largest"], torch.tensor([-1 - c, c - 1, -1 / math.sqrt(D)], dtype=torch.float64))
+    assert torch.allclose(curv["smallest"], torch.tensor([-1 - c, -1, -1 / math.sqrt(D)], dtype=torch.float64))
+    assert not curv["saddle"].any()
+
+
+@pytest.mark.parametrize("start, c", [((1, 1), 0.0), ((0, 1), 1.5), ((-1, -1, -1), 0.0)],
+                         ids=["two-equal-positive", "u2-beyond-c=1", "negative-off-full-support"])
+def test_a_saddle_end_point_is_caught_and_escaped(start, c):
+    """Exact stationary points that are not local maxima: the flow does not move (residual ~0, the first-order
+    certificate passes), the curvature calls them saddles; with escapes the flow leaves them for a maximum."""
+    Y0, b = unit(*start), modulated(c)
+    Y, res, curv, escapes = T.certified_flow(Y0[None], b[None], 0.2, 1000, max_escapes=0)
+    assert float(res.max()) <= T.FLOW_TOL * 1e-3 and torch.allclose(Y[0], Y0)
+    assert curv["saddle"].all() and float(curv["largest"].max()) > 0.1
+    Y, res, curv, escapes = T.certified_flow(Y0[None], b[None], 0.2, 1000)
+    assert escapes >= 1 and float(res.max()) <= T.FLOW_TOL and not curv["saddle"].any()
+    assert float(curv["largest"].max()) < -0.1
+
+
+@pytest.mark.parametrize("c, saddle", [(1.00012, True), (1.00008, False)])
+def test_curvature_tolerance_is_pinned(c, saddle):
+    """At u_2 the largest tangent curvature is c − 1 and the largest |·| is 1: relative c − 1 (literal pins 1.2e-4
+    and 0.8e-4 either side of the tolerance)."""
+    curv = T.end_point_curvature(unit(0, 1), modulated(c))
+    assert bool(curv["saddle"][0]) is saddle
+
+
+def test_a_remaining_saddle_makes_the_instance_unconverged(monkeypatch):
+    """The registered evaluate: starts placed exactly on a saddle, escapes switched off, so the end points are saddles
+    with zero residual; the evidence is not converged and counts them."""
+    monkeypatch.setattr(T, "MAX_ESCAPES", 0)
+    # (0, 1, 1, 0, …)/√2 is critical for every c (the modulated coordinate is 0), with tangent curvature 1/√2 along
+    # e₂ − e₃
+    monkeypatch.setattr(T, "random_unit", lambda ctx, n, d: unit(0, 1, 1).expand(n, d).clone())
+    ev = theorems.check(T.ID, inits=10)
+    assert ev.converged is False and not ev.holds
+    assert ev.details["saddle_end_points"] == 40 and ev.details["unconverged"] == 40
+    assert ev.details["max_residual"] <= T.FLOW_TOL
+
+
+def test_the_default_end_points_are_maxima():
+    ev = theorems.check(T.ID)
+    assert ev.converged and ev.details["saddle_end_points"] == 0
+    assert max(ev.details["tangent_curvature_largest"]) < 0
