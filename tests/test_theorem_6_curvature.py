@@ -78,3 +78,19 @@ def test_the_default_end_points_are_maxima():
     ev = theorems.check(T.ID)
     assert ev.converged and ev.details["saddle_end_points"] == 0
     assert max(ev.details["tangent_curvature_largest"]) < 0
+
+
+def test_escapes_run_in_a_batch():
+    """Several saddles and a maximum in one batch: each saddle row leaves for a maximum, the maximum stays put."""
+    Y0 = torch.cat([unit(1, 1), unit(0, 1, 1, 1), unit(-1, -1, -1), unit(0, 0, 1)])
+    Y, res, curv, escapes = T.certified_flow(Y0, modulated(0.0, 4), 0.2, 1000)
+    assert escapes >= 1 and not curv["saddle"].any() and float(res.max()) <= T.FLOW_TOL
+    assert torch.allclose(Y[3], Y0[3]) and float(curv["largest"].max()) < -0.1
+
+
+def test_a_flow_stuck_on_a_saddle_stays_a_saddle(monkeypatch):
+    """A flow that never leaves its start: the escapes are spent (two of them) and the end point is still reported a
+    saddle, never a maximum."""
+    monkeypatch.setattr(T, "flow", lambda Y0, b, dt, steps: (Y0, torch.zeros(Y0.shape[:-1], dtype=Y0.dtype)))
+    Y, res, curv, escapes = T.certified_flow(unit(1, 1), modulated(0.0), 0.2, 1000)
+    assert escapes == 2 and curv["saddle"].all()
