@@ -75,9 +75,25 @@ def test_a_remaining_saddle_makes_the_instance_unconverged(monkeypatch):
 
 
 def test_the_default_end_points_are_maxima():
+    """The default instance: every end point a maximum; the symmetric all-negative maximum is reached at c = 0 (its
+    tangent curvature −1/√d is then the largest over the end points, u_l giving −1), and the claims are the
+    minimum / maximum over the grid of the fractions they name."""
     ev = theorems.check(T.ID)
     assert ev.converged and ev.details["saddle_end_points"] == 0
     assert max(ev.details["tangent_curvature_largest"]) < 0
+    assert ev.details["symmetric_negative_fraction"][0] > 0
+    assert math.isclose(ev.details["tangent_curvature_largest"][0], -1 / math.sqrt(D), rel_tol=1e-6)
+    frac = ev.details["basin_fraction"]
+    grows = next(c for c in ev.claims if c.name == "basin_grows")
+    assert math.isclose(grows.observed, min(b - a for a, b in zip(frac, frac[1:])), abs_tol=1e-12)
+
+
+def test_negative_modulation_loses_starts_from_the_basin():
+    """The registered control (c < 0): starts in the basin at c = 0 leave it, so basin_inclusion fails."""
+    (control,) = T.RESULT.controls
+    ev = theorems.check(T.ID, **control)
+    inclusion = next(c for c in ev.claims if c.name == "basin_inclusion")
+    assert ev.converged and inclusion.observed > 0 and not inclusion.passed
 
 
 def test_escapes_run_in_a_batch():
