@@ -88,12 +88,31 @@ def test_the_default_end_points_are_maxima():
     assert math.isclose(grows.observed, min(b - a for a, b in zip(frac, frac[1:])), abs_tol=1e-12)
 
 
+def end_points(c_max: float, inits: int = 1000) -> torch.Tensor:
+    """The default starts (seed 0) flowed at each c of the grid, one c at a time (not the module's batch)."""
+    from theorems.core.context import Context
+    from theorems.optim.sphere_flow import random_unit
+
+    Y0 = random_unit(Context.make("cpu", seed=0), inits, D)
+    return torch.stack([T.flow(Y0, modulated(c_max * f), 0.2, 1000)[0] for f in T.GRID])
+
+
 def test_negative_modulation_loses_starts_from_the_basin():
-    """The registered control (c < 0): starts in the basin at c = 0 leave it, so basin_inclusion fails."""
+    """The registered control (c < 0): starts in the basin at c = 0 leave it, so basin_inclusion fails; its observed
+    value is the largest loss over the grid, counted here from end points near u₁ (y₁ > 0.99)."""
     (control,) = T.RESULT.controls
     ev = theorems.check(T.ID, **control)
     inclusion = next(c for c in ev.claims if c.name == "basin_inclusion")
     assert ev.converged and inclusion.observed > 0 and not inclusion.passed
+    near = end_points(control["c_max"])[..., 0] > 0.99
+    assert inclusion.observed == max(int((near[0] & ~near[k]).sum()) for k in range(1, len(T.GRID)))
+
+
+def test_the_symmetric_share_counts_end_points_at_the_symmetric_point():
+    """symmetric_negative_fraction at c = 0 against end points within 1e-3 of −1/√d·𝟙 (counted here)."""
+    ev = theorems.check(T.ID)
+    at_sym = ((end_points(0.0)[0] + 1 / math.sqrt(D)).abs() < 1e-3).all(-1).double().mean()
+    assert at_sym > 0 and math.isclose(ev.details["symmetric_negative_fraction"][0], float(at_sym), abs_tol=1e-12)
 
 
 def test_escapes_run_in_a_batch():
