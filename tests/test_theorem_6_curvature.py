@@ -129,3 +129,38 @@ def test_a_flow_stuck_on_a_saddle_stays_a_saddle(monkeypatch):
     monkeypatch.setattr(T, "flow", lambda Y0, b, dt, steps: (Y0, torch.zeros(Y0.shape[:-1], dtype=Y0.dtype)))
     Y, res, curv, escapes = T.certified_flow(unit(1, 1), modulated(0.0), 0.2, 1000)
     assert escapes == 2 and curv["saddle"].all()
+
+
+def proof_steps(monkeypatch, name, wrap):
+    """The 1-D proof-step claims on the default starts, with one of the module's closed forms replaced."""
+    from theorems.core.context import Context
+    from theorems.optim.sphere_flow import random_unit
+
+    ctx = Context.make("cpu", seed=0)
+    Y0 = random_unit(ctx, 1000, D)
+    b = torch.stack([modulated(0.8 * f) for f in T.GRID])
+    if name:
+        monkeypatch.setattr(T, name, wrap(getattr(T, name)))
+    claims, _ = T.one_d_proof_steps(Y0, b, ctx)
+    return {c.name: c for c in claims}
+
+
+@pytest.mark.parametrize("rel, passes", [(0.0, True), (0.5e-8, True), (2e-8, False)])
+def test_ode_tolerance_is_pinned(monkeypatch, rel, passes):
+    """eq. (147) off by a relative 2e-8 on one pair fails the 1e-8 tolerance, 0.5e-8 does not (literal pins; the
+    RK4 error itself is ~1e-9). One pair only: the claim is the maximum over the pairs."""
+    def wrap(f):
+        def off(y0, b, t):
+            out = f(y0, b, t)
+            bump = torch.zeros_like(out)
+            bump[0] = rel
+            return out * (1 + bump)
+        return off
+    assert proof_steps(monkeypatch, "closed_form", wrap)["ode_closed_form"].passed is passes
+
+
+def test_decreasing_in_b_is_judged_on_the_largest_derivative(monkeypatch):
+    """t*(b) given a positive slope in b at y(0) ≥ 0.99 only: the claim (max ∂t*/∂b ≤ 0) must fail."""
+    assert proof_steps(monkeypatch, None, None)["blowup_time_decreasing_in_b"].passed
+    bent = proof_steps(monkeypatch, "blowup_time", lambda f: lambda y0, b: f(y0, b) + 10 * b * (y0 >= 0.99))
+    assert not bent["blowup_time_decreasing_in_b"].passed
