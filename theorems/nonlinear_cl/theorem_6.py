@@ -20,8 +20,14 @@ the basin at c = 0 is in the basin at every larger c) and ``basin_strictly_large
 converges to u₁ than at c = 0: "larger"), all bounds. A finite sample cannot see the strict growth for c → 0, so
 strictness is judged at c_max only. Negative control: c_max < 0 (negative modulation,
 violating c > 0): the basin shrinks. The flow stops once every end point's residual is below FLOW_TOL·1e-3 (they
-no longer move). Convergence certificate: every end point's critical residual ≤ FLOW_TOL (the symmetric all-negative
-point, where A ∝ I, is a stable non-LME critical point; its share is reported).
+no longer move). Convergence certificate: every end point's critical residual ≤ FLOW_TOL *and* every end point a
+local maximum of f(y) = Σ y³/3 + (b + c·e₁)ᵀy²/2 on the sphere (the flow is its Riemannian gradient ascent): the
+largest eigenvalue of the Riemannian Hessian P⊥(∇²f − (yᵀ∇f)I)P⊥ on the tangent space, by Lanczos on Hessian-vector
+products, is ≤ CURV_RTOL of its largest |eigenvalue|. A saddle end point (a critical point with two positive
+coordinates, or negative ones off the full support) is stepped off along its positive-curvature direction and the
+flow re-run (at most MAX_ESCAPES times); one left is not converged. The extremes of the tangent curvature over the end
+points, per c, are in the details. The maxima are u_l (c < 1) and the symmetric all-negative point, where A ∝ I
+(tangent curvature −1/√d: a stable non-LME critical point; its share is reported).
 
 Binding instance: c_max = 0.02 (c > 0 nearly binds: 4 more starts of 1000 reach u₁ at c = 0.02 than at c = 0). The
 hypothesis g > 0 cannot bind on the sphere: g(y) = y + b adds b·I to A, which P⊥_w removes, so b does not change the
@@ -55,6 +61,7 @@ from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
                            seed_param)
+from ..optim.curvature import tangent_curvature
 from ..optim.sphere_flow import random_unit, rk4
 from .common import declared_strategy
 from .paper import PAPER
@@ -64,6 +71,14 @@ GRID = (0.0, 0.1, 0.3, 1.0)
 LABEL_COS = 0.999  # labelling threshold: ties at the symmetric point otherwise mislabel
 FLOW_TOL = 1e-6  # critical residual ‖P⊥ A w‖ below which an end point counts as converged
 CHECK_EVERY = 50  # Euler steps between the early-stopping checks of the flow
+# Second-order certificate of an end point: its largest Riemannian tangent curvature of f relative to the largest
+# |curvature| there. A maximum has it < 0. Rounding of the 5–63-dim Lanczos is ~1e-14 and an end point with
+# residual ≤ FLOW_TOL sits ~1e-6 from its critical point (the third derivative of f is 2, so the curvature moves by
+# ~1e-6); the smallest genuine curvature the hypotheses allow is |c − 1| ≥ 0.05 at u_j (j ≠ 1) and 1/√d ≥ 0.125 at
+# the symmetric point, so 1e-4 sits ≥ 100× from both.
+CURV_RTOL = 1e-4
+MAX_ESCAPES = 2  # saddle escapes (step along the positive-curvature direction, then flow again) before giving up
+ESCAPE_STEP = 1e-2  # length of the step off a saddle: second order in it raises f, the flow then leaves the saddle
 # The 1-D ODE of the proof: RK4 with 800 steps is within 1.2e-9 relative of the closed forms for b ≤ 100, c_max ≤ 3
 # (measured on a grid; 400 steps reach 1.1e-8 at b = 20); 1e-8 leaves room, and a wrong constant in (147), (150) or
 # (151) is O(1) off.
@@ -91,6 +106,53 @@ def flow(Y0: torch.Tensor, b: torch.Tensor, dt: float, steps: int) -> tuple[torc
         if t % CHECK_EVERY == 0 and float(residual(Y).max()) <= FLOW_TOL * 1e-3:
             break
     return Y, residual(Y)
+
+
+def objective(Y: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """f(y) = Σ y³/3 + bᵀy²/2 per row, whose Euclidean gradient (y + b)∘y drives the flow (it ascends f on the
+    sphere)."""
+    return (Y**3 / 3 + b * Y**2 / 2).sum(-1)
+
+
+def end_point_curvature(Y: torch.Tensor, b: torch.Tensor, generator=None) -> dict:
+    """Extreme eigenvalues of the Riemannian Hessian of f on the sphere at the rows of Y (B, d), b (B, d):
+    P⊥_y(∇²f(y) − (yᵀ∇f(y))I)P⊥_y on the tangent space y^⊥, by Lanczos on Hessian-vector products. The −(yᵀ∇f) I
+    term enters as the fixed quadratic −λ|x|²/2 (λ frozen at the end point); the normal direction y is removed.
+    A row is a saddle (not a maximum) where its largest tangent curvature exceeds CURV_RTOL of the largest |·|."""
+    lam = ((Y + b) * Y * Y).sum(-1, keepdim=True).detach()  # yᵀ∇f(y)
+    # Tangent coordinates z ∈ R^{d−1} (x = y + Uz, U an orthonormal basis of y^⊥ from a complete QR of y), so Lanczos
+    # runs on UᵀHU itself: removing y as a ``direction`` instead lets rounding leak the normal into the Lanczos basis
+    # at the symmetric point (A ∝ I makes the tangent Hessian a multiple of I, Lanczos breaks down at once), where it
+    # shows up as a spurious zero Ritz value. −f: the smallest curvature of −f is minus the largest of f.
+    U = torch.linalg.qr(Y.detach()[..., None], mode="complete")[0][..., 1:]
+    curv = tangent_curvature(lambda Z: (lambda X: -objective(X, b) + (lam * X**2).sum(-1) / 2)(
+        Y + (U @ Z[..., None])[..., 0]), Y.new_zeros(Y.shape[0], Y.shape[-1] - 1), generator=generator)
+    hi, lo = -curv.lam_min, -curv.lam_max
+    relative = -curv.relative_min()
+    return {"largest": hi, "smallest": lo, "relative_largest": relative, "saddle": relative > CURV_RTOL,
+            "direction": (U @ curv.vec_min[..., None])[..., 0]}
+
+
+def certified_flow(Y0: torch.Tensor, b: torch.Tensor, dt: float, steps: int, generator=None,
+                   max_escapes: int | None = None) -> tuple[torch.Tensor, torch.Tensor, dict, int]:
+    """``flow``, then the second-order certificate at every end point; end points that are saddles step off along
+    their positive-curvature direction and the whole batch flows again (rows at maxima stay: they are already
+    stopped), at most ``max_escapes`` times. Returns end points, residuals, the curvature at the end points (flat
+    over the batch) and the escapes taken."""
+    max_escapes = MAX_ESCAPES if max_escapes is None else max_escapes
+    shape = Y0.shape
+    bb = b.expand(shape).reshape(-1, shape[-1])
+    Y, res = flow(Y0, b, dt, steps)
+    escapes = 0
+    while True:
+        curv = end_point_curvature(Y.reshape(-1, shape[-1]), bb, generator)
+        if escapes == max_escapes or not bool(curv["saddle"].any()):
+            return Y, res, curv, escapes
+        flat = Y.reshape(-1, shape[-1])
+        moved = flat + ESCAPE_STEP * curv["direction"]
+        flat = torch.where(curv["saddle"][:, None], moved / moved.norm(dim=-1, keepdim=True), flat)
+        Y, res = flow(flat.reshape(shape), b, dt, steps)
+        escapes += 1
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
@@ -199,13 +261,15 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     cs = torch.tensor([p["c_max"] * f for f in GRID], dtype=ctx.dtype, device=ctx.device)
     b = torch.full((len(cs), 1, d), p["b"], dtype=ctx.dtype, device=ctx.device)
     b[:, 0, 0] += cs
-    Y, res = flow(Y0.expand(len(cs), -1, -1), b, p["dt"], p["steps"])  # one batched problem over (c, init)
+    # one batched problem over (c, init), with the second-order certificate (and saddle escapes) at its end points
+    Y, res, curv, escapes = certified_flow(Y0.expand(len(cs), -1, -1), b, p["dt"], p["steps"], ctx.generator)
+    saddles = curv["saddle"].reshape(len(cs), -1)
     in_basin = Y[..., 0] > LABEL_COS
     frac = in_basin.to(ctx.dtype).mean(1)
     steps_up = frac[1:] - frac[:-1]
     lost = (in_basin[:1] & ~in_basin[1:]).sum(1)  # starts in basin(c=0) missing from basin(c)
     sym = ((Y < 0).all(-1)).to(ctx.dtype).mean(1)
-    converged = bool((res <= FLOW_TOL).all())
+    converged = bool((res <= FLOW_TOL).all()) and not bool(saddles.any())
     claims = [
         Claim.at_least("basin_grows", float(steps_up.min()), 0.0,
                        "min over the grid of P[→u₁](c_{i+1}) − P[→u₁](c_i)"),
@@ -217,7 +281,11 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     winner, winner_details = winner_step(Y0, Y, b)
     claims += [*ode_claims, winner]
     details = {"c": cs.tolist(), "basin_fraction": frac.tolist(), "symmetric_negative_fraction": sym.tolist(),
-               "max_residual": float(res.max()), "unconverged": int((res > FLOW_TOL).sum()),
+               "max_residual": float(res.max()), "unconverged": int(((res > FLOW_TOL) | saddles).sum()),
+               "saddle_end_points": int(saddles.sum()), "saddle_escapes": escapes,
+               "tangent_curvature_largest": curv["largest"].reshape(len(cs), -1).amax(1).tolist(),
+               "tangent_curvature_smallest": curv["smallest"].reshape(len(cs), -1).amin(1).tolist(),
+               "tangent_curvature_relative_largest": float(curv["relative_largest"].max()),
                "T": p["dt"] * p["steps"], **ode_details, **winner_details}
     return Outcome(claims=claims, details=details, converged=converged, headline="basin_strictly_larger")
 
