@@ -23,6 +23,8 @@ from typing import Callable
 
 import torch
 
+from .newton import arrow_solve
+
 BatchFn = Callable[[torch.Tensor], torch.Tensor]  # (B, P) -> (B,), instances independent
 
 
@@ -73,35 +75,43 @@ def lanczos_extremes(matvec: Callable[[torch.Tensor], torch.Tensor], B: int, P: 
                      directions: torch.Tensor | None = None, iters: int | None = None, like: torch.Tensor,
                      generator: torch.Generator | None = None) -> Curvature:
     """Extreme eigenvalues of the symmetric operator ``matvec`` ((B, P) -> (B, P)) on the complement of
-    ``directions`` (B, P, r). ``like`` gives dtype and device; start vectors come from ``generator`` (CPU)."""
+    ``directions`` (B, P, r). ``like`` gives dtype and device; start vectors come from ``generator`` (CPU).
+
+    The basis is stored row-wise, (B, k, P): step j's vector is a contiguous row (what ``matvec`` reads), and the
+    re-orthogonalisation against the first j vectors is two batched matrix products on a contiguous leading block
+    (a column slice of a (B, P, k) basis is strided, and its products and elementwise kernels were several times
+    slower: most of the certificate's time on the large UFM)."""
     N = _orthonormal(directions, B, P, like)
     tangent_dim = P - N.shape[-1]
     k = max(1, min(iters or tangent_dim, tangent_dim))
+    Nt = N.transpose(-1, -2).contiguous()  # (B, r', P)
 
     def project(v: torch.Tensor) -> torch.Tensor:
-        return v - (N @ (N.transpose(-1, -2) @ v[..., None]))[..., 0] if N.shape[-1] else v
+        return v - (N @ (Nt @ v[..., None]))[..., 0] if N.shape[-1] else v
 
     tiny = torch.finfo(like.dtype).tiny
-    Qb = like.new_zeros(B, P, k)  # the Lanczos basis, column j filled at step j
-    HQ = like.new_zeros(B, P, k)
+    Qb = like.new_zeros(B, k, P)  # the Lanczos basis, row j filled at step j
+    HQ = like.new_zeros(B, k, P)
 
     def orth(v: torch.Tensor, j: int) -> torch.Tensor:
         """v minus its components on the first j basis vectors, twice (Kahan's "twice is enough")."""
+        if not j:
+            return v
+        Qj = Qb[:, :j]  # (B, j, P), contiguous rows
+        v = v[:, None, :]  # (B, 1, P)
         for _ in range(2):
-            if j:
-                Qj = Qb[..., :j]
-                v = v - (Qj @ (Qj.transpose(-1, -2) @ v[..., None]))[..., 0]
-        return v
+            v = torch.baddbmm(v, torch.bmm(v, Qj.transpose(-1, -2)), Qj, alpha=-1.0)
+        return v[:, 0]
 
     def fresh(j: int) -> torch.Tensor:
         v = project(torch.randn(B, P, generator=generator, dtype=like.dtype, device="cpu").to(like.device))
         v = orth(v, j)
         return v / v.norm(dim=-1, keepdim=True).clamp_min(tiny)
 
-    Qb[..., 0] = fresh(0)
+    Qb[:, 0] = fresh(0)
     for j in range(k):
-        w = project(matvec(Qb[..., j]))
-        HQ[..., j] = w
+        w = project(matvec(Qb[:, j]))
+        HQ[:, j] = w
         if j == k - 1:
             break
         r = orth(w, j + 1)
@@ -109,10 +119,10 @@ def lanczos_extremes(matvec: Callable[[torch.Tensor], torch.Tensor], B: int, P: 
         scale = w.norm(dim=-1, keepdim=True).clamp_min(tiny)
         broke = beta <= 1e3 * torch.finfo(like.dtype).eps * scale  # invariant subspace: restart at random
         nxt = r / beta.clamp_min(tiny)
-        Qb[..., j + 1] = torch.where(broke, fresh(j + 1), nxt) if bool(broke.any()) else nxt
-    T = Qb.transpose(-1, -2) @ HQ
+        Qb[:, j + 1] = torch.where(broke, fresh(j + 1), nxt) if bool(broke.any()) else nxt
+    T = HQ @ Qb.transpose(-1, -2)  # (B, k, k): T[a, b] = (H q_a)·q_b
     evals, evecs = torch.linalg.eigh(0.5 * (T + T.transpose(-1, -2)))
-    vec = (Qb @ evecs[..., :1])[..., 0]
+    vec = (evecs[..., :1].transpose(-1, -2) @ Qb)[:, 0]
     vec = vec / vec.norm(dim=-1, keepdim=True).clamp_min(tiny)
     return Curvature(lam_min=evals[..., 0], lam_max=evals[..., -1], vec_min=vec, iterations=k,
                      tangent_dim=tangent_dim)
@@ -132,6 +142,25 @@ def arrow_curvature(model, *, iters: int | None = None, generator: torch.Generat
     B, m = model.gw.shape
     P = m + model.gx.shape[-2] * model.gx.shape[-1]
     return lanczos_extremes(model.matvec, B, P, iters=iters, like=model.gw, generator=generator)
+
+
+def arrow_certificate(model, rtol: float, *, scale_iters: int = 6,
+                      generator: torch.Generator | None = None) -> torch.Tensor:
+    """(B,) bool: True where the arrow model's Hessian H has no eigenvalue below −rtol·max|λ(H)|, decided exactly
+    by inertia instead of by Ritz values. H + σI is positive definite iff its block Cholesky (the x blocks, then
+    their Schur complement: Haynsworth inertia additivity) succeeds, which ``newton.arrow_solve`` reports; with
+    σ = rtol·ŝ and ŝ = max(|θ_min|, |θ_max|) from a short Lanczos run (Ritz values lie inside the spectrum, so
+    ŝ ≤ max|λ(H)|), success gives λ_min(H) > −rtol·ŝ ≥ −rtol·max|λ(H)|. A saddle of any depth beyond rtol fails it,
+    where capped Lanczos (``arrow_curvature``) can miss one whose negative eigenvalue sits next to a dense cluster.
+    Cholesky is backward stable, so success holds up to a perturbation of ~(m + N·q)·eps·‖H‖: rtol must be far
+    above that (1e-8 against ~1e-12 at the UFM's sizes). False is "not certified", never a proof of a saddle.
+    ``scale_iters`` is small on purpose: fewer steps only lower ŝ (a stricter test), and each step is a Hessian
+    product (the factorisation itself costs about one Newton iteration)."""
+    tiny = torch.finfo(model.gw.dtype).tiny
+    ritz = arrow_curvature(model, iters=scale_iters, generator=generator)
+    scale = torch.maximum(ritz.lam_max.abs(), ritz.lam_min.abs()).clamp_min(tiny)
+    _, _, ok = arrow_solve(model, rtol * scale)
+    return ok
 
 
 def rotation_orbit(theta: torch.Tensor, z: int, d: int) -> torch.Tensor:
