@@ -21,3 +21,16 @@ def test_errata_a9_smallest_alpha_keeps_weight_norm_exact():
                      "angle_formula_exact", "phase1_constant_step_reaches"):
             assert _claim(ev, name).passed, (alpha, name)
         assert _claim(ev, "weight_norm_is_alpha").observed < 1e-14
+
+
+def test_lemma_4_1_smallest_lambda_judges_rounding_at_the_rounding_level():
+    # λ at the low end of its domain: L* = 2.3e-5 but the logits are ~9, so f − L* of points within rounding of
+    # the optimum comes out ±3e-16, far above the old floor 1e-13·L* = 2.3e-18: such points were judged at an ε
+    # below their own rounding and failed NC1 ≤ C₁ε by 5×. The statement holds for every λ > 0.
+    from theorems.neural_collapse.lemma_4_1 import eps_floor
+
+    assert eps_floor("ce", 3, 6, 1e-6) > 1e-15  # above the observed rounding of f − L* (independent: 3e-16)
+    ev = theorems.check("neural_collapse.lemma_4_1", lam=1e-6)
+    for k in ("nc1", "nc2", "nc3"):
+        assert _claim(ev, f"{k}_bound_on_perturbations").passed, k
+    assert ev.details["perturbations_checked"] > 300  # the floor does not empty the check
