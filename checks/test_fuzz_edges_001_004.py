@@ -34,3 +34,16 @@ def test_lemma_4_1_smallest_lambda_judges_rounding_at_the_rounding_level():
     for k in ("nc1", "nc2", "nc3"):
         assert _claim(ev, f"{k}_bound_on_perturbations").passed, k
     assert ev.details["perturbations_checked"] > 300  # the floor does not empty the check
+
+
+def test_table_1_untrained_budget_is_not_converged():
+    # lr at the low end of its domain: 150 steps at lr 1e-6 leave every network at its initialisation (loss
+    # −4.7 % .. 0, minibatch noise), and the σ² contrast (±5e-4) is a difference of initial scores: the run
+    # must say "not converged", not hold or fail. One step is the other end of the budget.
+    from theorems.core.evidence import NOT_CONVERGED, outcome_of
+
+    for params in (dict(lr=1.000001e-6), dict(steps=1)):
+        ev = theorems.check("nonlinear_cl.table_1", **params)
+        assert outcome_of(ev.claims, ev.converged) == NOT_CONVERGED, params
+    ev = theorems.check("nonlinear_cl.table_1", lr=1e-4)  # a small lr that trains (loss falls 17 %) is judged
+    assert ev.converged is True and ev.holds
