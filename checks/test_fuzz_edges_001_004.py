@@ -47,3 +47,21 @@ def test_table_1_untrained_budget_is_not_converged():
         assert outcome_of(ev.claims, ev.converged) == NOT_CONVERGED, params
     ev = theorems.check("nonlinear_cl.table_1", lr=1e-4)  # a small lr that trains (loss falls 17 %) is judged
     assert ev.converged is True and ev.holds
+
+
+def test_figure_4_temperature_is_a_declared_hypothesis():
+    # τ = 10 and τ ≈ 1e-3 (the ends of the domain) break relu_beats_linear / linear_beats_relu_at_P1 in the ci
+    # miniature; the figures report τ = 0.1 only (the authors' code; §5 prints none): another τ is outside the
+    # statement, declared before any training (the hypotheses alone are evaluated here: no run).
+    import pytest
+
+    from theorems.core.errors import HypothesisViolation
+
+    res = theorems.get("nonlinear_cl.figure_4")
+    for form in res.forms:
+        assert not [v for v in res.hypotheses(dict(res.defaults), form) if "tau" in v.names]
+        for tau in (10.0, 0.001000000001, 0.1 + 1e-9):
+            found = [v for v in res.hypotheses({**res.defaults, "tau": tau}, form) if "tau" in v.names]
+            assert found and found[0].bypassable, (form, tau)
+    with pytest.raises(HypothesisViolation, match="tau|τ"):
+        theorems.check("nonlinear_cl.figure_4", tau=10)
