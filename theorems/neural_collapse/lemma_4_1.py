@@ -65,11 +65,12 @@ ID = "neural_collapse.lemma_4_1"
 SCALES = np.logspace(-7, -0.5, 21)
 TRAIN_DEPTH = 3
 # f − L* is a difference of sums whose largest terms are the logits (|w_kᵀx| ≤ ρ*√d, CE: logsumexp − correct
-# logit) or L* itself, each known to ~1e-16 of its size; so f − L* below 1e-13·(L* + ρ*√d) is rounding (×~100 the
-# observed rounding): a point there is judged at that ε (the bound is monotone in ε; NC metrics of such points are
-# rounding too, ~1e-13, and NC2 ~1e-7). Relative to L* alone the floor fails at small λ: λ = 1e-6 has
-# L* = 2.3e-5 but logits ~9, f − L* rounds to ±3e-16 ≫ 1e-13·L*, and rounding points failed NC1 ≤ C₁ε.
-EPS_FLOOR_REL = 1e-13
+# logit) or L* itself, each known to ~1e-16 of its size; so f − L* below 1e-14·(L* + ρ*√d) is rounding (~50 ulps of
+# the largest term; at λ = 1e-6 f − L* of points within rounding of the optimum is ±7e-16, the floor 9e-14): a point
+# there is judged at that ε (the bound is monotone in ε; NC metrics of such points are rounding too). Relative to L*
+# alone (1e-13·L*, as before) the floor failed at small λ: λ = 1e-6 has L* = 2.3e-5 but logits ~9, so the floor
+# 2.3e-18 sat far below the rounding, and rounding points failed NC1 ≤ C₁ε by 5×.
+EPS_FLOOR_REL = 1e-14
 
 
 def eps_floor(loss: str, K: int, d: int, lam: float) -> float:
