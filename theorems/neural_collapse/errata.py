@@ -105,7 +105,9 @@ def mover(x: torch.Tensor, u: torch.Tensor, alpha: torch.Tensor, m: float, scale
     s = alpha * m * math.sqrt(d) / (2 * math.sqrt(d + m * m / 4))
     theta = 2 * torch.asin(s / (2 * math.sqrt(d)))
     target = torch.cos(theta) * x + torch.sin(theta) * math.sqrt(d) * u
-    chord = (target - x) / (target - x).norm(dim=-2, keepdim=True)
+    # The unit chord (x̃ − x)/‖x̃ − x‖ in closed form: subtracting x from x̃ loses digits relative to the chord
+    # (rounding ~ε√d/‖x̃ − x‖, 1e-8 at α = 1e-6, which broke ‖W‖_F = α at the domain edge).
+    chord = -torch.sin(theta / 2) * x / math.sqrt(d) + torch.cos(theta / 2) * u
     ones = torch.ones_like(x)
     W = scale * alpha * (ones + 0.5 * m * chord) @ x.transpose(-1, -2) / (math.sqrt(d + m * m / 4) * math.sqrt(d))
     b = -scale * (1 - m / 2) * alpha * math.sqrt(d) / math.sqrt(d + m * m / 4) * ones

@@ -64,9 +64,19 @@ from .ufm import LOSSES, closed_form, collapsed_pair, random_rotation_of_ones_co
 ID = "neural_collapse.lemma_4_1"
 SCALES = np.logspace(-7, -0.5, 21)
 TRAIN_DEPTH = 3
-# f and L* are O(1) sums known to ~1e-15 relative, so f − L* below ~1e-13·L* is rounding: a point there is judged
-# at ε = 1e-13·L* (the bound is monotone in ε; NC metrics of such points are rounding too, ~1e-15, and NC2 ~1e-8).
-EPS_FLOOR_REL = 1e-13
+# f − L* is a difference of sums whose largest terms are the logits (|w_kᵀx| ≤ ρ*√d, CE: logsumexp − correct
+# logit) or L* itself, each known to ~1e-16 of its size; so f − L* below 1e-14·(L* + ρ*√d) is rounding (~50 ulps of
+# the largest term; at λ = 1e-6 f − L* of points within rounding of the optimum is ±7e-16, the floor 9e-14): a point
+# there is judged at that ε (the bound is monotone in ε; NC metrics of such points are rounding too). Relative to L*
+# alone (1e-13·L*, as before) the floor failed at small λ: λ = 1e-6 has L* = 2.3e-5 but logits ~9, so the floor
+# 2.3e-18 sat far below the rounding, and rounding points failed NC1 ≤ C₁ε by 5×.
+EPS_FLOOR_REL = 1e-14
+
+
+def eps_floor(loss: str, K: int, d: int, lam: float) -> float:
+    """The rounding level of f − L* (see EPS_FLOOR_REL)."""
+    opt = closed_form(loss, K, d, lam)
+    return EPS_FLOOR_REL * (opt.value + opt.row_norm * math.sqrt(d))
 METRICS = ("nc1", "nc2", "nc3")
 
 
@@ -100,7 +110,7 @@ def _bound(p: dict, eps: float) -> dict | None:
 def _ratios(p: dict, eps: torch.Tensor, metrics: dict) -> tuple[dict, int]:
     """max over points with a bound of NC_i/bound_i, and how many points had one."""
     nc2 = NC2_OF[p["loss"]]
-    floor = EPS_FLOOR_REL * closed_form(p["loss"], p["K"], p["d"], p["lam"]).value
+    floor = eps_floor(p["loss"], p["K"], p["d"], p["lam"])
     worst = {k: 0.0 for k in METRICS}
     checked = 0
     for i, e in enumerate(eps.tolist()):
