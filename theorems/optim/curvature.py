@@ -94,14 +94,16 @@ def lanczos_extremes(matvec: Callable[[torch.Tensor], torch.Tensor], B: int, P: 
     HQ = like.new_zeros(B, k, P)
 
     def orth(v: torch.Tensor, j: int) -> torch.Tensor:
-        """v minus its components on the first j basis vectors, twice (Kahan's "twice is enough")."""
+        """v minus its components on the first j basis vectors, twice (Kahan's "twice is enough"), and on the
+        left-out directions again: near an invariant subspace v is rounding noise, whose normal part would otherwise
+        enter the basis as an O(1) component and bring a spurious Ritz value (the flat normal's 0)."""
         if not j:
-            return v
+            return project(v)
         Qj = Qb[:, :j]  # (B, j, P), contiguous rows
         v = v[:, None, :]  # (B, 1, P)
         for _ in range(2):
             v = torch.baddbmm(v, torch.bmm(v, Qj.transpose(-1, -2)), Qj, alpha=-1.0)
-        return v[:, 0]
+        return project(v[:, 0])
 
     def fresh(j: int) -> torch.Tensor:
         v = project(torch.randn(B, P, generator=generator, dtype=like.dtype, device="cpu").to(like.device))
