@@ -29,3 +29,30 @@ def test_proposition_2_without_a_start_at_the_minimum_is_not_converged_and_judge
     ev = theorems.check("ssl_dynamics.proposition_2", max_iter=1, allow_violation=True)
     assert ev.converged is False and not ev.holds
     assert "minimiser_rank_one" not in _claims(ev) and ev.details["starts_reaching"] == 0
+
+
+# 3. proposition_1 eta = 1e-9: 5000 steps move Θ by ~1e-5, nowhere near the limit direction; the run said
+# nothing about convergence and failed the collapse claims.
+def test_proposition_1_too_short_a_horizon_is_not_converged():
+    ev = theorems.check("ssl_dynamics.proposition_1", eta=1e-9, allow_violation=True)
+    assert ev.converged is False and ev.details["horizon_resolves_collapse"] is False, ev.explain()
+
+
+def test_proposition_1_repeated_eigenvalue_still_converges_and_fails():
+    # the counterexample must stay a converged failure (the horizon criterion does not depend on the claims)
+    ev = theorems.check("ssl_dynamics.proposition_1", C="-1,0,0;0,-1,0;0,0,0.5", d=3, form="as_printed")
+    assert ev.converged is True and not ev.holds and _claims(ev)["collapsed_to_rank_one"].observed > 0.5
+
+
+# 4. proposition_1 flow_time = 1000: e^{−2λ₁T} overflowed to inf and the identity read NaN (IdentityFailure).
+@pytest.mark.parametrize("flow_time", [1000.0, 400.0])
+def test_proposition_1_long_flow_time_identity_holds(flow_time):
+    ev = theorems.check("ssl_dynamics.proposition_1", flow_time=flow_time)
+    flow = _claims(ev)["flow_matches_exponential"]
+    assert math.isfinite(flow.observed) and flow.passed and ev.holds, ev.explain()
+
+
+def test_proposition_1_long_flow_time_wrong_constant_still_fails_the_identity():
+    ev = theorems.check("ssl_dynamics.proposition_1", flow_time=1000.0, closed_form_factor=2.2, allow_violation=True)
+    flow = _claims(ev)["flow_matches_exponential"]
+    assert math.isfinite(flow.observed) and flow.observed > 0.1
