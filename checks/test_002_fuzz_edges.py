@@ -56,3 +56,19 @@ def test_proposition_1_long_flow_time_wrong_constant_still_fails_the_identity():
     ev = theorems.check("ssl_dynamics.proposition_1", flow_time=1000.0, closed_form_factor=2.2, allow_violation=True)
     flow = _claims(ev)["flow_matches_exponential"]
     assert math.isfinite(flow.observed) and flow.observed > 0.1
+
+
+# 2. example_1 eta = 1.0: the loss stopped changing (last change ≤ GTOL) on a cycle of equal loss 0.46·max|λ(C)|
+# above L*, and the run called itself converged. The end point must also be first-order critical.
+@pytest.mark.parametrize("eta", [1.0, 0.6])
+def test_example_1_large_step_stall_is_not_converged(eta):
+    ev = theorems.check("ssl_dynamics.example_1", eta=eta, allow_violation=True)
+    assert ev.converged is False, ev.explain()
+    assert ev.details["orthogonal_riemannian_grad_max"] > 0.1
+
+
+def test_example_1_default_and_largest_good_step_stay_converged_and_hold():
+    for eta in (0.05, 0.5):
+        ev = theorems.check("ssl_dynamics.example_1", eta=eta)
+        assert ev.converged is True and ev.holds, ev.explain()
+        assert ev.details["orthogonal_riemannian_grad_max"] < 1e-5
