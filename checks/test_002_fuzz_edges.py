@@ -72,3 +72,20 @@ def test_example_1_default_and_largest_good_step_stay_converged_and_hold():
         ev = theorems.check("ssl_dynamics.example_1", eta=eta)
         assert ev.converged is True and ev.holds, ev.explain()
         assert ev.details["orthogonal_riemannian_grad_max"] < 1e-5
+
+
+# 5. theorem_2 spectrum = −1e6: the explicit integrator's stable step is ~1/‖C‖, so the run needs ~‖C‖T steps;
+# the cost model ignored ‖C‖ (predicted 0.2 s, ran > 60 s). It must now be refused before any computation.
+def test_theorem_2_stiff_spectrum_is_refused_by_the_cost_model():
+    with pytest.raises(ResourceLimit):
+        theorems.check("ssl_dynamics.theorem_2", spectrum="-1000000.0")
+
+
+def test_theorem_2_cost_grows_at_least_like_the_measured_evaluations():
+    # same d, z, h, T: only ‖C‖ differs, so the ratio of right-hand-side evaluations is the ratio of run times
+    res = theorems.get("ssl_dynamics.theorem_2")
+    runs = {s: theorems.check(res.id, spectrum=s, T=1.0) for s in ("-1.5", "-300")}
+    nfev = {s: ev.details["w_ode_nfev"] + ev.details["q_ode_nfev"] for s, ev in runs.items()}
+    work = {s: res.cost({**res.defaults, "spectrum": (float(s),), "T": 1.0}).work for s in runs}
+    assert all(ev.holds and ev.converged for ev in runs.values())
+    assert work["-300"] / work["-1.5"] >= nfev["-300"] / nfev["-1.5"] > 5
