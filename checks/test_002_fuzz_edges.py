@@ -36,12 +36,21 @@ def test_proposition_2_without_a_start_at_the_minimum_is_not_converged_and_judge
 def test_proposition_1_too_short_a_horizon_is_not_converged():
     ev = theorems.check("ssl_dynamics.proposition_1", eta=1e-9, allow_violation=True)
     assert ev.converged is False and ev.details["horizon_resolves_collapse"] is False, ev.explain()
+    two = theorems.check("ssl_dynamics.proposition_1", C="-1,0;0,0.5", d=2, z=2, eta=1e-9, steps=1000)
+    assert two.converged is False  # one distinct eigenvalue above λ₁ is still a horizon to resolve
+    scalar = theorems.check("ssl_dynamics.proposition_1", C="-1,0;0,-1", d=2, z=2, form="as_printed",
+                            allow_violation=True)
+    assert scalar.converged is True  # C ∝ I: the direction never moves, nothing to resolve
 
 
 def test_proposition_1_repeated_eigenvalue_still_converges_and_fails():
     # the counterexample must stay a converged failure (the horizon criterion does not depend on the claims)
     ev = theorems.check("ssl_dynamics.proposition_1", C="-1,0,0;0,-1,0;0,0,0.5", d=3, form="as_printed")
     assert ev.converged is True and not ev.holds and _claims(ev)["collapsed_to_rank_one"].observed > 0.5
+    # a gap of 1e-10 below is_simple's resolution is a repeated eigenvalue too: the horizon is judged on λ₃ = 0.5
+    near = theorems.check("ssl_dynamics.proposition_1", C="-1,0,0;0,-0.9999999999,0;0,0,0.5", d=3,
+                          form="as_printed")
+    assert near.converged is True and near.details["horizon_resolves_collapse"] is True
 
 
 # 4. proposition_1 flow_time = 1000: e^{−2λ₁T} overflowed to inf and the identity read NaN (IdentityFailure).
