@@ -98,3 +98,17 @@ def test_theorem_2_cost_grows_at_least_like_the_measured_evaluations():
     work = {s: res.cost({**res.defaults, "spectrum": (float(s),), "T": 1.0}).work for s in runs}
     assert all(ev.holds and ev.converged for ev in runs.values())
     assert work["-300"] / work["-1.5"] >= nfev["-300"] / nfev["-1.5"] > 5
+
+
+def test_example_1_riemannian_gradient_keeps_the_skew_part():
+    # g = WK, K skew, is tangent to the Stiefel manifold: its Riemannian gradient is itself (a normal projection
+    # (I − WWᵀ)g alone would report 0); g = WS, S symmetric, is normal: gradient 0.
+    import torch
+
+    from theorems.ssl_dynamics.example_1 import _riem_sq
+
+    W = torch.linalg.qr(torch.randn(7, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0)))[0]
+    A = torch.tensor([[0.0, 1.0, -2.0], [0.5, 0.0, 3.0], [1.5, -1.0, 0.0]], dtype=torch.float64)
+    K, S = A - A.T, A + A.T
+    assert float(_riem_sq(W, W @ K)) == pytest.approx(float((K ** 2).sum()), rel=1e-12)
+    assert float(_riem_sq(W, W @ S)) == pytest.approx(0.0, abs=1e-24)
