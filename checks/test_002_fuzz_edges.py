@@ -112,3 +112,23 @@ def test_example_1_riemannian_gradient_keeps_the_skew_part():
     K, S = A - A.T, A + A.T
     assert float(_riem_sq(W, W @ K)) == pytest.approx(float((K ** 2).sum()), rel=1e-12)
     assert float(_riem_sq(W, W @ S)) == pytest.approx(0.0, abs=1e-24)
+
+
+# Found by re-running the sweep on the four results after the fixes above (tools/fuzz.py --sweep --only ...):
+# proposition_1's 2-layer blow-up with too small a budget, or too large a step; theorem_2 with a failed integration.
+@pytest.mark.parametrize("params", [dict(max_steps=1), dict(eta_two_layer=1e-12)])
+def test_proposition_1_two_layer_budget_too_short_is_not_converged(params):
+    ev = theorems.check("ssl_dynamics.proposition_1", **params)
+    assert ev.converged is False and not ev.violations, ev.explain()
+
+
+def test_proposition_1_two_layer_overshooting_step_is_outside_the_hypotheses():
+    ev = theorems.check("ssl_dynamics.proposition_1", eta_two_layer=10.0, allow_violation=True)
+    assert any("η₂" in str(v) for v in ev.violations), ev.explain()
+    ok = theorems.check("ssl_dynamics.proposition_1", eta_two_layer=0.115)  # 2·η₂·max|λ| = 0.94 < 1: inside
+    assert not ok.violations and ok.holds
+
+
+def test_theorem_2_failed_integration_is_not_converged_not_a_traceback():
+    ev = theorems.check("ssl_dynamics.theorem_2", init_perturb=1.0, allow_violation=True)
+    assert ev.converged is False and math.isinf(_claims(ev)["ode_global_error"].observed)

@@ -44,6 +44,10 @@ Convergence (of the run, not of Θ, which diverges): the run stopped at σ₂/σ
 the limit direction, i.e. every component off the λ₁-eigenspace has decayed relative to it by the predicted
 q^K ≤ STOP_RATIO, q = (1 − 2ηλ′)/(1 − 2ηλ₁), λ′ the next distinct eigenvalue. A shorter horizon (η = 1e-9: 5000
 steps move Θ by 1e-5) is reported not converged, never as a failed collapse.
+The 2-layer part is converged once every seed has blown up (or when λ₁ ≥ 0: nothing to wait for), and it takes
+the linear model's step condition at its start as a hypothesis, 2η₂ max|λ(C)| < 1 (W ~ N(0, 1/h): ‖Wᵢ‖₂ ≈ 1);
+past it GD diverges by oscillation (η₂ = 10). On the default C the rank claim first fails between η₂ = 0.2 and
+0.4, so the condition is sufficient with a margin of ~2-3.
 The other claims are ``bound`` claims (the collapse the statement asserts). ``λ₁ simple`` is a hypothesis of
 the corrected form only.
 Negative controls: ``closed_form_factor`` ≠ 2 (a wrong constant in e^{−2Ct}), a C with a repeated λ₁
@@ -212,7 +216,10 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     stop, blown, tl_ratio, tl_align = _two_layer(ctx, C, z, p["h"], p["seeds"], p["eta_two_layer"], p["max_steps"])
     last_step = float((traj[-1] - traj[-2]).norm() / traj[0].norm())
     resolved = _horizon_resolves(lam, eta, steps)
-    converged = bool(ratio[-1] < STOP_RATIO) or resolved
+    # The finite-time blow-up of the 2-layer model (λ₁ < 0) cannot be refuted by a finite budget: a run that has
+    # not blown up within ``max_steps`` (max_steps = 1, eta_two_layer = 1e-12) is not converged. With λ₁ ≥ 0
+    # (the printed non-contrastive sign, a control) P decays and there is nothing to wait for.
+    converged = (bool(ratio[-1] < STOP_RATIO) or resolved) and (blown or float(lam[0]) >= 0)
     claims = [
         Claim.at_most("gd_is_gradient_descent", gd_res, 0.0,
                       "max_k ‖Θ_{k+1} − (Θ_k − η∇L(Θ_k))‖/‖Θ_{k+1}‖, ∇L by autograd of the loss", kind="identity",
@@ -265,6 +272,11 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if form == CORRECTED and not is_simple(lam):
         out.append(Violation("λ₁(C) simple", f"λ₁ = {lam[0]:.6g}, λ₂ = {lam[1]:.6g}: no unique collapse direction",
                              ("C",)))
+    if 2 * p["eta_two_layer"] * float(np.abs(lam).max()) >= 1:
+        # the linear model's step condition at the 2-layer start (W ~ N(0, 1/h): ‖W₁‖₂, ‖W₂‖₂ ≈ 1): past it GD
+        # overshoots and diverges by oscillation (eta_two_layer = 10: σ₂/σ₁ = O(1) at blow-up), not by the flow
+        out.append(Violation("η₂ < 1/(2 max|λ(C)|)", f"eta_two_layer = {p['eta_two_layer']} overshoots: the 2-layer "
+                             "GD diverges by oscillation, not along the gradient flow", ("eta_two_layer",)))
     if 1 - 2 * p["eta"] * lam[-1] <= 0:
         out.append(Violation("η < 1/(2λ_max)", f"η = {p['eta']} makes I − 2ηC singular or sign-flipping", ("eta",)))
     return out
