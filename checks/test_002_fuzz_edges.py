@@ -132,3 +132,11 @@ def test_proposition_1_two_layer_overshooting_step_is_outside_the_hypotheses():
 def test_theorem_2_failed_integration_is_not_converged_not_a_traceback():
     ev = theorems.check("ssl_dynamics.theorem_2", init_perturb=1.0, allow_violation=True)
     assert ev.converged is False and math.isinf(_claims(ev)["ode_global_error"].observed)
+
+
+def test_proposition_1_fast_divergence_stops_before_overflow():
+    # eta = 10: Θ grows ×81 a step; the iterates overflowed to inf and the GD identities read NaN (IdentityFailure)
+    ev = theorems.check("ssl_dynamics.proposition_1", eta=10.0, allow_violation=True)
+    c = _claims(ev)
+    assert math.isfinite(c["gd_is_gradient_descent"].observed) and c["gd_matches_closed_form"].passed
+    assert ev.details["norm_growth"] < 1e110 and ev.holds

@@ -87,6 +87,9 @@ TWO_LAYER_RANK_TOL = 1e-4
 # CHECK_EVERY steps.
 STOP_RATIO = 1e-8
 CHECK_EVERY = 50
+# The linear run stops once ‖Θ_k‖ exceeds this multiple of ‖Θ₀‖: float64 keeps ~1e308, and the norms and SVDs of
+# the iterates square them.
+LINEAR_CAP = 1e100
 
 
 def _loss_of(theta, t, C, explicit, loss):
@@ -120,6 +123,8 @@ def _gd_linear(Theta0, t, C, eta, steps, explicit, loss):
             if float(sv[1] / sv[0]) < STOP_RATIO:
                 break
         out.append(out[-1] @ step)
+        if float(out[-1].norm()) > LINEAR_CAP * float(Theta0.norm()):
+            break  # past this the next products overflow (η = 10: ×81 a step reached inf, then NaN identities)
     traj = torch.stack(out)
     g = _autograd(traj[:-1], t, C, explicit, loss)
     res = ((traj[1:] - (traj[:-1] - eta * g)).flatten(1).norm(dim=1) / traj[1:].flatten(1).norm(dim=1)).max()
