@@ -22,7 +22,9 @@ The statement is true as printed ("has a global solution"): status ``verified`` 
 What one check does
 -------------------
 Projected gradient descent (step, then rescale each factor into its ball), ``restarts`` random starts batched;
-certificate: the projected-gradient residual ‖W − Π(W − ∇L/L_g)‖·L_g per start (L_g the step's inverse).
+certificate: the projected-gradient residual ‖W − Π(W − ∇L/L_g)‖·L_g per start (L_g the step's inverse), computed
+on the unit balls (W = cU, so step and certificate do not depend on c₁, c₂). The rank and alignment claims judge
+only certified starts that reach c₁²c₂²λ_min(C); with none, the run is not converged.
 Claims: ``no_start_below_closed_form``, ``best_reaches_closed_form``, ``minimiser_rank_one`` (σ₂/σ₁ of P),
 ``minimiser_along_v1``, ``nonlinear_inner_minimum`` (the PGD value over W₂ at fixed W₁ vs c₂²λ_min(sym f)),
 ``nonlinear_minimiser_rank_one``. Negative controls: ``constraint='spectral'`` (‖·‖₂ balls, the setting of
