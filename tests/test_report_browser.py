@@ -44,7 +44,10 @@ from reports import build_report, counts  # noqa: E402
 from reports.model import WRONG  # noqa: E402
 from test_report import META, run_fake_instances  # noqa: E402
 
-pytestmark = pytest.mark.browser
+# The report below replays every registered counterexample; nonlinear_cl.figure_4's (its printed SGD protocol, ~35 s)
+# is most of that. Under `--dist loadgroup` these tests share that result's worker, so the in-process `run` cache
+# computes it once for the conformance replay and for this page instead of once on each worker.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("nonlinear_cl.figure_4")]
 
 # The flags the developers' guide names for this machine's Chromium.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
