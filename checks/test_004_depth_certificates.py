@@ -19,6 +19,7 @@ from theorems.neural_collapse.depth_sweep import depth_sweep
 from theorems.neural_collapse.models import ModelSpec
 from theorems.neural_collapse.ufm import closed_form
 from theorems.optim.lbfgs import GTOL
+from theorems.core import recording
 
 RESNET_IDS = (DT.ID_43, DT.ID_46)
 
@@ -58,6 +59,7 @@ def test_upper_bound_is_valid_whatever_the_optimiser_did(rid, run):
     """No training (train_iter=0: every run ends uncertified, 'max_iter'): the sandwich's upper side is still the
     exact objective of explicit networks, ≥ L*_GUFM, and no claim reads the optimiser's status."""
     ev = run_spec(run, theorems.get(rid), dict(train_depths=(3, 5, 10), depths=(19, 37, 73), train_iter=0))
+    recording.expect(ev, recording.FAILS, recording.NOT_CONVERGED)  # untrained on purpose: not a finding
     lower = ev.details["gufm_optimum"]
     assert ev.claim("sandwich_lower").passed
     for info in ev.details["trained"].values():

@@ -22,7 +22,8 @@ What needs a look (`Row.surprise`). A negative control is there to show that the
 reason. One whose optimiser did not converge shows nothing either way: a referee counts it neither as a control
 that failed as it should nor as one that held, but as *inconclusive*, counted apart and flagged until it is moved
 to where it fails for the claim's reason (or a test says it expects it not to converge). The registered searched
-instance of an ``open`` result not converging is the finding that verdict rests on, not a surprise.
+instance of an ``open`` result failing or not converging is the finding that verdict rests on, not a surprise
+(`theorems.core.verdict` keeps a result from `verified` on exactly that); that instance *holding* is one.
 """
 
 from __future__ import annotations
@@ -169,10 +170,10 @@ class Row:
 
         Not surprises: an outcome a test said it expects of this instance (`recording.expect`); an ``open``
         result's instances holding or failing (that is what open says, and its reason is on the page); and
-        the registered searched instance of an ``open`` result not converging: that is the finding the open
-        verdict rests on (`theorems.core.verdict` keeps the status open on it), on the page under "Why open".
-        The same searched instance *failing* after converging is a surprise: it would be a counterexample
-        inside the hypotheses, and the open verdict would be stale."""
+        the registered searched instance of an ``open`` result failing or not converging: that is the finding
+        the open verdict rests on (`theorems.core.verdict` refuses `verified` on a searched instance that does not
+        hold or does not converge), on the page under "Why open". The same searched instance *holding* is a
+        surprise: the finding no longer reproduces, and the open verdict would be stale."""
         ev = self.evidence
         if self.outcome in self.expected:
             return ""
@@ -184,7 +185,8 @@ class Row:
                 return ""
             return "did not converge"
         if is_open:
-            return "the searched instance fails after converging" if self.searched and self.outcome == FAILS else ""
+            return "the searched instance holds: the open verdict's finding is gone" \
+                if self.searched and self.outcome == HOLDS else ""
         if self.is_control:
             return "" if control_failed(ev) else "negative control held"
         return "fails outside a control and a known counterexample" \

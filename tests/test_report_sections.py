@@ -79,9 +79,9 @@ def test_a_control_that_does_not_converge_is_inconclusive_and_needs_a_look(fake_
 
 
 def test_the_searched_instance_of_an_open_result_is_its_finding_not_a_surprise():
-    """nonlinear_cl.figure_1_right is open on its registered searched instance, where PI cycles: that
-    instance not converging is the finding the verdict rests on. The same instance failing after converging
-    would be a counterexample (a surprise); another instance not converging is one too."""
+    """nonlinear_cl.figure_1_right is open on its registered searched instance: that instance failing or not
+    converging is the finding the verdict rests on (core.verdict refuses `verified` on it). The same instance
+    holding would be a surprise (the finding is gone); another instance not converging is one too."""
     rid = "nonlinear_cl.figure_1_right"
     result = theorems.get(rid)
     assert str(result.status) == "open" and result.searched
@@ -91,7 +91,9 @@ def test_the_searched_instance_of_an_open_result_is_its_finding_not_a_surprise()
     r = row(ev, result.defaults)
     assert r.searched and not r.unexpected
     failed = dataclasses.replace(ev, converged=True, claims=[Claim.at_most("c", 1.0, 0.5)])
-    assert row(failed, result.defaults).surprise == "the searched instance fails after converging"
+    assert not row(failed, result.defaults).unexpected  # failing after converging is the finding too
+    held = dataclasses.replace(ev, holds=True, converged=True, claims=[Claim.at_most("c", 0.5, 1.0)])
+    assert row(held, result.defaults).surprise == "the searched instance holds: the open verdict's finding is gone"
     other = dataclasses.replace(ev, params=dict(result.defaults))
     assert not row(other, result.defaults).searched and row(other, result.defaults).unexpected
     verified = dataclasses.replace(ev, status="verified")  # a verified result's searched instance must converge

@@ -10,6 +10,7 @@ import torch
 
 import theorems
 from theorems.nonlinear_cl import theorem_6 as T
+from theorems.core import recording
 
 D, B = 6, 1.5
 
@@ -68,7 +69,7 @@ def test_a_remaining_saddle_makes_the_instance_unconverged(monkeypatch):
     # (0, 1, 1, 0, …)/√2 is critical for every c (the modulated coordinate is 0), with tangent curvature 1/√2 along
     # e₂ − e₃
     monkeypatch.setattr(T, "random_unit", lambda ctx, n, d: unit(0, 1, 1).expand(n, d).clone())
-    ev = theorems.check(T.ID, inits=10)
+    ev = recording.expect(theorems.check(T.ID, inits=10), recording.NOT_CONVERGED)  # saddles placed on purpose
     assert ev.converged is False and not ev.holds
     assert ev.details["saddle_end_points"] == 40 and ev.details["unconverged"] == 40
     assert ev.details["max_residual"] <= T.FLOW_TOL
