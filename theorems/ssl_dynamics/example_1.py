@@ -207,10 +207,13 @@ CONTROLS = (dict(C="0.5,0;0,0.2", h=4, allow_violation=True),
             dict(steps=PIN_STEPS_REACH), dict(steps=PIN_STEPS_PROJ))
 
 def _report_instances(suite):
-    """The declared instances; the short-horizon pins are inside the hypotheses (not negative controls there)."""
+    """The declared instances without the short-horizon pins: those pin REACH_RTOL and PROJ_TOL by ending just
+    outside them, i.e. not converged, which is a test of the suite's tolerances (checks/test_pins_000_002.py runs
+    them as registered controls), not evidence about Example 1 a reader of the report could use."""
     pins = [dict(steps=PIN_STEPS_REACH), dict(steps=PIN_STEPS_PROJ)]
     for form, params, allow in declared_instances(RESULT, suite):
-        yield form, params, allow and params not in pins
+        if params not in pins:
+            yield form, params, allow
 
 
 RESULT = register(Result(
