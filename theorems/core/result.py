@@ -166,13 +166,59 @@ class Binding:
     form: str | None = None
 
 
+def instance_key(form: str, params: Mapping[str, Any]) -> tuple:
+    """What tells two registered instances apart: the form and every parameter given (by ``repr``)."""
+    return form, tuple(sorted((k, repr(v)) for k, v in params.items()))
+
+
+def spec_instance(spec: Mapping[str, Any], default_form: str) -> tuple[str, dict[str, Any]]:
+    """A registered parameter set (a control, a pin) as (form, params): its "form" and "allow_violation" keys
+    read off."""
+    return spec.get("form", default_form), {k: v for k, v in spec.items() if k not in ("form", "allow_violation")}
+
+
+class DeclaredInstances:
+    """The default ``Result.report_instances``: `declared_instances` of the result it belongs to (the default
+    instance, the binding instances, ``suite.report_examples`` draws from the declared ranges, the controls),
+    less the result's tolerance pins. ``Result`` binds it to itself on construction (``dataclasses.replace``
+    included), so a module that reports what it declares writes nothing."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result: "Result | None" = None) -> None:
+        self.result = result
+
+    def __call__(self, suite: Any) -> Iterable[tuple[str, dict, bool]]:
+        result = self.result
+        if result is None:
+            raise TypeError("DeclaredInstances is bound to a result by Result's construction; this one is not")
+        for form, params, allow in declared_instances(result, suite):
+            if not result.is_pin(form, params):
+                yield form, params, allow
+
+    # Every result's default is the same rule: equal whichever result it is bound to (no recursion into it).
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DeclaredInstances)
+
+    def __hash__(self) -> int:
+        return hash(DeclaredInstances)
+
+    def __repr__(self) -> str:
+        return "DeclaredInstances()"
+
+
+DECLARED = DeclaredInstances()
+
+
 @dataclass(frozen=True)
 class Result:
     """A registered result. ``evaluate(params, form, ctx) -> Outcome`` runs one instance.
 
     ``hypotheses(params, form) -> list[Violation]`` lists what the parameters violate for that form.
     ``report_instances(suite) -> iterable of (form, params, allow_violation)`` gives the instances the report runs,
-    negative controls included (marked with ``allow_violation``).
+    negative controls included (marked with ``allow_violation``). Left out, it is what the result declares
+    (:class:`DeclaredInstances`); a module writes its own only to add instances or to leave some out. ``None``
+    runs the default instance alone. The report never runs ``pins``, whatever ``report_instances`` yields.
     """
 
     id: str
@@ -187,7 +233,7 @@ class Result:
     correction: str | None = None
     correction_reason: str | None = None
     forms: tuple[str, ...] = (AS_PRINTED,)
-    report_instances: Callable[[Any], Iterable[tuple[str, dict, bool]]] | None = None
+    report_instances: Callable[[Any], Iterable[tuple[str, dict, bool]]] | None = DECLARED
     module: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
     # -- what the verdict rests on (see theorems.core.verdict for the rules that derive ``status``) ------
@@ -205,6 +251,11 @@ class Result:
     # Negative controls: parameter sets (with optional "form" and "allow_violation" keys) on which the
     # same assertions fail; together they must break every ``bound`` claim of the default form.
     controls: tuple[Mapping[str, Any], ...] = ()
+    # Tolerance pins: parameter sets just outside a tolerance, which end not converged (or fail) by design, so
+    # that loosening the tolerance lets them pass. They are negative controls (``controls`` lists them too:
+    # construction appends those it lacks), so the conformance checks run them; they test the suite's
+    # tolerances, not the statement, and the report leaves them out.
+    pins: tuple[Mapping[str, Any], ...] = ()
     # For a trend: parameter sets in a regime where the paper predicts otherwise; each must fail a bound.
     trend_controls: tuple[Mapping[str, Any], ...] = ()
     # For 'vacuous': against what the bound is vacuous (the default instance shows it in details["vacuous"]).
@@ -228,6 +279,15 @@ class Result:
             object.__setattr__(self, "paper", self.paper.number)
         if self.evaluate is None:
             raise TypeError(f"result {self.id!r}: evaluate is required")
+        missing = tuple(pin for pin in self.pins if pin not in self.controls)
+        if missing:
+            object.__setattr__(self, "controls", (*self.controls, *missing))
+        if isinstance(self.report_instances, DeclaredInstances) and self.report_instances.result is not self:
+            object.__setattr__(self, "report_instances", DeclaredInstances(self))
+
+    def is_pin(self, form: str, params: Mapping[str, Any]) -> bool:
+        """Whether the instance (``form``, ``params``) is one of the result's tolerance ``pins``."""
+        return instance_key(form, params) in {instance_key(*spec_instance(p, self.default_form)) for p in self.pins}
 
     @property
     def default_form(self) -> str:

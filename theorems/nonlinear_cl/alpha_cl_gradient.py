@@ -39,7 +39,6 @@ import math
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .common import declared_strategy
@@ -132,10 +131,6 @@ CONTROLS = (dict(eps=0.5, allow_violation=True), dict(alpha_diag=True, allow_vio
             dict(energy_scale=1 + 1e-9, allow_violation=True))
 
 
-def report_instances(suite):
-    yield from declared_instances(RESULT, suite)
-
-
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
@@ -164,7 +159,6 @@ RESULT = register(Result(
     hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
-    report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="every network f(·; θ), every batch with two views and every τ > 0 (ε = 0)"),
     binding=(Binding("τ > 0", BINDING, "τ = 0.001: the largest α_ij of a row is 0.976 on average (hard negatives)"),),

@@ -42,7 +42,6 @@ import math
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (
     AS_PRINTED,
@@ -216,10 +215,6 @@ CONTROLS = (dict(half_width_deficit=5 / 6, allow_violation=True), dict(half_widt
             dict(orbit_tilt=1e-3, allow_violation=True))
 
 
-def report_instances(suite):
-    yield from declared_instances(RESULT, suite)
-
-
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
@@ -248,7 +243,6 @@ RESULT = register(Result(
     hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
-    report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="all data, fixed α, a compact 1-D rotation group with uniform t, and every w it moves"),
     binding=(Binding("R(t')w ≠ w (the maximiser towards the rotation axis)", BINDING, "‖Jw*‖ = 0.61"),),

@@ -65,7 +65,6 @@ import math
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
                            seed_param)
@@ -206,10 +205,6 @@ BINDING = dict(tau=0.5)
 CONTROLS = (dict(alpha_offset=0.3, allow_violation=True),)
 
 
-def report_instances(suite):
-    yield from declared_instances(RESULT, suite)
-
-
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
@@ -232,7 +227,6 @@ RESULT = register(Result(
     hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
-    report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="every p_D (ReLU, N → ∞, no augmentation), every LME w_* and every τ > 0"),
     proof_errata=(ProofErratum(

@@ -48,7 +48,6 @@ from __future__ import annotations
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .common import declared_strategy
@@ -131,10 +130,6 @@ CONTROLS = (dict(sign=1, allow_violation=True), dict(shift="none", allow_violati
             dict(near=1e-4, psd_shift=1e-11, allow_violation=True))
 
 
-def report_instances(suite):
-    yield from declared_instances(RESULT, suite)
-
-
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
@@ -161,7 +156,6 @@ RESULT = register(Result(
     hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
-    report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="every g bounded below, every τ > 0 and every sample x₀[1..n]",
                 exists="a non-negative feature map ϕ with α_ij = ϕ(x₀[i])ᵀϕ(x₀[j]) (shown by the proof's witness)"),

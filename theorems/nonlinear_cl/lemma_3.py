@@ -33,7 +33,6 @@ from __future__ import annotations
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (
     AS_PRINTED,
@@ -176,10 +175,6 @@ CONTROLS = (dict(activation="quadratic", allow_violation=True), dict(activation=
             dict(formula_scale=1 + 1e-9, allow_violation=True))
 
 
-def report_instances(suite):
-    yield from declared_instances(RESULT, suite)
-
-
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
@@ -194,7 +189,6 @@ RESULT = register(Result(
     hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
-    report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="every batch with two views, every fixed α ≥ 0, every unit w_k and every homogeneous h"),
     binding=(Binding("h'(0) convention at kinks (Assumption 1, App. B.1)", BINDING, "integer lattice: many "

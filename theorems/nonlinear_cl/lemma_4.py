@@ -39,7 +39,6 @@ import math
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .common import declared_strategy
@@ -135,10 +134,6 @@ CONTROLS = (dict(activation="quadratic", allow_violation=True), dict(activation=
             dict(formula_scale=1 + 1e-9, allow_violation=True))
 
 
-def report_instances(suite):
-    yield from declared_instances(RESULT, suite)
-
-
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
@@ -170,7 +165,6 @@ RESULT = register(Result(
     hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
-    report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="every batch with two views, every fixed α ≥ 0, every W, V and every homogeneous h"),
     binding=(Binding("h'(0) convention at kinks (Assumption 1, App. B.1)", BINDING, "integer lattice: 27 of the 288 "

@@ -27,7 +27,6 @@ Status: new result, verified.
 from __future__ import annotations
 
 from ..core.evidence import Claim
-from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (
     AS_PRINTED,
@@ -108,10 +107,6 @@ CONTROLS = (dict(constant="one", allow_violation=True), dict(shift=1.0, allow_vi
             dict(formula_scale=1 + 1e-9, allow_violation=True))
 
 
-def report_instances(suite):
-    yield from declared_instances(RESULT, suite)
-
-
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
@@ -126,7 +121,6 @@ RESULT = register(Result(
     hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
-    report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="every integer p ≥ 2, every batch with two views, every fixed α ≥ 0 and every unit w"),
     binding=(Binding("rounding of s^p (largest p and data scale of the domain)", BINDING, "p = 8, data scale 3"),),

@@ -40,7 +40,6 @@ from __future__ import annotations
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
                            seed_param)
@@ -169,10 +168,6 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 BINDING = dict(s_small=1e-3)  # |s_11| = 1e-3 of the RMS entry of s
 
 
-def report_instances(suite):
-    yield from declared_instances(RESULT, suite)
-
-
 def _strategy():
     from ..strategies.nonlinear_cl import theorem_4_params
 
@@ -207,7 +202,6 @@ RESULT = register(Result(
     hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
-    report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="all data, α ≥ 0, W and V = v sᵀ (linear h); for (2) every critical W* with s_km ≠ 0",
                 exists="for (2), a path of critical points from W* to identical weights"),

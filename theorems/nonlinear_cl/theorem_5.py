@@ -42,7 +42,6 @@ import itertools
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
                            seed_param)
@@ -180,10 +179,6 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 BINDING = dict(weak_rf=0.01)
 
 
-def report_instances(suite):
-    yield from declared_instances(RESULT, suite)
-
-
 def _strategy():
     return declared_strategy(ID)
 
@@ -212,7 +207,6 @@ RESULT = register(Result(
     hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
-    report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="every distribution satisfying Assumption 2 (C = 2, M = 1) and every W"),
     proof_errata=(ProofErratum(

@@ -57,7 +57,6 @@ from __future__ import annotations
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
                            seed_param)
@@ -290,10 +289,6 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     return Outcome(claims=claims, details=details, converged=converged, headline="basin_strictly_larger")
 
 
-def report_instances(suite):
-    yield from declared_instances(RESULT, suite)
-
-
 RESULT = register(Result(
     id=ID,
     paper=PAPER,
@@ -318,7 +313,6 @@ RESULT = register(Result(
     hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
-    report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="every d, every g(y) = y + b > 0 on [−1, 1], every orthonormal {u_l} and every c > 0"),
     proof_errata=(ProofErratum(

@@ -52,7 +52,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.params import declared_instances, sample_params
+from ..core.params import sample_params
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from ..optim.threads import one_thread
@@ -302,5 +302,5 @@ LIMIT = register(Result(
         seed_param(),
     ),
     cost=cost_limit, evaluate=evaluate_limit, hypotheses=hypotheses_limit, forms=(AS_PRINTED,),
-    report_instances=lambda suite: declared_instances(LIMIT, suite), module=__name__,
+    module=__name__,
 ))

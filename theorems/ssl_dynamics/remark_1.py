@@ -34,7 +34,6 @@ import math
 import torch
 
 from ..core.evidence import Claim
-from ..core.params import declared_instances
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..optim.threads import one_thread
@@ -229,5 +228,5 @@ RESULT = register(Result(
         seed_param(),
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,),
-    report_instances=lambda suite: declared_instances(RESULT, suite), module=__name__,
+    module=__name__,
 ))
