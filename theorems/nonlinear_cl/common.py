@@ -2,6 +2,31 @@
 
 from __future__ import annotations
 
+from ..core.result import Violation
+
+# Lemmas 3 and 4 check the gradient formulas (7) and (12) under the same premises, on parameters of the same names:
+# a homogeneous activation (Assumption 1), α held fixed (the stop-gradient of eq. 2), and ReLU's h'(0) = 0 at
+# kinks (App. B.1). Their binding instance and negative controls are those premises', so they are written once.
+KINKS_BINDING = dict(kinks=True)  # data and weights on an integer lattice: many pre-activations exactly 0
+GRADIENT_FORMULA_CONTROLS = (
+    dict(activation="quadratic", allow_violation=True),  # h'(s)s = 2h: Assumption 1 fails, the formula is off by 2
+    dict(activation="tanh", allow_violation=True),  # not homogeneous
+    dict(alpha="infonce", stop_gradient=False, allow_violation=True),  # α differentiated through
+    dict(formula_scale=1 + 1e-9, allow_violation=True),  # 10× either lemma's RTOL = 1e-10 (a literal): pins it
+)
+
+
+def alpha_hypotheses(p: dict) -> list[Violation]:
+    """α held fixed (Lemma 3: 'α is treated as an independent variable'; Lemma 4: the stop-gradient of eq. 2)."""
+    if p["stop_gradient"]:
+        return []
+    out = [Violation("α held fixed (stop-gradient, eq. 2)", "stop_gradient=False differentiates through InfoNCE's "
+                     "α (negative control)", ("stop_gradient",))]
+    if p["alpha"] != "infonce":
+        out.append(Violation("stop_gradient=False needs alpha='infonce'", "only InfoNCE's α depends on θ",
+                             ("alpha", "stop_gradient"), bypassable=False))
+    return out
+
 
 def declared_strategy(result_id: str, form: str | None = None, **fixed):
     """The worst-case search strategy drawn from the result's declarations (hypothesis is imported only when a

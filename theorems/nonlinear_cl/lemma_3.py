@@ -46,7 +46,7 @@ from ..core.result import (
     Violation,
     seed_param,
 )
-from .common import declared_strategy
+from .common import GRADIENT_FORMULA_CONTROLS, KINKS_BINDING, alpha_hypotheses, declared_strategy
 from .covariance import contrastive_covariance
 from .kernels import infonce_alpha
 from .paper import PAPER
@@ -68,18 +68,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["formula_scale"] != 1.0:
         out.append(Violation("exact formula (7)", "formula_scale ≠ 1 multiplies the formula (negative control)",
                              ("formula_scale",)))
-    return out
-
-
-def alpha_hypotheses(p: dict) -> list[Violation]:
-    """α held fixed (Lemma 3: 'α is treated as an independent variable')."""
-    if p["stop_gradient"]:
-        return []
-    out = [Violation("α held fixed (stop-gradient, eq. 2)", "stop_gradient=False differentiates through InfoNCE's "
-                     "α (negative control)", ("stop_gradient",))]
-    if p["alpha"] != "infonce":
-        out.append(Violation("stop_gradient=False needs alpha='infonce'", "only InfoNCE's α depends on θ",
-                             ("alpha", "stop_gradient"), bypassable=False))
     return out
 
 
@@ -169,10 +157,7 @@ def params(activations=ONE_LAYER_ACTIVATIONS, activation="relu") -> tuple[Param,
     )
 
 
-BINDING = dict(kinks=True)
-CONTROLS = (dict(activation="quadratic", allow_violation=True), dict(activation="tanh", allow_violation=True),
-            dict(alpha="infonce", stop_gradient=False, allow_violation=True),
-            dict(formula_scale=1 + 1e-9, allow_violation=True))
+BINDING, CONTROLS = KINKS_BINDING, GRADIENT_FORMULA_CONTROLS  # Lemma 4's too (common.py)
 
 
 RESULT = register(Result(

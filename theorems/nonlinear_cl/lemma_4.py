@@ -41,7 +41,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
-from .common import declared_strategy
+from .common import GRADIENT_FORMULA_CONTROLS, KINKS_BINDING, alpha_hypotheses, declared_strategy
 from .kernels import infonce_alpha
 from .paper import PAPER
 from .two_layer import ACTIVATIONS, HOMOGENEOUS, energy, hidden, lemma_4_gradients, preact, project
@@ -57,12 +57,7 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["activation"] not in HOMOGENEOUS:
         out.append(Violation("homogeneous activation h(x) = h'(x)x (Assumption 1)", f"{p['activation']} is not "
                              "homogeneous (negative control)", ("activation",)))
-    if not p["stop_gradient"]:
-        out.append(Violation("α held fixed (stop-gradient, eq. 2)", "stop_gradient=False differentiates through "
-                             "InfoNCE's α (negative control)", ("stop_gradient",)))
-        if p["alpha"] != "infonce":
-            out.append(Violation("stop_gradient=False needs alpha='infonce'", "only InfoNCE's α depends on θ",
-                                 ("alpha", "stop_gradient"), bypassable=False))
+    out += alpha_hypotheses(p)
     if p["formula_scale"] != 1.0:
         out.append(Violation("exact formula (12)", "formula_scale ≠ 1 multiplies both formulas (negative control)",
                              ("formula_scale",)))
@@ -128,10 +123,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     return Outcome(claims=claims, details=details, headline="W_gradient")
 
 
-BINDING = dict(kinks=True)
-CONTROLS = (dict(activation="quadratic", allow_violation=True), dict(activation="tanh", allow_violation=True),
-            dict(alpha="infonce", stop_gradient=False, allow_violation=True),
-            dict(formula_scale=1 + 1e-9, allow_violation=True))
+BINDING, CONTROLS = KINKS_BINDING, GRADIENT_FORMULA_CONTROLS  # Lemma 3's too (common.py)
 
 
 RESULT = register(Result(
