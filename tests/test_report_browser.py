@@ -44,10 +44,10 @@ from reports import build_report, counts  # noqa: E402
 from reports.model import WRONG  # noqa: E402
 from test_report import META, run_fake_instances  # noqa: E402
 
-# The report below replays every registered counterexample; nonlinear_cl.figure_4's (its printed SGD protocol, ~35 s)
-# is most of that. Under `--dist loadgroup` these tests share that result's worker, so the in-process `run` cache
-# computes it once for the conformance replay and for this page instead of once on each worker.
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("nonlinear_cl.figure_4")]
+# One worker builds the page these tests read (the module-scoped fixtures below). It replays every registered
+# counterexample, which each result's conformance check replays too, on that result's worker: the `run` fixture
+# shares a costly instance between workers (theorems.pytest_plugin.SharedRunner), so each is computed once per run.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("report_browser")]
 
 # The flags the developers' guide names for this machine's Chromium.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]

@@ -249,30 +249,121 @@ def suite():
 
 
 @pytest.fixture(scope="session")
-def run():
+def run(pytestconfig):
     """`theorems.check`, each instance (id, form, allow_violation, every parameter filled) evaluated once per
     test process; the conformance checks and the per-paper checks share it, so a shared instance costs one
-    evaluation."""
-    return _runner()
+    evaluation. Under pytest-xdist a costly instance is also evaluated once per run (`SharedRunner`)."""
+    return _runner(pytestconfig)
 
 
 _RUNNER = None
 
 
-def _runner():
+def _runner(config: pytest.Config):
     global _RUNNER
     if _RUNNER is None:
-        from theorems.core.verdict import CachedRunner
-
-        _RUNNER = CachedRunner()
+        # An xdist worker's temporary folder is <the controller's>/popen-gwN (xdist reads the same attribute): the
+        # parent is this run's own, shared by its workers. Without xdist (or pytest's tmpdir plugin), no sharing.
+        factory = getattr(config, "_tmp_path_factory", None)
+        shared = factory.getbasetemp().parent / SHARED_FOLDER \
+            if factory is not None and hasattr(config, "workerinput") else None
+        _RUNNER = _make_runner(shared)
     return _RUNNER
 
 
 @pytest.fixture(scope="session")
-def evaluated():
+def evaluated(pytestconfig):
     """``evaluated(id, form=None, allow_violation=False, **params)``: whether the `run` fixture has already
-    computed that instance in this process (then ``run`` returns the cached Evidence without computing)."""
-    return _runner().has
+    computed that instance in this process, or read it from another worker (then ``run`` returns it without
+    computing)."""
+    return _runner(pytestconfig).has
+
+
+# -- one evaluation of a costly instance per run, across xdist workers ----------------------------------------
+SHARED_FOLDER = "theorems-evidence"
+# An instance that took less than this is computed again by a worker that asks for it (its file is not worth
+# writing); one that took longer is written for the others (a counterexample's replay takes up to a minute).
+SHARE_AFTER_S = 1.0
+
+
+def _make_runner(shared: Path | None):
+    """A `theorems.core.verdict.CachedRunner` (the per-process cache), shared through files in ``shared`` when
+    given and the platform can lock a file (`SharedRunner`)."""
+    from theorems.core.verdict import CachedRunner
+
+    try:
+        import fcntl  # noqa: F401  (POSIX: the lock that makes a second worker wait instead of computing)
+    except ImportError:
+        shared = None
+    if shared is None:
+        return CachedRunner()
+
+    class SharedRunner(CachedRunner):
+        """The `run` cache shared by the workers of one test run: the tests of one result share a worker (their
+        xdist group), but an instance is also asked for elsewhere (the browser tests' page replays every
+        registered counterexample, each also replayed by its result's conformance check). An instance of a
+        built-in result that took `SHARE_AFTER_S` or more is pickled (exactly the object a test of the computing
+        worker gets) into ``shared``, written atomically; a worker that asks for it while another computes it
+        waits for that (a lock per instance) and reads it. The key is the per-process cache's plus the device,
+        torch's default device (tests/test_devices.py audits under ``meta``) and the suite. ``fresh=True`` (the
+        determinism check) always computes. The folder belongs to this run only: nothing outlives it."""
+
+        def _file(self, result_id: str, form, allow_violation: bool, params: dict) -> Path | None:
+            import hashlib
+
+            import torch
+
+            from theorems.core import registry
+
+            try:
+                if not registry.is_builtin(registry.get(result_id)):
+                    return None  # a test's throw-away result may differ between processes under one id
+            except Exception:  # noqa: BLE001 - an unknown id: the call itself says what is wrong
+                return None
+            key = (self.key(result_id, form, allow_violation, **params), os.environ.get(ENV_DEVICE, "cpu"),
+                   str(torch.get_default_device()), os.environ.get(ENV_SUITE, ""))
+            return shared / (hashlib.sha256(repr(key).encode()).hexdigest()[:40] + ".pickle")
+
+        def has(self, result_id: str, **kwargs) -> bool:
+            if super().has(result_id, **kwargs):
+                return True
+            kwargs.setdefault("form", None)
+            kwargs.setdefault("allow_violation", False)
+            path = self._file(result_id, kwargs.pop("form"), kwargs.pop("allow_violation"), kwargs)
+            return path is not None and path.is_file()
+
+        def __call__(self, result_id: str, *, form=None, allow_violation: bool = False, fresh: bool = False,
+                     **params):
+            path = None if fresh or super().has(result_id, form=form, allow_violation=allow_violation, **params) \
+                else self._file(result_id, form, allow_violation, params)
+            if path is None:
+                return super().__call__(result_id, form=form, allow_violation=allow_violation, fresh=fresh, **params)
+            import fcntl
+            import pickle
+
+            from theorems.core import recording
+
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path.with_suffix(".lock"), "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when its process dies
+                if path.is_file():
+                    evidence = pickle.loads(path.read_bytes())
+                    recording.record(evidence)  # this worker's tests may expect an outcome of it (recording.expect)
+                    self._cache[self.key(result_id, form, allow_violation, **params)] = evidence
+                    return evidence
+                t0 = time.perf_counter()
+                evidence = super().__call__(result_id, form=form, allow_violation=allow_violation, **params)
+                if time.perf_counter() - t0 >= SHARE_AFTER_S:
+                    try:
+                        data = pickle.dumps(evidence)
+                    except Exception:  # noqa: BLE001 - an Evidence that does not pickle is simply not shared
+                        return evidence
+                    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                    tmp.write_bytes(data)
+                    os.replace(tmp, path)  # complete or absent for a reader
+                return evidence
+
+    return SharedRunner()
 
 
 @pytest.fixture(scope="session")

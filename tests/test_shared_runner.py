@@ -1,0 +1,95 @@
+"""The `run` fixture's cache shared by the xdist workers of one test run (`theorems.pytest_plugin.SharedRunner`):
+two runners on one folder stand for two workers. A costly instance computed by one is read by the other (the
+same numbers, the same object types, never computed twice, even when asked for while the first computes it);
+``fresh=True`` computes; another torch default device, or a result that is not built in, is not shared."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import torch
+
+from fakes import make_fake
+from theorems import pytest_plugin
+from theorems.core import recording, registry
+
+RID = "cl_generalization.lemma_1"  # a built-in result whose default instance takes about a second
+
+
+@pytest.fixture
+def workers(tmp_path, monkeypatch):
+    monkeypatch.setattr(pytest_plugin, "SHARE_AFTER_S", 0.0)  # share whatever is computed
+    return pytest_plugin._make_runner(tmp_path), pytest_plugin._make_runner(tmp_path)
+
+
+def never(*args, **kwargs):
+    raise AssertionError(f"computed again: {args} {kwargs}")
+
+
+def test_an_instance_computed_by_one_worker_is_read_by_the_other(workers):
+    first, second = workers
+    assert type(first).__name__ == "SharedRunner"
+    computed = first(RID)
+    second._check = never
+    assert second.has(RID) and second.has(RID, form=computed.form)
+    with recording.recording() as seen:
+        read = second(RID)
+    assert seen == [read]  # offered to this worker's recorders, as a computed Evidence is
+    assert read.to_dict() == computed.to_dict()
+    assert {k: type(v) for k, v in read.details.items()} == {k: type(v) for k, v in computed.details.items()}
+    assert second(RID) is read  # then from this worker's own cache
+
+
+def test_fresh_computes_and_other_contexts_are_not_shared(workers, monkeypatch):
+    first, second = workers
+    first(RID)
+    calls = []
+    check = second._check
+    second._check = lambda *a, **k: calls.append(a) or check(*a, **k)
+    second(RID, fresh=True)  # the determinism check's second run
+    assert len(calls) == 1
+    with torch.device("meta"):  # tests/test_devices.py's audit: computed under its own default device
+        assert not second.has(RID)
+    monkeypatch.setenv(pytest_plugin.ENV_SUITE, "thorough")
+    assert not second.has(RID)
+
+
+def test_a_result_that_is_not_built_in_is_not_shared(workers):
+    fake = make_fake("fake_shared.square")
+    registry.ids()
+    registry._REGISTRY[fake.id] = fake
+    try:
+        first, second = workers
+        first(fake.id)
+        assert not second.has(fake.id)
+    finally:
+        registry._REGISTRY.pop(fake.id)
+
+
+def test_a_worker_that_asks_while_another_computes_waits_for_it(workers):
+    first, second = workers
+    started = threading.Event()
+    check = first._check
+
+    def slow(*args, **kwargs):
+        started.set()
+        time.sleep(0.5)  # the other worker asks meanwhile: it must wait on the lock, not compute
+        return check(*args, **kwargs)
+
+    first._check, second._check = slow, never
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("first", first(RID)))
+    thread.start()
+    assert started.wait(60)
+    out["second"] = second(RID)
+    thread.join()
+    assert out["second"].to_dict() == out["first"].to_dict()
+
+
+def test_outside_xdist_the_cache_is_this_process_s(pytestconfig, tmp_path_factory):
+    """A run with -n 0 has one process: no folder, no lock, the plain per-process cache."""
+    if hasattr(pytestconfig, "workerinput"):
+        pytest.skip("this process is an xdist worker")
+    assert type(pytest_plugin._make_runner(None)).__name__ == "CachedRunner"
