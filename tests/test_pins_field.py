@@ -7,43 +7,20 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
-
 import theorems
 from fakes import make_fake
-from theorems.core import registry
+from test_runner_defaults import planned
+from test_runner_defaults import registered as registered  # noqa: F401  (a fixture, used by name)
 from theorems.core.result import CORRECTED
-from theorems.core.runner import plan_instances
 from theorems.core.suite import get_suite
 
 PIN = {"x": 0.999}
 CONTROL = {"x": 2.0, "allow_violation": True}
 
 
-@pytest.fixture
-def registered():
-    registry.ids()
-    added = []
-
-    def add(result):
-        registry._REGISTRY[result.id] = result
-        added.append(result.id)
-        return result
-
-    yield add
-    for rid in added:
-        registry._REGISTRY.pop(rid, None)
-
-
 def pinned(report_instances):
     return dataclasses.replace(make_fake("fake_pins.pinned"), controls=(CONTROL,), pins=(PIN,),
                                report_instances=report_instances)
-
-
-def planned(rid: str) -> list[tuple[str, dict, bool]]:
-    instances, errors = plan_instances(get_suite("ci"), [rid])
-    assert not errors
-    return [(i.form, i.params, i.allow_violation) for i in instances]
 
 
 def test_a_pin_is_a_registered_control():
