@@ -88,8 +88,29 @@ def test_a_worker_that_asks_while_another_computes_waits_for_it(workers):
     assert out["second"].to_dict() == out["first"].to_dict()
 
 
-def test_outside_xdist_the_cache_is_this_process_s(pytestconfig, tmp_path_factory):
-    """A run with -n 0 has one process: no folder, no lock, the plain per-process cache."""
-    if hasattr(pytestconfig, "workerinput"):
-        pytest.skip("this process is an xdist worker")
+def test_the_folder_is_the_runs_and_only_under_xdist(tmp_path):
+    """A worker's temporary folder is <the run's>/popen-gwN: the workers share its parent. A run with -n 0 has one
+    process: no folder, the plain per-process cache."""
+    class Factory:
+        def getbasetemp(self):
+            return tmp_path / "popen-gw1"
+
+    class Worker:
+        _tmp_path_factory = Factory()
+        workerinput = {"workerid": "gw1"}
+
+    assert pytest_plugin._shared_folder(Worker()) == tmp_path / pytest_plugin.SHARED_FOLDER
+    assert pytest_plugin._shared_folder(type("Serial", (), {"_tmp_path_factory": Factory()})()) is None
+    assert pytest_plugin._shared_folder(type("NoTmpdir", (), {"workerinput": {}})()) is None
     assert type(pytest_plugin._make_runner(None)).__name__ == "CachedRunner"
+
+
+def test_the_run_fixture_is_one_runner_per_process(run, evaluated):
+    assert pytest_plugin._runner(None) is run and evaluated == run.has
+
+
+def test_a_cheap_instance_is_not_written(tmp_path, monkeypatch):
+    monkeypatch.setattr(pytest_plugin, "SHARE_AFTER_S", 1e9)  # every instance is cheap: each worker computes its own
+    first, second = pytest_plugin._make_runner(tmp_path), pytest_plugin._make_runner(tmp_path)
+    first(RID)
+    assert first.has(RID) and not second.has(RID)

@@ -262,13 +262,18 @@ _RUNNER = None
 def _runner(config: pytest.Config):
     global _RUNNER
     if _RUNNER is None:
-        # An xdist worker's temporary folder is <the controller's>/popen-gwN (xdist reads the same attribute): the
-        # parent is this run's own, shared by its workers. Without xdist (or pytest's tmpdir plugin), no sharing.
-        factory = getattr(config, "_tmp_path_factory", None)
-        shared = factory.getbasetemp().parent / SHARED_FOLDER \
-            if factory is not None and hasattr(config, "workerinput") else None
-        _RUNNER = _make_runner(shared)
+        _RUNNER = _make_runner(_shared_folder(config))
     return _RUNNER
+
+
+def _shared_folder(config) -> Path | None:
+    """Where this run's xdist workers share their costly instances: an xdist worker's temporary folder is
+    <the controller's>/popen-gwN (xdist reads the same attribute), so its parent is this run's own. None outside
+    xdist (one process) or without pytest's tmpdir plugin."""
+    factory = getattr(config, "_tmp_path_factory", None)
+    if factory is None or not hasattr(config, "workerinput"):
+        return None
+    return factory.getbasetemp().parent / SHARED_FOLDER
 
 
 @pytest.fixture(scope="session")
