@@ -23,7 +23,9 @@ A result module written for this core:
   the paper the result is (``section="Section 4.1, Lemma 4.2"``);
 * draws its hypothesis strategy and report instances from the declarations
   (`theorems.strategies.declared_params`, `theorems.strategies.param`, `theorems.core.params.sample_params`),
-  narrowing a range only where a hypothesis ties two parameters together;
+  narrowing a range only where a hypothesis ties two parameters together (left out, ``report_instances`` is
+  what the result declares: :class:`DeclaredInstances`); registers a control that ends just outside a tolerance
+  by design as a tolerance pin (``pins=``), which the conformance checks run and the report leaves out;
 * never lets a verdict rest on a non-finite number: a bound that is infinite (or an observed value that is
   ±inf or NaN) on an instance says nothing there, so it is recorded as a measurement, not as a ``bound``
   claim; `theorems.check` raises ``SuiteError`` when an instance would hold on one.
