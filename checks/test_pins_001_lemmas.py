@@ -1,0 +1,33 @@
+"""Lemmas 3 and 4 of paper 001 share their negative controls (``nonlinear_cl.common``). Their tolerance pin
+``formula_scale = 1 + 1e-9`` is the REGISTERED control, found among ``Result.controls``: it must fail each bound claim
+by more than the allowance (RTOL = 1e-10) and by about the 10 allowances the literal puts it at, so that the
+tolerance loosened ×10 (or the pin moved ÷10) lets it pass and the pin moved ×10 is caught. The hypothesis that
+only InfoNCE's α can be differentiated through is not bypassable: no instance exists without it."""
+
+from __future__ import annotations
+
+import pytest
+
+from theorems import HypothesisViolation
+from theorems.core import recording, registry
+from theorems.core.verdict import run_spec
+
+PIN = dict(formula_scale=1 + 1e-9, allow_violation=True)
+IDS = ("nonlinear_cl.lemma_3", "nonlinear_cl.lemma_4")
+# 1 + 1e-9 scales the formula: its relative error is 1e-9 = 10 allowances, plus rounding (~1e-15) either way.
+MOST_ALLOWANCES = 11
+
+
+@pytest.mark.parametrize("rid", IDS)
+def test_the_shared_pin_sits_about_ten_allowances_out(run, rid):
+    result = registry.get(rid)
+    assert PIN in [dict(c) for c in result.controls]
+    ev = recording.expect(run_spec(run, result, PIN), recording.FAILS)
+    excess = {c.name: (c.observed - c.bound) / c.allowance for c in ev.claims if c.kind == "bound"}
+    assert excess and all(1.0 < e <= MOST_ALLOWANCES for e in excess.values()), excess
+
+
+@pytest.mark.parametrize("rid", IDS)
+def test_differentiating_through_a_fixed_alpha_is_refused(run, rid):
+    with pytest.raises(HypothesisViolation, match="needs alpha='infonce'"):
+        run(rid, stop_gradient=False, alpha="random", allow_violation=True)
