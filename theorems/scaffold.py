@@ -80,7 +80,7 @@ from __future__ import annotations
 
 from theorems.core.registry import register
 from theorems.core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
-                                  declared_instances, seed_param)
+                                  seed_param)
 
 from .paper import PAPER
 
@@ -159,7 +159,6 @@ RESULT = register(Result(
     binding=(Binding("‖x‖₂ ≤ ‖x‖₁ attained", {"n": 1}, "n = 1: every x is 1-sparse, equality"),),
     controls=(BOUND_PINNED, dict(bound_scale=0.5, allow_violation=True)),
     strategy=_strategy,
-    report_instances=lambda suite: declared_instances(RESULT, suite),
     module=__name__,
 ))
 ''')

@@ -358,7 +358,8 @@ def declared_instances(result: Any, suite: Any, *extra: Mapping[str, Any], form:
     instance, the ``extra`` parameter sets, ``suite.report_examples`` draws of :func:`sample_params` (a fixed
     ``draws_seed``, so that two reports draw the same; ``fixed`` holds some parameters), then each control and trend control as a negative
     control (its "form" and "allow_violation" keys read off). ``form`` defaults to the result's default form.
-    A module's ``report_instances`` is ``yield from declared_instances(RESULT, suite, ...)`` plus what is its own."""
+    A result that leaves ``report_instances`` out reports exactly these; a module with instances of its own
+    writes ``yield from declared_instances(RESULT, suite, ...)`` and adds them."""
     form = form or result.default_form
     yield form, {}, False
     for binding in result.binding:
