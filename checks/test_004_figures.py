@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import theorems
+from theorems.core import recording
 from theorems.core.context import Context
 from theorems.core.errors import HypothesisViolation, ParameterError
 from theorems.core.verdict import run_spec
@@ -125,7 +126,7 @@ def test_free_biases_are_outside_figure_2s_hypotheses():
 
 
 def test_an_unconverged_sweep_never_holds(run):
-    ev = run(F1.ID, train_iter=1)
+    ev = recording.expect(run(F1.ID, train_iter=1), recording.NOT_CONVERGED)
     assert ev.converged is False and not ev.holds
     assert ev.details["not_certified"]
 
@@ -180,11 +181,30 @@ def test_thorough_lists_the_finding_and_the_larger_sweeps(suite):
 
 
 def test_free_biases_keep_improving_with_depth(run, suite):
-    """The finding (figure_2 docstring): with objective (11)'s free biases, certified constant-λ networks approach
-    collapse with depth. About a minute of one core: thorough suite only."""
+    """The finding (figure_2 docstring): with objective (11)'s free biases, constant-λ networks move toward collapse
+    with depth. The sweep is not certified (one network still descends at the cap), so the claims decide nothing;
+    the exact part is the upper bound: the best objective at the deepest depth is far closer to L*_GUFM. About a
+    minute of one core: thorough suite only."""
     if suite.name != "thorough":
-        pytest.skip("the free-bias finding trains 3000 iterations per network: thorough suite")
-    ev = run_spec(run, theorems.get(F2.ID), {**F2.FREE_BIASES, "allow_violation": True})
-    assert ev.converged is True and _certified(ev)
-    assert {c.name for c in ev.failed_bounds} == {"nc1_flat_in_depth", "nc3_flat_in_depth"}
-    assert _slope(ev.details["sweep"], "nc1") < -1.0
+        pytest.skip("the free-bias finding trains up to 4000 iterations per network: thorough suite")
+    ev = recording.expect(run_spec(run, theorems.get(F2.ID), {**F2.FREE_BIASES, "allow_violation": True}),
+                          recording.FAILS, recording.NOT_CONVERGED)
+    rows = ev.details["sweep"]
+    assert _slope(rows, "nc1") < -1.0 and _slope(rows, "nc3") < -1.0
+    assert min(rows[-1]["gap"]) < min(rows[0]["gap"]) / 10
+
+
+# -- toy_1d: the hypothesis L ≫ a where it bites ---------------------------------------------------------------
+def test_toy_1d_small_depth_control_breaks_only_the_rate(run):
+    """The registered control with depths from 2a: the closed forms still hold (the optimiser is fine), the rate
+    claim fails; the reference exponent is numpy's fit of L(e^{a/L} − 1)², computed here."""
+    from theorems.neural_collapse import toy_1d as T1
+
+    res = theorems.get(T1.ID)
+    (spec,) = [c for c in res.controls if "depths" in c]
+    ev = run_spec(run, res, spec)
+    assert ev.converged and [c.name for c in ev.failed_bounds] == ["cost_vanishes_at_rate_1_over_L"]
+    L = np.array(spec["depths"], float)
+    ref = np.polyfit(np.log(L), np.log(L * np.expm1(1.0 / L) ** 2), 1)[0]
+    assert ev.claim("cost_vanishes_at_rate_1_over_L").observed == pytest.approx(ref, abs=1e-6)
+    assert abs(ref + 1) > 0.1  # outside the tolerance by more than half of it (not on its edge)

@@ -69,7 +69,7 @@ def test_toy_1d_default_holds_at_the_rate(run):
 
 def test_toy_1d_controls_break_what_they_should(run):
     res = theorems.get(T1.ID)
-    below, above = res.controls
+    below, above = res.controls[:2]
     assert below["bound_scale"] > 1 > above["bound_scale"]
     assert [c.name for c in run_spec(run, res, below).failed_bounds] == ["optimiser_not_below_closed_form"]
     assert [c.name for c in run_spec(run, res, above).failed_bounds] == ["optimiser_reaches_closed_form"]
