@@ -45,7 +45,9 @@ never holds). Then the median over seeds of NC1, NC2A (CE, Definition 3.4) and N
 Claims (kind in brackets)
 -------------------------
 * ``nc1_falls_with_depth`` / ``nc3_falls_with_depth`` [bound]: the fitted log–log exponent of the median metric
-  against L is ≤ FALL_EXPONENT · ``drop_scale`` (= −0.3: the curves fall by a margin a flat curve cannot meet).
+  against L is ≤ FALL_EXPONENT · ``drop_scale`` (= −0.5: the curves fall by a margin a flat curve cannot meet).
+* ``nc1_deep_end_slope`` [measurement]: the local slope between the two largest depths beside the first pair's
+  (``details['local_slopes']``): log-linear curves keep it, flattening ones (the trend control) lose it.
 * ``nc2_falls_with_depth`` [measurement]: NC2A's exponent (recorded: at this scale NC2A is small already at L = 2).
 * ``trained_above_gufm`` [identity]: every trained objective ≥ L*_GUFM (step 1 of the proof of Theorem 4.3: a
   test of the code, never evidence).
@@ -60,12 +62,15 @@ Trend control (the regime where the paper predicts the opposite, failing for its
 and every block parameter (Figure 2's setting, where Appendix C's argument applies), same data and draws: NC1
 0.345 → 0.370 → 0.271 (−0.18), NC3 −0.17, every network certified: both fall claims fail by the exponent, not by
 the budget; the block parameters' squared norm grows ×1.1 from L = 2 to 8 against ×1.7 under λ/L (depth does not
-buy cheaper collapse). Negative control: ``drop_scale`` = 5 (an exponent ≤ −1.5, a deliberately wrong constant)
+buy cheaper collapse). Negative control: ``drop_scale`` = 3 (an exponent ≤ −1.5, a deliberately wrong constant)
 fails both claims on the default sweep.
 Robustness (measured while writing this; replay with the parameters given): a 5× stricter certificate
 (``window=200 train_iter=3000``, every network certified): λ/L −1.08 / −1.02 (NC1 / NC3), constant λ −0.20 / −0.19;
 depths 2, 4, 8, 16 with 3 seeds (``depths=2,4,8,16 seeds=3``): λ/L NC1 0.273 → 0.118 → 0.057 → 0.027 (−1.10), NC3
-−1.04; constant λ NC1 0.365 → 0.287 → 0.302 → 0.235 (−0.18), NC3 −0.16.
+−1.04; constant λ NC1 0.365 → 0.287 → 0.302 → 0.235 (−0.18), NC3 −0.16; another draw (``seed=1 seeds=3 window=200
+train_iter=4000``): λ/L −1.01 / −0.96, constant λ −0.28 / −0.23; the thorough size (``K=5 n=10 d=12
+depths=2,4,8,16 seeds=3 train_iter=2000``, 3.2 s of CPU each): λ/L NC1 0.277 → 0.127 → 0.055 → 0.026 (−1.15), NC3
+−1.09; constant λ NC1 0.392 → 0.316 → 0.253 → 0.228 (−0.27), NC3 −0.22. Every network of these sweeps certified.
 """
 
 from __future__ import annotations
@@ -86,17 +91,18 @@ from ..optim.lbfgs import autograd_objective
 from ..optim.threads import single_threaded
 from .models import ModelSpec, data_loss, features, init_params, inner_sq_norm, trainable_mask, unpack
 from .paper import PAPER
-from .sandwich import pad_zero_blocks
+from .sandwich import local_slopes, pad_zero_blocks
 from .ufm import closed_form
 
 ID = "neural_collapse.figure_1"
 LAMBDAS = ("vanishing", "constant")
 METRICS = ("nc1", "nc2a", "nc3")
-# A flat curve has exponent 0 ± noise; the paper's λ ∝ 1/L curves fall "roughly log-linear". FALL_EXPONENT = −0.3
-# asks for at least 0.3 decade of fall per decade of depth (the same bar as the certified depth sweeps,
-# ``sandwich.EXPONENT_MAX``). Measured on the stand-in: λ ∝ 1/L ≈ −1.0; constant λ with every block parameter
-# decayed (the trend control) −0.12 … −0.18. figure_2's "almost constant" is the complement of this bar.
-FALL_EXPONENT = -0.3
+# A flat curve has exponent 0 ± noise; the paper's λ ∝ 1/L curves fall "roughly log-linear". The paper prints no
+# rate, so the bar is a heuristic margin between the two regimes as measured on every sweep here (not derived):
+# λ ∝ 1/L −0.96 … −1.15 (seeds 0, 1; K = 3 and 5; depths to 16; window 40 and 200), constant λ with every block
+# parameter decayed −0.16 … −0.28. FALL_EXPONENT = −0.5 leaves ≥ 0.2 on both sides; figure_2's "almost constant"
+# is its complement.
+FALL_EXPONENT = -0.5
 # The plateau certificate (``optim.batched_train``): a run is certified when its gap to L*_GUFM fell by ≤ 2 % over
 # its last window (as ``sandwich.PLATEAU_RTOL``); gtol only ends smooth runs early.
 PLATEAU_RTOL = 0.02
@@ -200,9 +206,14 @@ def depth_claims(rows: list[dict], regime_note: str, min_fall: float) -> tuple[l
               for k in ("nc1", "nc3")]
     claims.append(Claim.measurement("nc2_falls_with_depth", fits["nc2a"].exponent, math.nan,
                                     "fitted log–log exponent of the seed-mean NC2A against L"))
+    slopes = local_slopes(depths, [r["nc1"] for r in rows])
+    claims.append(Claim.measurement("nc1_deep_end_slope", float(slopes[-1]), float(slopes[0]),
+                                    "local log–log slope of NC1 between the two largest depths (reference: between "
+                                    "the two smallest)"))
     series = [scaling_series("L", depths, k.upper(), [r[k] for r in rows], fit=fits[k], predicted=(None, FALL_EXPONENT),
                              predicted_note="falls with depth (Figure 1)") for k in METRICS]
-    return claims, {"fits": {k: f.to_dict() for k, f in fits.items()}, "scaling": series}
+    return claims, {"fits": {k: f.to_dict() for k, f in fits.items()}, "scaling": series,
+                    "local_slopes": {k: local_slopes(depths, [r[k] for r in rows]).tolist() for k in METRICS}}
 
 
 def sweep_details(rows: list[dict], p: dict) -> dict:
@@ -271,12 +282,12 @@ COMMON_PARAMS = (
     seed_param(),
 )
 
-# With 5× the required fall (an exponent ≤ −1.5, a deliberately wrong constant; the default falls at ≈ −1.0) the
+# With 3× the required fall (an exponent ≤ −1.5, a deliberately wrong constant; the default falls at ≈ −1.1) the
 # trained curves fail both claims.
-CONTROLS = (dict(drop_scale=5.0, allow_violation=True),)
+CONTROLS = (dict(drop_scale=3.0, allow_violation=True),)
 # The regime where the paper predicts the opposite (Figure 2, Appendix C): constant λ = 0.0025 on W_L and on every
 # block parameter. Each change of the features costs parameter norm in proportion (Appendix C), so depth does not
-# make collapse cheaper and the curves flatten (exponent ≈ −0.15): both fall claims fail, on certified networks.
+# make collapse cheaper and the curves flatten (exponent ≈ −0.2): both fall claims fail, on certified networks.
 TREND_CONTROLS = (dict(inner_lambda="constant", lam=0.0025, allow_violation=True),)
 # Objective (11)'s own reading (free block biases): the λ ∝ 1/L curves fall as well.
 FREE_BIASES = dict(bias_decay=False)

@@ -24,7 +24,7 @@ features is paid for by parameter norm). That reading is a hypothesis of this ch
 Claims (kind in brackets)
 -------------------------
 * ``nc1_flat_in_depth`` / ``nc3_flat_in_depth`` [bound]: |fitted log–log exponent of the seed-mean metric against L|
-  ≤ FLAT_TOL · ``flat_scale`` (FLAT_TOL = 0.3: "almost constant" = not falling at the rate ``figure_1`` requires
+  ≤ FLAT_TOL · ``flat_scale`` (FLAT_TOL = 0.5: "almost constant" = not falling at the rate ``figure_1`` requires
   of Figure 1's curves, and not rising at it either; the two figures' checks are complements).
 * ``nc2_exponent`` [measurement]; ``trained_above_gufm`` [identity] (every objective ≥ L*_GUFM).
 
@@ -32,11 +32,15 @@ Decision
 --------
 Status: **trend** (under the reading above). Default instance (K = 3, n = 6, d = 8, depths 2, 4, 8, 2 seeds, all
 plateau-certified; ``python -m theorems check neural_collapse.figure_2``): NC1 0.345 → 0.370 → 0.271 (exponent
-−0.18), NC3 −0.17: flat within FLAT_TOL. Measured while writing this, 3 seeds over L = 2, 4, 8, 16: NC1 0.385 →
-0.327 → 0.286 → 0.263 (−0.18; local slopes −0.23, −0.19, −0.12, flattening as Appendix C predicts), NC3 −0.15.
+−0.18), NC3 −0.17: flat within FLAT_TOL. Measured while writing this (every network certified): 3 seeds over
+L = 2, 4, 8, 16 (``depths=2,4,8,16 seeds=3``): NC1 0.365 → 0.287 → 0.302 → 0.235 (−0.18), NC3 −0.16; ``seed=1 seeds=3
+window=200 train_iter=4000``: −0.28 / −0.23; the thorough size (``K=5 n=10 d=12 depths=2,4,8,16 seeds=3
+train_iter=2000``): NC1 0.392 → 0.316 → 0.253 → 0.228 (−0.27; local slopes −0.31, −0.32, −0.15), NC3 −0.22. The
+curves do decline a little at these shallow depths; what Appendix C predicts, and what separates them from
+Figure 1's, is that they do not keep falling log-linearly.
 Trend control, the regime where the paper predicts collapse (Figure 1's λ ∝ 1/L on the block parameters, W_L at
 0.005): NC1 exponent −1.13, NC3 −1.07 on the same data: both flatness claims fail, for the paper's reason (the
-cost of a given change of the features falls as 1/L). Negative control: ``flat_scale`` = 0.2 (|exponent| ≤ 0.06,
+cost of a given change of the features falls as 1/L). Negative control: ``flat_scale`` = 0.1 (|exponent| ≤ 0.05,
 a deliberately tight constant) fails on the default sweep.
 
 Finding (recorded, not a refutation)
@@ -54,6 +58,9 @@ its own; what it does certify is exact: every objective is an upper bound on its
 L = 8 is within 1.6·10⁻⁴ of L*_GUFM (2 % of the L = 2 gap). Under the weight-decay reading, the same stricter
 certificate leaves the default flat (window 200, ≤ 3000 iterations: NC1 −0.20, NC3 −0.19, every network certified)
 and the λ ∝ 1/L control falling (−1.08, −1.02).
+The route is found or not depending on the draw: at ``seed=1`` (same budget) every network is certified and the
+curves stay flat (NC1 −0.26, NC3 −0.23; gaps 5–8·10⁻³ at L = 8). So with free biases the flatness is not a property
+of the regime either way: it depends on whether training finds the free transport.
 This does not refute the printed sentence: its setting (MNIST, width 64, an unstated treatment of biases) is not the
 stand-in's, and under the weight-decay reading the flatness reproduces. It says that the flat curves are a property
 of decaying *every* parameter that moves the features, not of a constant λ on the weights alone. Replay (thorough):
@@ -71,9 +78,10 @@ from . import figure_1 as F1
 from .paper import PAPER
 
 ID = "neural_collapse.figure_2"
-# "Almost constant": the complement of figure_1's fall bar (|exponent| ≤ 0.3, i.e. less than 0.37 decade over the
-# paper's 2 … 34). Measured: constant λ with every block parameter decayed −0.16 … −0.20; the λ ∝ 1/L control
-# −1.0 … −1.1; free biases (outside the hypotheses) −1.45.
+# "Almost constant": the complement of figure_1's fall bar, |exponent| ≤ 0.5 (the paper prints no number; a
+# heuristic margin between the regimes as measured, see figure_1.FALL_EXPONENT). Measured: constant λ with every
+# block parameter decayed −0.16 … −0.28; the λ ∝ 1/L control −1.02 … −1.15; free biases (outside the hypotheses)
+# −0.26 or −1.45 depending on the draw (docstring, 'Finding').
 FLAT_TOL = -F1.FALL_EXPONENT
 
 
@@ -115,8 +123,8 @@ def cost(p: dict) -> Cost:
 
 # The regime where the paper predicts collapse (Figure 1: λ₀ = 0.005 on W_L, λ₀/L on the block parameters).
 TREND_CONTROLS = (dict(inner_lambda="vanishing", lam=0.005, allow_violation=True),)
-# |exponent| ≤ 0.06: a tolerance 5× too tight (the default's ≈ −0.18 is outside it).
-CONTROLS = (dict(flat_scale=0.2, allow_violation=True),)
+# |exponent| ≤ 0.05: a tolerance 10× too tight (the default's ≈ −0.18 is outside it).
+CONTROLS = (dict(flat_scale=0.1, allow_violation=True),)
 # The finding: objective (11)'s free biases, with a certificate window long enough for their slow phases (docstring).
 FREE_BIASES = dict(bias_decay=False, train_iter=4000, window=200, seeds=3)
 
