@@ -61,6 +61,19 @@ Remark after Definition 1 can only sharpen concentration, so they predict better
 reversed sweep is the same data read backwards; class-destroying transformations, the control here, are outside
 the framework's premise and not discussed). The tables' numbers are measured and shown per cell with their seed
 spread; the monotone claims are the printed statement on the analogue, and they decide nothing about CIFAR.
+
+What was measured (contended 2-core machine). ci instance (two classes, 10 training and 100 held-out points per
+class, SimCLR and Barlow Twins, 2 seeds, 60 steps): Table 1's SimCLR error falls at every step (0.262 → 0.200 →
+0.185 → 0.133 → 0.115), Barlow Twins' from 0.348 to 0.177 with one rise ((a) → (a, b), 0.348 → 0.415); Table 2 is
+monotone for neither, and Barlow Twins ends higher at strength 1 (0.390) than at 1/8 (0.340): at this scale the
+strength sweep is within the seed spread. Thorough instance (``THOROUGH``, seed 1: all four methods, 8 seeds,
+16 training points per class, 300 steps; ~12 min contended): MoCo and SimSiam fall at every step of both tables,
+Barlow Twins at every step of Table 1; the three rises left are smaller than one seed standard deviation (SimCLR
+(a, …, d) → (a, …, e) 0.082 → 0.089, ±0.016; SimCLR and Barlow Twins 1/8 → 1/4, 0.297 → 0.313 and 0.304 → 0.315,
+±0.06–0.07); every method's richest cell beats its poorest (Table 1 SimCLR 0.318 → 0.089, Barlow Twins 0.297 →
+0.046, MoCo 0.336 → 0.061, SimSiam 0.453 → 0.096; Table 2 0.297 → 0.166, 0.304 → 0.186, 0.309 → 0.161,
+0.427 → 0.311). The mechanism lines up: Spearman(δ(σ₀), error) is 0.8–1 for every method and table there, and in
+Table 1 the big drops come where δ(σ₀) drops (adding (c), then (d)).
 """
 
 from __future__ import annotations
@@ -373,7 +386,7 @@ CONTROL_DESTROY = dict(destroy="d", allow_violation=True)
 def report_instances(suite):
     yield AS_PRINTED, dict(), False
     if suite.name == "thorough":  # the full table: more seeds, points, steps; other draws
-        for seed in range(1, 4):
+        for seed in (1, 2):
             yield AS_PRINTED, dict(THOROUGH, seed=seed), False
     yield AS_PRINTED, {k: v for k, v in CONTROL_DESTROY.items() if k != "allow_violation"}, True
 
