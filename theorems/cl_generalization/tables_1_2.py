@@ -207,6 +207,13 @@ def simsiam(H, pred, W):
     return -(_pairs(W) * torch.einsum("snad,snbd->snab", out, target)).sum((-3, -2, -1))
 
 
+@torch.no_grad()
+def ema(key: list, params: list, momentum: float) -> None:
+    """MoCo's key encoder: θ_k ← μ θ_k + (1 − μ) θ_q, in place."""
+    for kp, w in zip(key, params):
+        kp.mul_(momentum).add_(w.detach(), alpha=1 - momentum)
+
+
 def features(method: str, H: torch.Tensor, Ht: torch.Tensor, W: torch.Tensor):
     """What the downstream classifier sees: unit features (SimCLR, MoCo), BT-normalised (the scale of the training
     views), the raw encoder output (SimSiam)."""
@@ -270,9 +277,7 @@ def train(cells: list, p: dict, ctx) -> dict:
         initial = val.detach().clone() if initial is None else initial
         val.sum().backward()  # independent models: the sum's gradient is each model's own
         opt.step()
-        with torch.no_grad():
-            for kp, w in zip(key, model.params):
-                kp.mul_(p["moco_momentum"]).add_(w.detach(), alpha=1 - p["moco_momentum"])
+        ema(key, model.params, p["moco_momentum"])
     opt.zero_grad()
     final = losses()
     final.sum().backward()
