@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from scipy.stats import spearmanr
 
 from theorems import HypothesisViolation
 from theorems.cl_generalization import population as P
@@ -149,6 +150,12 @@ def test_table_numbers_and_claims_are_the_recorded_ones(run):
             assert claim.passed == bool(max(np.diff(mean)) <= 0)
             ends = ev.claim(f"endpoints_{table}_{code}")
             assert (ends.observed, ends.bound) == (mean[-1], mean[0]) and ends.passed == bool(mean[-1] <= mean[0])
+            # the mechanism, recomputed: Spearman(δ(σ₀), error) and, pair by pair, did the error fall where δ fell
+            delta = [r["delta_at_sigma0"] for r in rows]
+            rho = spearmanr(delta, mean).statistic if np.ptp(mean) > 0 else 0.0
+            assert ev.claim(f"spearman_{table}_{code}").observed == pytest.approx(rho, abs=1e-12)
+            assert d["mechanism_cells"][f"{table}_{code}"] == [
+                bool(mean[c + 1] < mean[c]) if delta[c + 1] < delta[c] else None for c in range(len(mean) - 1)]
         # concentration: the identity holds (nested view sets), and δ(σ₀) is nonincreasing down the table
         assert ev.claim(f"concentration_monotone_{table}").passed
         delta = [r["delta_at_sigma0"] for r in rows]
@@ -162,3 +169,16 @@ def test_destroying_the_class_breaks_every_monotone_claim(run):
     assert not any(c.passed for c in bounds), [c.name for c in bounds if c.passed]
     with pytest.raises(HypothesisViolation, match="preserve the class"):
         run(ID, destroy="d")
+
+
+def test_table_1_level_l_replaces_exactly_the_first_l_blocks():
+    pop = T.build_cells(_params(), _ctx())["nested"][-1][0]
+    x = pop.clean
+    for ell in range(1, len(T.TRANSFORMS) + 1):  # view ℓ is level ℓ's: (a, …, ℓ-th transformation)
+        for b in range(len(T.TRANSFORMS)):
+            sl = slice(T.CONTENT_DIM + b * T.NUISANCE_DIM, T.CONTENT_DIM + (b + 1) * T.NUISANCE_DIM)
+            block = pop.views[:, ell, sl]
+            if b < ell:  # replaced: one template shared by every point
+                assert torch.allclose(block, block[:1].expand_as(block), atol=1e-12)
+            else:  # untouched: the point's own block
+                assert torch.equal(block, x[:, sl])

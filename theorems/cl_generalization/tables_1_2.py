@@ -157,7 +157,7 @@ def build_cells(p: dict, ctx) -> dict:
     # Table 2's views pad to Table 1's width so that every cell batches into one tensor
     M = max(parts[0][0].m for parts in out.values())
     for parts in out.values():
-        for i, (pop, X, y) in enumerate(parts):
+        for pop, _, _ in parts:
             if pop.m < M:
                 extra = M - pop.m
                 pop.views = torch.cat([pop.views, pop.clean[:, None, :].expand(-1, extra, -1)], dim=1).contiguous()
@@ -444,6 +444,7 @@ RESULT = register(Result(
               choices=("none",) + TRANSFORMS[1:]),
         seed_param(),
     ),
-    cost=cost, evaluate=one_thread(evaluate), hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
+    cost=cost, evaluate=one_thread(evaluate), hypotheses=hypotheses, forms=(AS_PRINTED,),
+    report_instances=report_instances,
     module=__name__,
 ))
