@@ -11,3 +11,4 @@ from . import augmentation_trend  # noqa: F401
 from . import composition_ordering  # noqa: F401
 from . import revised_infonce  # noqa: F401
 from . import alignment_uniformity  # noqa: F401
+from . import tables_1_2  # noqa: F401

@@ -7,6 +7,10 @@ larger s means a smaller augmented distance d_A, hence a larger σ(δ) at fixed 
 d_{A'} ≤ d_A), hence a smaller bound; but for a fixed f a richer A also makes alignment harder (S_ε(A') ⊆ S_ε(A),
 so R_ε grows), so the net effect on the error is empirical.
 
+The tables themselves (four methods, the nested transformation sets (a) … (a, …, e) and the colour-distortion
+strengths, accuracy per cell with its seed spread) are ``tables_1_2``; this result checks the theory along one
+strength sweep (Theorem 2's bound on every encoder), with one encoder family per run.
+
 What one check does (the style–content population)
 --------------------------------------------------
 For every strength s in ``strengths`` and every population seed, the same points and the same template bank
