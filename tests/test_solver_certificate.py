@@ -95,6 +95,16 @@ def test_saddle_is_never_certified_and_its_bound_is_true(dense_max, monkeypatch)
     assert ev.method == (INERTIA if dense_max == 0 else DENSE)
     assert not bool(ev.certified[0])
     assert float(ev.lower_bound[0]) < -CURV_RTOL
+    if dense_max == 0:  # nothing proven: the trivial bound λ_min/max|λ| ≥ −1, not an invented sharper or looser one
+        assert float(ev.lower_bound[0]) == -1.0
+
+
+@pytest.mark.parametrize("dense_max,method", [(30, DENSE), (29, INERTIA)])
+def test_dense_limit_is_inclusive(dense_max, method, monkeypatch):
+    """K=3 n=2 d=5 has tangent dimension 3·4 + 6·3 = 30: dense up to and including DENSE_CURV_MAX."""
+    monkeypatch.setattr(ufm, "DENSE_CURV_MAX", dense_max)
+    W, X, labels = _saddle(3, 2, 5)
+    assert ufm_second_order(W, X, labels, "mse", 0.05, Context.make("cpu", seed=0)).method == method
 
 
 @pytest.mark.parametrize("loss", ["ce", "mse"])
@@ -119,6 +129,7 @@ def test_bound_never_exceeds_the_exact_ratio_on_either_path(loss, monkeypatch):
     assert bool((inertia.lower_bound <= exact.min_curvature).all())
     assert bool((exact.min_curvature[inertia.certified] >= -CURV_RTOL).all())
     assert bool(inertia.certified[:4].all()) and not bool(inertia.certified[4:].all())
+    assert bool((inertia.lower_bound[~inertia.certified] == -1.0).all())
 
 
 def test_solver_beyond_the_dense_size_reports_bound_and_measurement(monkeypatch):
