@@ -5,7 +5,8 @@ feasible starts) and at a realistic size K=10 n=20 d=32 (CE, 16 starts: 6,310 ta
 
 * batched: one ``solve_ufm(loss, K, n, d, λ, restarts=R, gtol=1e-9)`` call: Riemannian Newton with the arrow Schur
   solve, restarts in cache-sized chunks, and the second-order certificate (exact eigvalsh of the Riemannian Hessian
-  up to tangent dimension 256, Lanczos beyond);
+  up to tangent dimension 256; beyond it the inertia test, the block Cholesky of H + σI proving λ_min > −σ, plus one
+  Lanczos measurement at the best start);
 * scipy: R ``scipy.optimize.minimize(method="L-BFGS-B")`` calls with the hand-written analytic gradient of
   ``bench_ufm_batching.scipy_value_and_grad``, from the SAME starts (gtol 1e-10, ftol 0, 20 correction pairs).
 
@@ -18,32 +19,30 @@ interleaved rounds, the exponent fitted to log time against log R. No timing ass
     python benchmarks/bench_solver_scipy.py               # the table below (about 10 minutes on 1 core)
     pytest benchmarks/bench_solver_scipy.py --benchmark-only --benchmark-timer time.process_time
 
-Measured 2026-11-27 on the shared 2-core development machine (8 sessions working at once: contended, so compare
-ratios within a run, not absolute seconds; the batched side, cache-bound, suffers more from the load than scipy's),
-torch 2.13 CPU, 1 thread, with this module's ``compare`` and ``restart_scaling`` (what ``main`` runs; the K=10 row
-with ``compare(name, pairs=1)`` for lack of time, two scipy loops of ~20-100 s CPU each being what a pair costs):
+Measured 2026-11-27 12:20–12:34 UTC on the shared 2-core development machine (8 sessions working at once, load
+average ~16: contended, so compare ratios within a run, not absolute seconds; the batched side, cache-bound, suffers
+more from the load than scipy's), torch 2.13 CPU, 1 thread, ``python benchmarks/bench_solver_scipy.py`` (``main``:
+``compare`` on every case with 3 pairs, then ``restart_scaling``), in one run:
 
     | problem                  | R    | batched s | scipy s | scipy/batched | batched cert/reach | scipy reach |
     |--------------------------|------|-----------|---------|---------------|--------------------|-------------|
-    | CE  K=4 n=3 d=6          | 256  | 0.189     | 2.804   | 14.8x         | 256/256            | 256         |
-    | MSE K=4 n=3 d=6          | 256  | 0.303     | 17.307  | 57.2x         | 256/256            | 256         |
-    | CE  K=10 n=20 d=32 (1 pair) | 16 | 9.143    | 20.019  | 2.2x          | 16/16              | 16          |
+    | CE  K=4 n=3 d=6          | 256  | 0.186     | 2.671   | 14.4x         | 256/256            | 256         |
+    | MSE K=4 n=3 d=6          | 256  | 0.278     | 16.884  | 60.8x         | 256/256            | 256         |
+    | CE  K=10 n=20 d=32       | 16   | 4.964     | 20.841  | 4.2x          | 16/16              | 16          |
 
-    The K=10 row was re-measured after the Lanczos certificate (``optim.curvature.lanczos_extremes``) moved its basis
-    to contiguous (B, k, P) rows re-orthogonalised by batched products (same Ritz values to 1e-15 relative; the
-    certificate alone 7.6 s -> 3.3 s CPU at this size): 13.284 s -> 9.143 s, 1.6x -> 2.2x. The rest of that
-    certificate is 120 arrow Hessian products (newton.ArrowModel.matvec, ~60 % of it). What-if, same harness, a
-    separate contended run: with ``ufm_curvature`` replaced by the exact inertia test ``curvature.arrow_certificate``
-    (block Cholesky of H + 1e-8·ŝ·I, ~0.4 s here; NOT wired into ufm.py by this change) the batched side took
-    4.946 s against scipy's 19.379 s: 3.9x, 16/16 certified and reaching L*.
+    restart scaling, CE K=4 n=3 d=6 (median of 3 interleaved rounds): R=256 0.174 s, R=512 0.339 s,
+    R=1024 0.675 s; R=1024/R=256 = 3.89 (target ≤ 5), fitted exponent 0.98.
 
-    restart scaling, CE K=4 n=3 d=6 (median of 3 interleaved rounds): R=256 0.220 s, R=512 0.385 s,
-    R=1024 0.767 s; R=1024/R=256 = 3.49 (target ≤ 5), fitted exponent 0.90.
-
-The same harness on main's solver before this change (float64 Newton in one batch, Lanczos certificate at every size,
-F formed at every size), in a run contended by a concurrent mutation-test job: CE 0.801 s vs scipy 3.181 s (4.0x),
-MSE 0.990 s vs 23.4 s (23.6x). The scipy loop here is ~5x faster than the figures in issue 29 (CE R=256 ≈ 15 s,
-K=10 ≈ 99 s), so the issue's targets (CE ≥ 30x, K=10 ≥ 3x) are not met against this loop.
+What changed at K=10 (2.2x in the previous run of this file, one pair): the second-order certificate beyond the dense
+size is the inertia test ``curvature.arrow_shift_certificate`` (one block Cholesky of H + σI after 6 Lanczos steps
+for the scale) instead of 120 Lanczos steps on every start, and the Lanczos estimate is measured at the best start
+only. Old against new batched side alone, interleaved in separate processes of one contended run
+(``solve_ufm("ce", 10, 20, 32, 0.05, restarts=16)``, CPU s): old 8.61 / 8.95, new 6.25 / 6.42 (1.4x); at K=4 the
+certificate is unchanged (dense eigvalsh) and the batched time with it (old 0.191 / 0.197, new 0.189 / 0.191 CE;
+old 0.305 / 0.318, new 0.293 / 0.298 MSE). Where the K=4 CE time goes (instrumented, contended): 22 Newton model
+evaluations ~0.052 s, 26 arrow solves ~0.076 s (Schur assembly 0.020, block Cholesky 0.011), the dense certificate
+~0.037 s, the rest bookkeeping; ~10 float32 iterations from a random start, then 3 float64 polish steps. The CE
+target (≥ 30x) is not met against this loop; K=10 (≥ 3x), MSE (≥ 30x) and R=1024/R=256 (≤ 5) are.
 """
 
 from __future__ import annotations

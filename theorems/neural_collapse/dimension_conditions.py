@@ -41,7 +41,8 @@ What one check does
    compares with the collapsed closed form. Claims [bound]: ``gufm_optimum_is_collapsed_value`` (best certified
    value / closed form ≤ 1 + REACH_RTOL) and ``gufm_optimum_collapsed_<nc2>`` (its NC2 ≤ NC2_TOL): the limit
    object of the corollary (through Theorem 4.3) is collapsed. Tolerances are Lemma 4.2's (imported: the same
-   solver and certificate), pinned by its controls.
+   solver and certificate), pinned by its controls. ``details`` shows what the best start's second-order
+   certificate proves (``gufm_best_min_curvature_lower_bound``) apart from the measured ratio.
 2. For MSE with d ≤ K: ``rank_inequality`` [identity] on every start and every trained network, and
    ``details['certificate']``.
 3. Trains ``seeds`` L-RN1 networks at depth ``L`` (objective (7)) and reports their objective against the
@@ -60,7 +61,7 @@ from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Statu
 from .depth_sweep import train
 from .lemma_4_2 import GTOL as UFM_GTOL
 from .lemma_4_2 import NC2_TOL, REACH_RTOL
-from .ufm import best_start
+from .ufm import best_start, second_order_details
 from .models import init_params
 from .paper import PAPER
 from .rank_certificate import certificate_text, collapse_floor, rank_inequality_slack
@@ -103,7 +104,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "gufm_best_value": best_value,
         "gufm_converged_starts": int(sol.converged.sum()),
         "gufm_best_grad_norm": float(sol.grad_norm[best]),
-        "gufm_best_min_curvature": float(sol.min_curvature[best]),  # second-order certificate (ufm.CURV_RTOL)
+        **second_order_details(sol, best, "gufm_best_"),  # the second-order certificate (ufm.CURV_RTOL)
         **{f"gufm_best_{k}": float(v[best]) for k, v in sol.metrics.items()},
         "reference_1/sqrt(K)": 1 / math.sqrt(K),
         "condition": f"d ≥ {'K+1' if loss == 'mse' else 'K'}: {d >= (K + 1 if loss == 'mse' else K)}",

@@ -146,23 +146,31 @@ def arrow_curvature(model, *, iters: int | None = None, generator: torch.Generat
     return lanczos_extremes(model.matvec, B, P, iters=iters, like=model.gw, generator=generator)
 
 
+def arrow_shift_certificate(model, rtol: float, *, scale_iters: int = 6,
+                            generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """(ok (B,) bool, σ (B,)): ok where the block Cholesky of H + σI succeeds, σ = rtol·ŝ, ŝ ≤ max|λ(H)|.
+
+    Success proves λ_min(H) > −σ (H + σI is positive definite iff every pivot block of its block Cholesky is:
+    Haynsworth inertia additivity over the x blocks and their Schur complement, which ``newton.arrow_solve``
+    factors), hence λ_min(H)/max|λ(H)| > −rtol. ŝ = max(|θ_min|, |θ_max|) from ``scale_iters`` Lanczos steps: Ritz
+    values lie inside the spectrum, so ŝ ≤ max|λ(H)| and fewer steps only make the test stricter. Cholesky is
+    backward stable: success holds up to a perturbation of ~(m + N·q)·eps·‖H‖, so rtol must be far above that
+    (1e-8 against ~1e-12 at the UFM's sizes). ok False is "not certified", never a proof of a saddle. The
+    factorisation costs about one Newton iteration, the Lanczos steps one Hessian product each."""
+    tiny = torch.finfo(model.gw.dtype).tiny
+    ritz = arrow_curvature(model, iters=scale_iters, generator=generator)
+    sigma = rtol * torch.maximum(ritz.lam_max.abs(), ritz.lam_min.abs()).clamp_min(tiny)
+    _, _, ok = arrow_solve(model, sigma)
+    return ok, sigma
+
+
 def arrow_certificate(model, rtol: float, *, scale_iters: int = 6,
                       generator: torch.Generator | None = None) -> torch.Tensor:
     """(B,) bool: True where the arrow model's Hessian H has no eigenvalue below −rtol·max|λ(H)|, decided exactly
-    by inertia instead of by Ritz values. H + σI is positive definite iff its block Cholesky (the x blocks, then
-    their Schur complement: Haynsworth inertia additivity) succeeds, which ``newton.arrow_solve`` reports; with
-    σ = rtol·ŝ and ŝ = max(|θ_min|, |θ_max|) from a short Lanczos run (Ritz values lie inside the spectrum, so
-    ŝ ≤ max|λ(H)|), success gives λ_min(H) > −rtol·ŝ ≥ −rtol·max|λ(H)|. A saddle of any depth beyond rtol fails it,
+    by inertia instead of by Ritz values (``arrow_shift_certificate``). A saddle of any depth beyond rtol fails it,
     where capped Lanczos (``arrow_curvature``) can miss one whose negative eigenvalue sits next to a dense cluster.
-    Cholesky is backward stable, so success holds up to a perturbation of ~(m + N·q)·eps·‖H‖: rtol must be far
-    above that (1e-8 against ~1e-12 at the UFM's sizes). False is "not certified", never a proof of a saddle.
-    ``scale_iters`` is small on purpose: fewer steps only lower ŝ (a stricter test), and each step is a Hessian
-    product (the factorisation itself costs about one Newton iteration)."""
-    tiny = torch.finfo(model.gw.dtype).tiny
-    ritz = arrow_curvature(model, iters=scale_iters, generator=generator)
-    scale = torch.maximum(ritz.lam_max.abs(), ritz.lam_min.abs()).clamp_min(tiny)
-    _, _, ok = arrow_solve(model, rtol * scale)
-    return ok
+    False is "not certified", never a proof of a saddle."""
+    return arrow_shift_certificate(model, rtol, scale_iters=scale_iters, generator=generator)[0]
 
 
 def rotation_orbit(theta: torch.Tensor, z: int, d: int) -> torch.Tensor:
