@@ -1,0 +1,49 @@
+"""More tolerances of papers 000 and 002 pinned by REGISTERED controls (issue 26, item 9; see
+checks/test_pins_000_002.py for the rule). These pins are not bound claims failing by 1–10 allowances but
+certificates and thresholds: each test names its control by literal parameters, finds it among
+``Result.controls`` and checks what a loosened or tightened constant would change."""
+
+from __future__ import annotations
+
+from theorems.core import recording, registry
+from theorems.core.verdict import counterexample_problem, run_spec
+
+
+def registered(rid: str, control: dict):
+    result = registry.get(rid)
+    assert control in [dict(c) for c in result.controls], f"{rid}: {control} is not a registered control"
+    return result
+
+
+def test_theorem_1_lp_zero_is_pinned_by_a_witness_just_above_it(run):
+    """ε_z = 4e-6: independent lines, a witness exists with t* = ε_z²/4 = 4e-12. The printed claim fails (t* is
+    below WITNESS_ATOL) but no "no witness" certificate may be issued: LP_ZERO loosened ×10 would certify one,
+    and the control would replay as a counterexample to an existential statement that holds there."""
+    control = dict(instance="k3_near_dependent", eps_z=4e-6, form="as_printed")
+    result = registered("deep_fusion.theorem_1", control)
+    ev = recording.expect(run_spec(run, result, control), recording.FAILS)
+    assert [c.name for c in ev.failed_bounds] == ["witness_exists"]
+    upper = ev.details["witness_lp_dual_upper_min"]
+    assert 1e-12 < upper <= 1e-11, upper  # literal: 1–10 LP_ZEROs above it
+    assert "no_witness_certificate" not in ev.details
+    why = counterexample_problem(result, {k: v for k, v in control.items() if k != "form"}, run)
+    assert why is not None and "certificate" in why
+
+
+def test_theorem_1_witness_atol_is_pinned_from_below(run):
+    """ε_z = 4e-5: t* = 4e-10, between WITNESS_ATOL ÷ 10 and WITNESS_ATOL: the claim fails, uncertified."""
+    control = dict(instance="k3_near_dependent", eps_z=4e-5, form="as_printed")
+    result = registered("deep_fusion.theorem_1", control)
+    ev = recording.expect(run_spec(run, result, control), recording.FAILS)
+    c = ev.claim("witness_exists")
+    assert not c.passed and 1e-10 < c.observed < 1e-9, c
+    assert "no_witness_certificate" not in ev.details
+
+
+def test_theorem_1_lp_certificate_is_the_dual_bound(run):
+    """Below t* ≈ 1e-7 HiGHS returns a point whose exact value is ≈ −ε_z² (negative: it stopped short), so a
+    certificate read off the primal value would say "no witness" on independent lines; the dual bound is exact."""
+    ev = run("deep_fusion.theorem_1", form="as_printed", instance="k3_near_dependent", eps_z=1e-5)
+    assert ev.details["witness_lp_min"] < 0 < ev.details["witness_lp_dual_upper_min"]
+    assert abs(ev.details["witness_lp_dual_upper_min"] / (1e-5 ** 2 / 4) - 1) < 1e-6
+    assert "no_witness_certificate" not in ev.details
