@@ -5,6 +5,9 @@ certificates and thresholds: each test names its control by literal parameters, 
 
 from __future__ import annotations
 
+import pytest
+
+from checks.test_pins_000_002 import excess
 from theorems.core import recording, registry
 from theorems.core.verdict import counterexample_problem, run_spec
 
@@ -47,3 +50,35 @@ def test_theorem_1_lp_certificate_is_the_dual_bound(run):
     assert ev.details["witness_lp_min"] < 0 < ev.details["witness_lp_dual_upper_min"]
     assert abs(ev.details["witness_lp_dual_upper_min"] / (1e-5 ** 2 / 4) - 1) < 1e-6
     assert "no_witness_certificate" not in ev.details
+
+
+# (result id, the registered control, the bound claims it pins, what the control may end as)
+PINS_B = [
+    ("ssl_dynamics.remark_3",
+     dict(projector="orthonormal", C="-1,0,0;0,-0.9,0;0,0,0.5", d=3, steps=1460), ("output_collapses",),
+     recording.NOT_CONVERGED),
+]
+
+
+@pytest.mark.parametrize("rid, control, claims, outcome", PINS_B, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(PINS_B)])
+def test_registered_control_pins_the_tolerance_b(run, rid, control, claims, outcome):
+    result = registered(rid, control)
+    ev = recording.expect(run_spec(run, result, control), outcome)
+    if outcome == recording.NOT_CONVERGED:
+        assert ev.converged is False
+    for name in claims:
+        c = ev.claim(name)
+        assert c.kind == "bound" and c.allowance > 0, c
+        assert 1.0 < excess(c) <= 10.0, f"{rid}: {name} is {excess(c):.3g} allowances outside on {control}"
+
+
+def test_remark_3_short_budget_is_not_converged_and_a_settled_ratio_is(run):
+    """A budget that ends while σ₂/σ₁ still shrinks is 'not converged' (never a failed claim on a statement the
+    suite verifies); the counterexample's σ₂/σ₁ settles at 0.157 and is converged, so it still replays."""
+    from theorems.ssl_dynamics import remark_3
+
+    short = run(remark_3.ID, steps=4)
+    assert short.converged is False
+    cx = run(remark_3.ID, form="as_printed", **remark_3.COUNTEREXAMPLE)
+    assert cx.converged is True and not cx.holds and cx.details["steps_run"] == 5000
+    assert run(remark_3.ID).converged is True and run(remark_3.ID).details["steps_run"] < 5000
