@@ -57,6 +57,10 @@ PINS_B = [
     ("ssl_dynamics.remark_3",
      dict(projector="orthonormal", C="-1,0,0;0,-0.9,0;0,0,0.5", d=3, steps=1460), ("output_collapses",),
      recording.NOT_CONVERGED),
+    ("ssl_dynamics.proposition_1", dict(C="-1,0,0;0,-0.9,0;0,0,0.5", d=3, eta=0.05, steps=1380),
+     ("collapsed_to_rank_one",), recording.NOT_CONVERGED),
+    ("ssl_dynamics.proposition_1", dict(C="-1,0,0;0,-0.9,0;0,0,0.5", d=3, eta=0.05, steps=740),
+     ("rows_align_with_v1",), recording.NOT_CONVERGED),
 ]
 
 
