@@ -95,3 +95,24 @@ def test_theorem_1_identities_allow_for_rounding_on_near_dependent_lines(run):
     ev = run("deep_fusion.theorem_1", instance="k3_near_dependent", eps_z=1e-4)
     assert ev.holds and 1e-7 < ev.details["identity_rtol"] < 1e-4
     assert run("deep_fusion.theorem_1").details["identity_rtol"] == 1e-9
+
+
+def _counted_errata():
+    import re
+
+    out = []
+    for rid in registry.ids():
+        if rid.startswith(("deep_fusion.", "ssl_dynamics.")):
+            for e in registry.get(rid).proof_errata:
+                if m := re.search(r"(\d+) of (\d+) instances", e.why):
+                    out.append(pytest.param(rid, e, int(m[1]), int(m[2]), id=f"{rid}-{e.claim}"))
+    return out
+
+
+@pytest.mark.parametrize("rid, erratum, failing, instances", _counted_errata())
+def test_an_erratum_says_how_often_its_step_fails_and_the_evidence_agrees(run, rid, erratum, failing, instances):
+    """A proof erratum that counts its failures ("3 of 8 instances") is backed by its own instance: a changed
+    instance count or a loosened step tolerance that still leaves one failure would replay, and be wrong."""
+    ev = run(rid, form=erratum.form, **erratum.params)
+    assert ev.details[f"{erratum.claim}_failing_instances"] == failing
+    assert ev.details["instances"] == instances
