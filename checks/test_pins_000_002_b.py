@@ -61,6 +61,8 @@ PINS_B = [
      ("collapsed_to_rank_one",), recording.NOT_CONVERGED),
     ("ssl_dynamics.proposition_1", dict(C="-1,0,0;0,-0.9,0;0,0,0.5", d=3, eta=0.05, steps=740),
      ("rows_align_with_v1",), recording.NOT_CONVERGED),
+    ("deep_fusion.theorem_2", dict(gamma_factor=1.383265344659951e+35, allow_violation=True),
+     ("witness_reaches_gamma_B",), recording.FAILS),
 ]
 
 
