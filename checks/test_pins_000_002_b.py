@@ -118,3 +118,21 @@ def test_an_erratum_says_how_often_its_step_fails_and_the_evidence_agrees(run, r
     ev = run(rid, form=erratum.form, **erratum.params)
     assert ev.details[f"{erratum.claim}_failing_instances"] == failing
     assert ev.details["instances"] == instances
+
+
+def test_theorem_1_ratio_where_the_bound_is_zero():
+    """t = min A_same / (ν_cρ_c²) is 1 where both are 0 and ±inf where only the bound is 0 (ρ = 0: Definition 1 on
+    the counterexamples), never a quotient by a clamped zero."""
+    import torch
+
+    from theorems.deep_fusion.theorem_1 import _ratio_per_cluster
+
+    labels = torch.tensor([0, 0, 1, 1])
+    nu = torch.tensor([2.0, 2.0], dtype=torch.float64)
+    for a, want in ((0.0, 1.0), (1e-3, float("inf")), (-1e-3, -float("inf"))):
+        A = torch.full((1, 4, 4), a, dtype=torch.float64)
+        t, _, _ = _ratio_per_cluster(A, labels, 2, nu, torch.zeros(1, 2, dtype=torch.float64))
+        assert t.tolist() == [[want, want]], (a, t)
+    t, _, _ = _ratio_per_cluster(torch.full((1, 4, 4), 0.5, dtype=torch.float64), labels, 2, nu,
+                                 torch.full((1, 2), 0.5, dtype=torch.float64))
+    assert t.tolist() == [[1.0, 1.0]]
