@@ -136,3 +136,37 @@ def test_theorem_1_ratio_where_the_bound_is_zero():
     t, _, _ = _ratio_per_cluster(torch.full((1, 4, 4), 0.5, dtype=torch.float64), labels, 2, nu,
                                  torch.full((1, 2), 0.5, dtype=torch.float64))
     assert t.tolist() == [[1.0, 1.0]]
+
+
+# Hypothesis checks of papers 000 and 002 that no row of checks/test_hypotheses_000_002.py named, each at its edge
+# (one row on each side where the check is a comparison): same test, more rows.
+CASES_B = [
+    ("deep_fusion.noise_lemma", None, dict(theta_scale=1.0), None),
+    ("deep_fusion.noise_lemma", None, dict(theta_scale=1.0 + 1e-12), "x_iᵀx̃_i ≥ 1 − ε"),
+    ("deep_fusion.noise_lemma", None, dict(mode="adversarial", theta_scale=1.0 - 1e-12), "extremal construction"),
+    ("deep_fusion.noise_lemma", None, dict(noisy_norm=1.0 + 1e-12), "unit-norm noisy samples"),
+    ("deep_fusion.theorem_2", None, dict(constant_scale=1.0 + 1e-12), "exact constants δ, Δ"),
+    ("deep_fusion.theorem_2", None, dict(gamma_factor=1.0 + 1e-12), "exact γ_B"),
+    ("deep_fusion.theorem_2", None, dict(signs="arbitrary"), "sign-consistent clusters"),
+    ("deep_fusion.theorem_1", "as_printed", dict(instance="dependent_lines"), None),  # the printed form's counterexample
+    ("deep_fusion.theorem_1", "corrected", dict(instance="dependent_lines"), "independent subspaces"),
+    ("deep_fusion.definition_2", None, dict(entries="signed"), "positive attention values"),
+    ("deep_fusion.definition_2", None, dict(labels="shuffled"), "the labels are the block structure"),
+    ("deep_fusion.definition_2", None, dict(criterion="max_over_min"), "the stringency sentence"),
+    ("deep_fusion.fusion_trend", None, dict(m=4, r=2), None),  # m = 2r
+    ("deep_fusion.fusion_trend", None, dict(m=3, r=2), "m ≥ 2r"),
+    ("ssl_dynamics.proposition_1", None, dict(h=3, z=3), None),  # h = z
+    ("ssl_dynamics.proposition_1", None, dict(h=2, z=3), "h ≥ z"),
+    ("ssl_dynamics.proposition_1", None, dict(C="-1,0;0,0.5", d=2, eta_two_layer=0.4999), None),  # 2η₂·1 < 1
+    ("ssl_dynamics.proposition_1", None, dict(C="-1,0;0,0.5", d=2, eta_two_layer=0.5), "η₂ < 1/(2 max|λ(C)|)"),
+    ("ssl_dynamics.proposition_1", None, dict(C="-1,0;0,0.5", d=2, eta=0.9999), None),  # 1 − 2η·0.5 > 0
+    ("ssl_dynamics.proposition_1", None, dict(C="-1,0;0,0.5", d=2, eta=1.0), "η < 1/(2λ_max)"),
+    ("ssl_dynamics.proposition_1", None, dict(closed_form_factor=2.2), "exact closed form"),
+]
+
+
+@pytest.mark.parametrize("rid, form, params, name", CASES_B, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES_B)])
+def test_hypothesis_edge_is_named_b(rid, form, params, name):
+    from checks.test_hypotheses_000_002 import test_hypothesis_edge_is_named
+
+    test_hypothesis_edge_is_named(rid, form, params, name)
