@@ -63,6 +63,10 @@ PINS_B = [
      ("rows_align_with_v1",), recording.NOT_CONVERGED),
     ("deep_fusion.theorem_2", dict(gamma_factor=1.383265344659951e+35, allow_violation=True),
      ("witness_reaches_gamma_B",), recording.FAILS),
+    ("deep_fusion.theorem_2",
+     dict(instance="eq7_counterexample", instances=1, constant_scale=0.9999999990392311, gamma_factor=1e272,
+          allow_violation=True),
+     ("B1_offblock_at_most_delta", "B1_inblock_at_least_Delta"), recording.FAILS),
 ]
 
 
@@ -74,7 +78,7 @@ def test_registered_control_pins_the_tolerance_b(run, rid, control, claims, outc
         assert ev.converged is False
     for name in claims:
         c = ev.claim(name)
-        assert c.kind == "bound" and c.allowance > 0, c
+        assert c.kind in ("bound", "proof_step") and c.allowance > 0, c  # a proof step decides an erratum
         assert 1.0 < excess(c) <= 10.0, f"{rid}: {name} is {excess(c):.3g} allowances outside on {control}"
 
 
