@@ -174,3 +174,11 @@ def test_hypothesis_edge_is_named_b(rid, form, params, name):
     from checks.test_hypotheses_000_002 import test_hypothesis_edge_is_named
 
     test_hypothesis_edge_is_named(rid, form, params, name)
+
+
+def test_theorem_2_every_instance_is_credited_to_the_candidate_that_first_reached_gamma_B(run):
+    """`witness_found_by` (what the page shows of the search) credits each instance once, to the first candidate
+    reaching γ_B: on the default batch every instance reaches it (margin ≥ 0), so the credits sum to the batch."""
+    ev = run("deep_fusion.theorem_2")
+    assert ev.claim("witness_reaches_gamma_B").passed
+    assert sum(ev.details["witness_found_by"].values()) == ev.details["instances"]
