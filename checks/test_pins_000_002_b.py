@@ -182,3 +182,17 @@ def test_theorem_2_every_instance_is_credited_to_the_candidate_that_first_reache
     ev = run("deep_fusion.theorem_2")
     assert ev.claim("witness_reaches_gamma_B").passed
     assert sum(ev.details["witness_found_by"].values()) == ev.details["instances"]
+
+
+def test_noise_lemma_search_slack_is_the_claims_slack():
+    """The adversarial search keeps its end point only if it moved toward the bounds, judged by `slack`: the
+    relative slack of the tighter bound, which is what Claim.slack says of the two claims (with no allowance)."""
+    import torch
+
+    from theorems.core.evidence import Claim
+    from theorems.deep_fusion.noise_lemma import slack
+
+    c1, c2 = torch.tensor([0.1, 0.3, 0.2]), torch.tensor([0.5, 0.9, 0.7])
+    for delta, Delta in ((0.35, 0.4), (0.31, 0.45), (0.25, 0.1), (0.5, 0.6), (0.9, 0.45)):
+        want = min(Claim.at_most("c1", float(c1.max()), delta).slack, Claim.at_least("c2", float(c2.min()), Delta).slack)
+        assert slack(c1, c2, delta, Delta) == pytest.approx(want, rel=1e-6), (delta, Delta)
