@@ -197,3 +197,15 @@ def test_noise_lemma_search_slack_is_the_claims_slack():
     for delta, Delta in ((0.35, 0.4), (0.31, 0.45), (0.25, 0.1), (0.5, 0.6), (0.9, 0.45)):
         want = min(Claim.at_most("c1", float(c1.max()), delta).slack, Claim.at_least("c2", float(c2.min()), Delta).slack)
         assert slack(c1, c2, delta, Delta) == pytest.approx(want, rel=1e-6), (delta, Delta)
+
+
+def test_fusion_log_formulas_at_their_edges():
+    """App. B's factors in log space: log 0 is −inf (not an error), and γ_ν is undefined (NaN) where Δ′ ≤ 0, also
+    for −1 < Δ′ < 0 (its square would pass for a valid bound): ν = 1, n = 2, δ = 0.1, Δ = 0.01 gives Δ′ = −0.992."""
+    import math
+
+    from theorems.deep_fusion import fusion
+
+    assert fusion._log(0.0) == -math.inf and fusion._log(-1.0) == -math.inf and fusion._log(math.e) == 1.0
+    assert math.isnan(fusion.log_gamma_nu(1, 2, 0.1, 0.01))
+    assert math.isfinite(fusion.log_gamma_nu(2, 4, 0.01, 0.9))
