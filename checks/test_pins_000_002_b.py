@@ -209,3 +209,10 @@ def test_fusion_log_formulas_at_their_edges():
     assert fusion._log(0.0) == -math.inf and fusion._log(-1.0) == -math.inf and fusion._log(math.e) == 1.0
     assert math.isnan(fusion.log_gamma_nu(1, 2, 0.1, 0.01))
     assert math.isfinite(fusion.log_gamma_nu(2, 4, 0.01, 0.9))
+
+
+def test_proposition_1_linear_run_stops_at_the_first_step_past_its_cap(run):
+    """η = 10: Θ grows ×81 a step. The run stops at the first step past ‖Θ‖ = 1e100·‖Θ₀‖ (literal: float64's
+    1e308 must hold the squares of the norms), so the growth lies in (1e100, 81·1e100]: as far as the cap allows."""
+    ev = run("ssl_dynamics.proposition_1", eta=10.0, allow_violation=True)
+    assert 1e100 < ev.details["norm_growth"] <= 81 * 1e100 * (1 + 1e-9)
