@@ -12,8 +12,11 @@ Quantifiers: ∀ X (union of subspaces, (𝒦−1)r < m) ∃ (W^Q, W^K). The pap
 Readings checked (param ``normalisation`` of the printed form):
 * ``none`` (literal): A = XMXᵀ with M = W^QW^Kᵀ is linear in M and any M is such a product, so scaling W by s
   scales A by s²: "A_ij > ν_iρ²" is met by scaling as soon as some M has zero cross entries and positive
-  same-cluster entries. That is a linear programme (:func:`._witness.block_diagonal_lp`); its exact optimum
-  t* ≤ 0 certifies that **no** W of any scale works. ``witness_exists`` asserts t* > 0.
+  same-cluster entries. That is a linear programme (:func:`._witness.block_diagonal_lp_bounds`): t* ≤ 0
+  certifies that **no** W of any scale works. ``witness_exists`` asserts t* > 0 on the exact value of the
+  solver's point (a lower bound); "no witness" is certified by the dual upper bound only, since HiGHS stops short
+  of optima below its ~1e-7 tolerances (on independent near-dependent lines, t* = ε_z²/4, its point is worth
+  ≈ −ε_z²). Below WITNESS_ATOL (ε_z ≲ 6e-5 there) the claim fails although a witness exists, uncertified.
 * ``unit_columns`` (the proof's W ∈ R^{m×n} with unit columns, added by this reading): the best witness found
   (the proof's directions v_c with the best column allocation) must reach ν_iρ²
   (``unit_column_witness_reaches_printed_bound``); a failure is certified only when the weak-duality bound
