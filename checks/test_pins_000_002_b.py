@@ -210,6 +210,8 @@ def test_fusion_log_formulas_at_their_edges():
     assert fusion._log(0.0) == -math.inf and fusion._log(-1.0) == -math.inf and fusion._log(math.e) == 1.0
     assert math.isnan(fusion.log_gamma_nu(1, 2, 0.1, 0.01))
     assert math.isfinite(fusion.log_gamma_nu(2, 4, 0.01, 0.9))
+    # and where its denominator 2νδ′ + (n−2ν)δ′² is ≤ 0 (only for n < 2ν, outside the balanced reading): −3.7e-4 here
+    assert math.isnan(fusion.log_gamma_nu(3, 4, 0.01, 1.2))
 
 
 def test_proposition_1_linear_run_stops_at_the_first_step_past_its_cap(run):
