@@ -41,14 +41,25 @@ DUAL_LR = 0.05
 
 
 def block_diagonal_lp(X: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """(B,) t* = max_M min_{c_i=c_j} x_iᵀMx_j subject to x_pᵀMx_q = 0 for c_p ≠ c_q, M in a box of the null
+    """(B,) the exact value of the LP's returned point, a lower bound on t* (:func:`block_diagonal_lp_bounds`)."""
+    return block_diagonal_lp_bounds(X, labels)[0]
+
+
+def block_diagonal_lp_bounds(X: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(lower, upper), each (B,), bracketing t* = max_M min_{c_i=c_j} x_iᵀMx_j subject to x_pᵀMx_q = 0 for c_p ≠ c_q, M in a box of the null
     space (orthonormal coordinates). t* ≤ 0: no bilinear form, hence no (W^Q, W^K), is block-diagonal with a
     positive block; t* > 0: a witness exists. The null spaces come from torch's SVD (in the caller's thread
-    setting; numpy's BLAS would start its own threads), the LP from HiGHS."""
+    setting; numpy's BLAS would start its own threads), the LP from HiGHS.
+
+    HiGHS solves to feasibility tolerances of ~1e-7, so its objective is no certificate where t* is smaller
+    (near-dependent subspaces: t* ≈ ε_z²/4). ``lower`` is the exact value min(Gc) of the returned point c;
+    ``upper`` = BOX·‖Gᵀλ‖₁ for the normalised dual weights λ ≥ 0 of the same-cluster rows, valid for *any* λ on
+    the simplex by weak duality (min_i (Gc)_i ≤ λᵀGc ≤ BOX‖Gᵀλ‖₁ for |c| ≤ BOX). "No witness" is certified by
+    ``upper``, never by ``lower`` (which is ≈ −ε_z², below zero, where HiGHS stops short of a tiny optimum)."""
     lab = labels.cpu()
     same = lab[:, None] == lab[None, :]
     U, S, _ = torch.linalg.svd(X.detach().cpu(), full_matrices=False)
-    out = []
+    out, upper = [], []
     for Ub, Sb in zip(U, S):
         # A = XMXᵀ only sees M on the row space of X: reduce to Y = U S (n×q), A = Y Z Yᵀ, Z ∈ R^{q×q} free
         q = int((Sb > NULL_RTOL * Sb[0]).sum())
@@ -64,6 +75,7 @@ def block_diagonal_lp(X: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
             N = torch.eye(q * q, dtype=X.dtype, device="cpu")
         if N.shape[1] == 0:
             out.append(0.0)  # only M = 0 is admissible: every entry is 0
+            upper.append(0.0)
             continue
         G = (kron[same] @ N).numpy()  # same-cluster entries as linear functions of the coefficients
         k = N.shape[1]
@@ -74,7 +86,9 @@ def block_diagonal_lp(X: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
             raise RuntimeError(f"witness LP failed: {res.message}")
         # the exact value of the returned point (not the solver's objective): a witness only if it is positive
         out.append(float((G @ res.x[:k]).min()))
-    return torch.tensor(out, dtype=X.dtype, device=X.device)
+        lam = np.abs(res.ineqlin.marginals)
+        upper.append(BOX * float(np.abs(G.T @ (lam / lam.sum())).sum()) if lam.sum() > 0 else math.inf)
+    return (torch.tensor(out, dtype=X.dtype, device=X.device), torch.tensor(upper, dtype=X.dtype, device=X.device))
 
 
 def unit_column_upper_bound(X: torch.Tensor, labels: torch.Tensor, b: torch.Tensor, n_cols: int,

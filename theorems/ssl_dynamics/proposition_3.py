@@ -326,7 +326,11 @@ RESULT = register(Result(
               dict(bound_scale=PIN_ABOVE, allow_violation=True),
               dict(bound_scale=PIN_BELOW, allow_violation=True),
               dict(norm="frobenius", allow_violation=True),
-              dict(COUNTEREXAMPLE, allow_violation=True)),
+              dict(COUNTEREXAMPLE, allow_violation=True),
+              # Pin of SV_TOL: the default instance stopped after 24 iterations (problem (4) converges ×0.75 an
+              # iteration) has singular values 2.8e-4 from (1, 1, 0), 2.8 allowances out, not converged
+              # (checks/test_pins_000_002_b.py); the other controls miss rank_at_optimum by orders of magnitude
+              dict(max_iter=24)),
     strategy=_strategy,
     params=(
         spectrum_param((-2.0, -1.0, 0.5, 1.0, 2.0), valid="at least one negative"),

@@ -321,7 +321,10 @@ RESULT = register(Result(
              Binding("‖q₀‖ < 1 (case i)", BINDING_NORM, "‖q₀‖ = 0.99")),
     controls=(dict(e1_sign=0, allow_violation=True), dict(lams="-0.5,-0.4", q0_norm=1.5, allow_violation=True),
               dict(lams="0.5,1,2,3", start="network", h=4, allow_violation=True),
-              dict(CX_ORTHOGONAL, form="as_printed")),
+              dict(CX_ORTHOGONAL, form="as_printed"),
+              # Pin of LIMIT_TOL: the default spectrum stopped at T = 9.7 (predicted rate 1.4: the automatic horizon
+              # is 21.4) is 3.1e-6 from its limit, 3.1 allowances out and not converged (checks/test_pins_000_002_b.py)
+              dict(T=9.7)),
     strategy=_strategy,
     params=(
         Param("lams", list[float], (-1.0, -0.3, 0.5, 2.0), "eigenvalues of C (C = diag(lams))", "non-zero; λ₁ simple",
