@@ -1,0 +1,214 @@
+"""Tolerances and hypothesis checks of papers 001 and 003 pinned by REGISTERED controls (issue 26, item 9).
+
+A tolerance is pinned when some registered negative control fails its claim by more than the allowance and by at
+most 10 allowances: then the tolerance loosened ×10 (or ×1000) lets that control pass, and tightened ÷10 the
+control's failure is more than 10 allowances, so either mutant fails this test. Each row names the control by its
+literal parameters (never built from the constant it pins, which would move with it) and the test finds it among
+``Result.controls``: the registered control is what is checked, not a copy of it kept by a test or a report.
+
+A registered control that bypasses the hypotheses (``allow_violation``) must violate one of them, and each
+hypothesis check is named at its edge (both sides where the edge is a comparison), evaluated on the declared
+hypotheses alone: dropping a check, or flipping its comparison, fails a row here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from theorems.core import recording, registry
+from theorems.core.verdict import run_spec
+
+PAPERS = ("nonlinear_cl.", "cl_generalization.")
+
+# (result id, the registered control, the bound claims it pins)
+PINS: list = [
+]
+
+
+def excess(claim) -> float:
+    """How many allowances ``observed`` lies beyond ``bound`` (≤ 1 passes)."""
+    gap = {"<=": claim.observed - claim.bound, ">=": claim.bound - claim.observed}.get(
+        claim.relation, abs(claim.observed - claim.bound))
+    return gap / claim.allowance
+
+
+@pytest.mark.parametrize("rid, control, claims", PINS, ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(PINS)])
+def test_registered_control_pins_the_tolerance(run, rid, control, claims):
+    result = registry.get(rid)
+    assert control in [dict(c) for c in result.controls], f"{rid}: {control} is not a registered control"
+    ev = recording.expect(run_spec(run, result, control), recording.FAILS, recording.NOT_CONVERGED)
+    for name in claims:
+        c = ev.claim(name)
+        assert c.kind == "bound" and c.allowance > 0, c
+        assert 1.0 < excess(c) <= 10.0, f"{rid}: {name} is {excess(c):.3g} allowances outside on {control}"
+
+
+def _controls():
+    return [(rid, dict(c)) for rid in registry.ids() if rid.startswith(PAPERS)
+            for c in registry.get(rid).controls if c.get("allow_violation")]
+
+
+# Controls whose hypothesis needs the instance's data (decided by the evaluation, not by the declarations)
+COMPUTED = {
+    "nonlinear_cl.theorem_1": "λ_gap(w_*) > ρ(w_*)",  # leaky pair past the threshold: λ_gap/ρ < 1
+    "nonlinear_cl.theorem_3": "sup_{B_γ} ω ≤ γ",  # OUTSIDE_11: sup ω ≈ 360·SAFETY·γ
+}
+
+
+@pytest.mark.parametrize("rid, control", _controls(), ids=lambda v: v if isinstance(v, str) else None)
+def test_each_bypassing_control_violates_a_named_hypothesis(run, rid, control):
+    """If the hypothesis check a bypassing control relies on were dropped, the control would be an instance
+    inside the hypotheses that fails, and nothing else would notice."""
+    result = registry.get(rid)
+    params = {k: v for k, v in control.items() if k not in ("form", "allow_violation")}
+    _, violations = registry.validate(result, params, control.get("form", result.default_form))
+    if not violations and rid in COMPUTED:
+        ev = recording.expect(run_spec(run, result, control), recording.FAILS, recording.NOT_CONVERGED)
+        assert any(COMPUTED[rid] in v for v in ev.violations), f"{rid}: {control} violated {ev.violations}"
+        return
+    assert violations, f"{rid}: the control {control} violates no hypothesis"
+    assert all(v.hypothesis for v in violations)
+
+
+# Hypothesis checks, one row per check: an instance that violates it (``name``, a fragment of the hypothesis the
+# declared checks must report) or, on the other side of a comparison's edge, one inside every hypothesis (None).
+# Evaluated on the declared hypotheses alone (`Result.hypotheses` on the validated parameters): nothing is computed.
+HYPOTHESIS_EDGES = [
+    ('nonlinear_cl.alpha_cl_gradient', None, dict(eps=1000.0), 'ε = 0'),
+    ('nonlinear_cl.alpha_cl_gradient', None, dict(alpha_diag=True), 'α_ii = 0 (the sum in eq. 1 excludes j = i)'),
+    ('nonlinear_cl.alpha_cl_gradient', None, dict(energy_scale=0.001), 'c = 2N²'),
+    ('nonlinear_cl.augmentation_b5', None, dict(augmentation='none'), 'augmentation by a 1-D rotation group with uniform t (eq. 106)'),
+    ('nonlinear_cl.augmentation_b5', None, dict(orbit_tilt=1.0), 'the orbit direction Jw*'),
+    ('nonlinear_cl.batchnorm', None, dict(activation='tanh'), "Assumption 1: h(x) = h'(x)x"),
+    ('nonlinear_cl.batchnorm', None, dict(bn_stats='per_view'), 'eq. (164): μ_k, σ_k over all 2N samples'),
+    ('nonlinear_cl.batchnorm', None, dict(l2_normalise=True), 'f₂ = V f₁^bn'),
+    ('nonlinear_cl.batchnorm', None, dict(var_backprop=True), 'Definition 5: σ² not backpropagated'),
+    ('nonlinear_cl.batchnorm', None, dict(dependent=True), 'Assumption 2(iii): x_k conditionally independent given z'),
+    ('nonlinear_cl.batchnorm', None, dict(formula_scale=0.5), 'exact eqs. (166), (178)'),
+    ('nonlinear_cl.categorical_model', None, dict(h_prime_at_zero=1.0), "h'(0) = 0 (the paper's ReLU convention, B.1)"),
+    ('nonlinear_cl.categorical_model', None, dict(p_min=0.5), '0 ≤ p_min < 1/M'),
+    ('nonlinear_cl.categorical_model', None, dict(closed_form_scale=0.001), 'exact closed form (8)'),
+    ('nonlinear_cl.corollary_1', None, dict(aug=10.0), 'no augmentation: p_aug(x|x₀) = δ(x − x₀)'),
+    ('nonlinear_cl.corollary_2', None, dict(alpha_offset=-3.14), 'α_g is the 1-D Gaussian α of w_* itself'),
+    ('nonlinear_cl.figure_1_right', None, dict(d=2), 'M ≤ d (U ∈ ℝ^{d×M} with nearly orthonormal columns)'),
+    ('nonlinear_cl.figure_1_right', None, dict(eps=0.5), "‖UᵀU − I‖₂ small: at most half the orthogonal model's gap 1 − 3q + q²"),
+    ('nonlinear_cl.figure_1_right', None, dict(q=0.99), 'q_m < (3 − √5)/2 ≈ 0.3820 (u_m an LME in the orthogonal case)'),
+    ('nonlinear_cl.figure_8', None, dict(points='uniform'), "the paper's 9 points"),
+    ('nonlinear_cl.figure_8', None, dict(leak=1.0), "ReLU activation h(x) = max(x, 0) (Fig. 8's caption)"),
+    ('nonlinear_cl.lemma_1', None, dict(sign=1), 'α_ij = exp(−‖g_i − g_j‖²/2τ) (Gaussian α)'),
+    ('nonlinear_cl.lemma_1', None, dict(shift='none'), 'g bounded below (y = g − v ≥ 0)'),
+    ('nonlinear_cl.lemma_1', None, dict(psd_shift=1.0), 'α itself (no shift)'),
+    ('nonlinear_cl.lemma_10', None, dict(include_indefinite=True), 'λ_i(t) > 0 for all i'),
+    ('nonlinear_cl.lemma_2', None, dict(limit='plain'), 'limit of (4): the variance of 𝔼[g|x₀]'),
+    ('nonlinear_cl.lemma_2', None, dict(alpha_on_views=True), 'α_ij = 𝒦(x₀[i], x₀[j]) (Def. 1)'),
+    ('nonlinear_cl.lemma_3', None, dict(activation='quadratic'), "homogeneous activation h(x) = h'(x)x (Assumption 1)"),
+    ('nonlinear_cl.lemma_3', None, dict(stop_gradient=False), 'α held fixed (stop-gradient, eq. 2)'),
+    ('nonlinear_cl.lemma_3', None, dict(stop_gradient=False), "stop_gradient=False needs alpha='infonce'"),
+    ('nonlinear_cl.lemma_3', None, dict(formula_scale=0.001), 'exact formula (7)'),
+    ('nonlinear_cl.lemma_4', None, dict(activation='quadratic'), "homogeneous activation h(x) = h'(x)x (Assumption 1)"),
+    ('nonlinear_cl.lemma_4', None, dict(stop_gradient=False), 'α held fixed (stop-gradient, eq. 2)'),
+    ('nonlinear_cl.lemma_4', None, dict(stop_gradient=False), "stop_gradient=False needs alpha='infonce'"),
+    ('nonlinear_cl.lemma_4', None, dict(formula_scale=0.001), 'exact formula (12)'),
+    ('nonlinear_cl.lemma_5', None, dict(dependent=True), 'Assumption 2(iii): x_k conditionally independent given z'),
+    ('nonlinear_cl.lemma_5', None, dict(power=0), 'the coefficient p_c(1 − p_c)² of eq. (13)'),
+    ('nonlinear_cl.lemma_5', None, dict(formula_scale=0.001), 'exact eq. (13)'),
+    ('nonlinear_cl.lemma_5', None, dict(rank_slack=-5), 'rank ≤ C'),
+    ('nonlinear_cl.lemma_8', None, dict(include_indefinite=True), 'λ_i(t) > 0 for all i'),
+    ('nonlinear_cl.linear_vs_relu', None, dict(leak=1.0), "the 'ReLU' side is nonlinear (leak < 1)"),
+    ('nonlinear_cl.linear_vs_relu', None, dict(isotropic=True), 'distinct top eigenvalue of C_α[x]'),
+    ('nonlinear_cl.monomial_activation', None, dict(stop_gradient=False), 'α held fixed (stop-gradient, eq. 2)'),
+    ('nonlinear_cl.monomial_activation', None, dict(stop_gradient=False), "stop_gradient=False needs alpha='infonce'"),
+    ('nonlinear_cl.monomial_activation', None, dict(formula_scale=0.001), 'exact formulas'),
+    ('nonlinear_cl.monomial_activation', None, dict(shift=-10.0), 'a monomial h = s^p'),
+    ('nonlinear_cl.monomial_activation', None, dict(constant='one'), "the global constant 1/p of h'(s)s = p·h(s)"),
+    ('nonlinear_cl.summation_model', None, dict(threshold=0.0), 'the printed threshold (3 − √5)/2'),
+    ('nonlinear_cl.summation_model', None, dict(closed_form_scale=0.001), 'exact closed forms (9)'),
+    ('nonlinear_cl.theorem_1', None, dict(model='categorical'), 'ρ(w_*) finite (no atom on w_*ᵀx = 0)'),
+    ('nonlinear_cl.theorem_1', None, dict(rate_scale=0.0), 'exact guaranteed rate λ_gap − ρ'),
+    ('nonlinear_cl.theorem_1', None, dict(closed_form_scale=0.0), 'exact closed form of D'),
+    ('nonlinear_cl.theorem_2', 'as_printed', dict(bound_radius_scale=0.001), '‖x‖₂ ≤ C₀'),
+    ('nonlinear_cl.theorem_2', 'as_printed', dict(closed_form_scale=0.001), 'exact reference formula for ρ'),
+    ('nonlinear_cl.theorem_2', None, dict(bound_radius_scale=0.001), '‖x‖₂ ≤ C₀'),
+    ('nonlinear_cl.theorem_2', None, dict(closed_form_scale=0.001), 'exact reference formula for ρ'),
+    ('nonlinear_cl.theorem_3', None, dict(cap_scale=0.01), 'exact cap B_γ'),
+    ('nonlinear_cl.theorem_3', None, dict(radius_scale=0.01), 'exact radius R_γ'),
+    ('nonlinear_cl.theorem_4', None, dict(activation='relu'), 'linear activation'),
+    ('nonlinear_cl.theorem_4', None, dict(top_rank=16), 'rank-1 top layer S = ssᵀ'),
+    ('nonlinear_cl.theorem_4', None, dict(critical_start=False), 'part (2): W* is a critical point'),
+    ('nonlinear_cl.theorem_4', None, dict(formula_scale=0.001), 'exact formula (14)'),
+    ('nonlinear_cl.theorem_5', None, dict(dependent=True), 'Assumption 2(iii): x_k conditionally independent given z'),
+    ('nonlinear_cl.theorem_5', None, dict(delta_scale=-1000.0), 'exact δ_k'),
+    ('nonlinear_cl.theorem_6', None, dict(c_max=-10.0), 'c > 0 (positive modulation)'),
+    ('nonlinear_cl.theorem_6_remark', 'as_printed', dict(dist='normal'), 'Y_l ~ U[−1, 1]'),
+    ('nonlinear_cl.theorem_6_remark', 'as_printed', dict(dist='comonotone'), 'Y_l independent (eq. 153)'),
+    ('nonlinear_cl.theorem_6_remark', None, dict(dist='normal'), 'Y_l ~ U[−1, 1]'),
+    ('nonlinear_cl.theorem_6_remark', None, dict(dist='comonotone'), 'Y_l independent (eq. 153)'),
+    ('cl_generalization.alignment_uniformity', None, dict(K=64), 'perfect uniformity exists (K ≤ d + 1: the regular simplex)'),
+    ('cl_generalization.alignment_uniformity', None, dict(cube_d=2), 'the cube is not itself uniform (d ≥ 3)'),
+    ('cl_generalization.composition_ordering', None, dict(destroy='b'), 'transformations preserve the class'),
+    ('cl_generalization.infonce_decomposition', None, dict(harness='style_content'), 'identity encoder only on the sphere harness'),
+    ('cl_generalization.infonce_decomposition', None, dict(normalize=False), '‖f‖ ≡ r (features on the sphere)'),
+    ('cl_generalization.infonce_decomposition', None, dict(r=0.001), '‖f‖ = 1'),
+    ('cl_generalization.infonce_decomposition', None, dict(pairing='distinct'), 'positives i.i.d. from A(x)'),
+    ('cl_generalization.infonce_decomposition', None, dict(limit_coef=-10.0), "limit ½L'"),
+    ('cl_generalization.infonce_decomposition', None, dict(split_shift=-10.0), 'L₁ = ½E‖f₁ − f₂‖² − 1'),
+    ('cl_generalization.lemma_1', None, dict(harness='style_content'), 'identity encoder only on the sphere harness'),
+    ('cl_generalization.lemma_1', None, dict(classifier='wrong_on_good'), 'G correct on (∪C_k⁰) ∩ S_ε'),
+    ('cl_generalization.lemma_1', None, dict(bound_scale=0.0), 'exact bound (1−σ)+R_ε'),
+    ('cl_generalization.lemma_2', None, dict(encoder='identity'), 'identity encoder only on the sphere harness'),
+    ('cl_generalization.lemma_2', None, dict(bt_norm='none'), 'E f_i² = 1 (per-coordinate normalisation)'),
+    ('cl_generalization.lemma_2', None, dict(pairing='distinct'), 'positives i.i.d. from A(x)'),
+    ('cl_generalization.lemma_2', None, dict(split_scale=0.0), 'exact split'),
+    ('cl_generalization.revised_infonce', None, dict(lam=0.0), 'λ > 0 (the revised loss keeps its log-sum-exp)'),
+    ('cl_generalization.theorem_1', None, dict(harness='style_content'), 'identity encoder only on the sphere harness'),
+    ('cl_generalization.theorem_1', None, dict(encoder='infonce'), 'fixed encoder'),
+    ('cl_generalization.theorem_1', None, dict(eta_scale=1e-06), 'η(ε) = 1/(√2 w_min ε)'),
+    ('cl_generalization.theorem_2', None, dict(harness='style_content'), 'identity encoder only on the sphere harness'),
+    ('cl_generalization.theorem_2', None, dict(identity_view=False), 'identity view x ∈ A(x)'),
+    ('cl_generalization.theorem_2', None, dict(normalize=False), '‖f‖ ≡ r (features on the sphere)'),
+    ('cl_generalization.theorem_2', None, dict(rho_mutation='drop_a'), 'exact ρ_max'),
+    ('cl_generalization.theorem_2', None, dict(thr_slack=-10.0), 'exact divergence threshold'),
+    ('cl_generalization.theorem_2', None, dict(bound_scale=0.0), 'exact bound (1−σ)+R_ε'),
+    ('cl_generalization.theorem_3', None, dict(harness='style_content'), 'identity encoder only on the sphere harness'),
+    ('cl_generalization.theorem_3', None, dict(normalize=False), '‖f‖ ≡ r (features on the sphere)'),
+    ('cl_generalization.theorem_3', None, dict(r=0.001), '‖f‖ = 1'),
+    ('cl_generalization.theorem_3', None, dict(tau=-10.0), 'τ ≥ 0'),
+    ('cl_generalization.theorem_3', None, dict(pairing='distinct'), 'positives i.i.d. from A(x)'),
+    ('cl_generalization.theorem_3', None, dict(repair_scale=0.0), 'exact T_kℓ'),
+    ('cl_generalization.theorem_4', None, dict(encoder='identity'), 'identity encoder only on the sphere harness'),
+    ('cl_generalization.theorem_4', None, dict(bt_norm='none'), 'E f_i² = 1 (per-coordinate normalisation)'),
+    ('cl_generalization.theorem_4', None, dict(pairing='distinct'), 'positives i.i.d. from A(x)'),
+    ('cl_generalization.theorem_4', None, dict(tau_scale=0.0), 'τ ≥ ‖E f₁f₂ᵀ − Σ p_k μ_kμ_kᵀ‖_F²'),
+    ('cl_generalization.theorem_4', None, dict(residual_coef=-10.0), 'exact residual d − K'),
+    # edges of the comparisons (both sides: a flipped or strictness-changed comparison moves one row)
+    ("nonlinear_cl.theorem_1", None, dict(model="summation", d=4, q=0.381), None),  # q < (3 − √5)/2 = 0.38197
+    ("nonlinear_cl.theorem_1", None, dict(model="summation", d=4, q=0.3821), "is an LME (q < (3 − √5)/2)"),
+    ("nonlinear_cl.figure_1_right", None, dict(M=3, d=3), None),  # M = d
+    ("nonlinear_cl.figure_1_right", None, dict(M=4, d=3), "M ≤ d"),
+    ("nonlinear_cl.figure_1_right", None, dict(q=0.381, eps=0.0001), None),
+    ("nonlinear_cl.figure_1_right", None, dict(q=0.3821, eps=0.0001), "q_m < (3 − √5)/2"),
+    ("nonlinear_cl.figure_1_right", None, dict(q=0.2, eps=0.219), None),  # gap/2 = (1 − 0.6 + 0.04)/2 = 0.22
+    ("nonlinear_cl.figure_1_right", None, dict(q=0.2, eps=0.221), "‖UᵀU − I‖₂ small"),
+    ("nonlinear_cl.categorical_model", None, dict(M=4, p_min=0.2499), None),  # p_min < 1/M = 0.25
+    ("nonlinear_cl.categorical_model", None, dict(M=4, p_min=0.25), "0 ≤ p_min < 1/M"),
+    ("nonlinear_cl.theorem_6", None, dict(c_max=0.9), None),
+    ("nonlinear_cl.theorem_6", None, dict(c_max=-0.5), "c > 0"),
+    ("cl_generalization.alignment_uniformity", None, dict(K=4, d=3), None),  # K = d + 1: the regular simplex
+    ("cl_generalization.alignment_uniformity", None, dict(K=5, d=3), "K ≤ d + 1"),
+    ("cl_generalization.alignment_uniformity", None, dict(cube_d=3), None),
+    ("cl_generalization.theorem_3", None, dict(tau=0.0), None),
+    ("cl_generalization.revised_infonce", None, dict(lam=0.01), None),
+]
+
+
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
+                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(HYPOTHESIS_EDGES)])
+def test_hypothesis_edge_is_named(rid, form, params, name):
+    result = registry.get(rid)
+    form = form or result.default_form
+    violations = result.hypotheses(registry.validate_structure(result, dict(params), form), form)
+    found = [v.hypothesis for v in violations]
+    if name is None:
+        assert not found, f"{rid} {params}: inside the hypotheses, yet {found}"
+    else:
+        assert any(name in h for h in found), f"{rid} {params}: expected a violation of {name!r}, got {found}"
