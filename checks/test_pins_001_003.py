@@ -22,6 +22,29 @@ PAPERS = ("nonlinear_cl.", "cl_generalization.")
 
 # (result id, the registered control, the bound claims it pins)
 PINS: list = [
+    ("nonlinear_cl.alpha_cl_gradient", dict(energy_scale=1 + 3e-10, allow_violation=True), ("gradient_matches_energy",)),
+    ("nonlinear_cl.augmentation_b5", dict(half_width_deficit=1e-12, allow_violation=True), ("energy_invariant",)),
+    ("nonlinear_cl.augmentation_b5", dict(orbit_tilt=5.5e-4, allow_violation=True), ("orbit_flat_at_maximiser",)),
+    ("nonlinear_cl.batchnorm", dict(formula_scale=1 + 3e-10, allow_violation=True),
+     ("lemma_6_w", "corollary_3_dynamics")),
+    ("nonlinear_cl.categorical_model", dict(closed_form_scale=1 + 1.3e-11, allow_violation=True), ("closed_form_A_um",)),
+    ("nonlinear_cl.summation_model", dict(q=0.2, closed_form_scale=1 + 6.5e-12, allow_violation=True),
+     ("closed_form_A_um",)),
+    ("nonlinear_cl.lemma_1", dict(near=1e-4, psd_shift=1e-11, allow_violation=True), ("gram_psd",)),
+    ("nonlinear_cl.lemma_3", dict(formula_scale=1 + 1e-9, allow_violation=True), ("riemannian_gradient",)),
+    ("nonlinear_cl.lemma_5", dict(formula_scale=1 + 8e-12, allow_violation=True), ("decomposition",)),
+    ("nonlinear_cl.monomial_activation", dict(formula_scale=1 + 3e-10, allow_violation=True),
+     ("eq_6_with_constant", "energy_identity", "riemannian_gradient")),
+    ("nonlinear_cl.theorem_4", dict(formula_scale=1 + 3e-10, allow_violation=True), ("gradient_formula",)),
+    ("nonlinear_cl.theorem_5", dict(delta_scale=1 + 5e-11, allow_violation=True), ("theorem_5_equals_lemma_4",)),
+    ("cl_generalization.infonce_decomposition", dict(split_shift=6e-10, allow_violation=True),
+     ("decomposition", "linear_loss_identity")),
+    ("cl_generalization.infonce_decomposition", dict(limit_coef=0.5 + 1e-9, allow_violation=True),
+     ("temperature_limit_rate",)),
+    ("cl_generalization.lemma_1", dict(mode="antipodal_bad", sizes=[10, 10], m=10, bound_scale=1 - 1e-10,
+                                       allow_violation=True), ("error_bound",)),
+    ("cl_generalization.theorem_2", dict(mode="antipodal_bad", sizes=[10, 10], m=10, bad_frac=0.1, centre_cos=0.35,
+                                         bound_scale=1 - 1e-10, allow_violation=True), ("error_bound",)),
 ]
 
 
