@@ -221,6 +221,12 @@ HYPOTHESIS_EDGES = [
     ("cl_generalization.alignment_uniformity", None, dict(cube_d=3), None),
     ("cl_generalization.theorem_3", None, dict(tau=0.0), None),
     ("cl_generalization.revised_infonce", None, dict(lam=0.01), None),
+    # the worst-case search runs on the sphere harness with the identity encoder only (both conditions)
+    ("cl_generalization.theorem_2", None, dict(adversarial_steps=5), None),
+    ("cl_generalization.theorem_2", None, dict(adversarial_steps=5, harness="style_content", encoder="identity"),
+     "worst-case search on the sphere harness"),
+    ("cl_generalization.theorem_2", None, dict(adversarial_steps=5, encoder="random"),
+     "worst-case search on the sphere harness"),
 ]
 
 
@@ -235,3 +241,16 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
         assert not found, f"{rid} {params}: inside the hypotheses, yet {found}"
     else:
         assert any(name in h for h in found), f"{rid} {params}: expected a violation of {name!r}, got {found}"
+
+
+# The defaults of every form are inside the hypotheses, except where a form's defaults are a declared miniature of
+# a protocol the paper prints (figure_4: the printed protocol is the thorough instance).
+DEFAULTS_OUTSIDE = {("nonlinear_cl.figure_4", "as_printed")}
+
+
+@pytest.mark.parametrize("rid", [r for r in registry.ids() if r.startswith(PAPERS)])
+def test_defaults_are_inside_the_hypotheses(rid):
+    result = registry.get(rid)
+    for form in result.forms:
+        found = [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, {}, form), form)]
+        assert bool(found) == ((rid, form) in DEFAULTS_OUTSIDE), f"{rid} [{form}] defaults: {found}"
