@@ -32,6 +32,10 @@ PINS: list = [
      ("closed_form_A_um",)),
     ("nonlinear_cl.lemma_1", dict(near=1e-4, psd_shift=1e-11, allow_violation=True), ("gram_psd",)),
     ("nonlinear_cl.lemma_3", dict(formula_scale=1 + 1e-9, allow_violation=True), ("riemannian_gradient",)),
+    ("nonlinear_cl.lemma_8", dict(model="shifted", shift=1e-6, bound_scale=0.99291074751, allow_violation=True),
+     ("weight_difference_bound",)),
+    ("nonlinear_cl.lemma_10", dict(model="shifted", shift=1e-6, bound_scale=0.451640238157, allow_violation=True),
+     ("ratio_difference_bound",)),
     ("nonlinear_cl.lemma_5", dict(formula_scale=1 + 8e-12, allow_violation=True), ("decomposition",)),
     ("nonlinear_cl.monomial_activation", dict(formula_scale=1 + 3e-10, allow_violation=True),
      ("eq_6_with_constant", "energy_identity", "riemannian_gradient")),
@@ -238,6 +242,8 @@ HYPOTHESIS_EDGES = [
     ('cl_generalization.theorem_4', None, dict(pairing='distinct'), 'positives i.i.d. from A(x)'),
     ('cl_generalization.theorem_4', None, dict(tau_scale=0.0), 'τ ≥ ‖E f₁f₂ᵀ − Σ p_k μ_kμ_kᵀ‖_F²'),
     ('cl_generalization.theorem_4', None, dict(residual_coef=-10.0), 'exact residual d − K'),
+    ("nonlinear_cl.lemma_8", None, dict(bound_scale=0.5), "exact bound"),
+    ("nonlinear_cl.lemma_10", None, dict(bound_scale=0.5), "exact bound"),
     # edges of the comparisons (both sides: a flipped or strictness-changed comparison moves one row)
     ("nonlinear_cl.theorem_1", None, dict(model="summation", d=4, q=0.381), None),  # q < (3 − √5)/2 = 0.38197
     ("nonlinear_cl.theorem_1", None, dict(model="summation", d=4, q=0.3821), "is an LME (q < (3 − √5)/2)"),
