@@ -47,6 +47,8 @@ PINS: list = [
      ("decomposition", "linear_loss_identity")),
     ("cl_generalization.infonce_decomposition", dict(limit_coef=0.5 + 1e-9, allow_violation=True),
      ("temperature_limit_rate",)),
+    ("cl_generalization.theorem_1", dict(far_view_weight=0.5, m=2, eta_scale=1 - 1.5e-12, allow_violation=True),
+     ("printed_bound",)),
     ("cl_generalization.lemma_1", dict(mode="antipodal_bad", sizes=[10, 10], m=10, bound_scale=1 - 1e-10,
                                        allow_violation=True), ("error_bound",)),
     ("cl_generalization.theorem_2", dict(mode="antipodal_bad", sizes=[10, 10], m=10, bad_frac=0.1, centre_cos=0.35,
