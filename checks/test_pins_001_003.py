@@ -326,3 +326,24 @@ def test_each_registered_control_and_counterexample_fails(run, rid, spec, form):
     # a control of an identity (a wrong constant in the code's algebra) fails that identity only
     failed = [c.name for c in ev.claims if c.kind != "measurement" and not c.passed]
     assert not ev.holds or failed, f"{rid}: the registered {'counterexample' if form else 'control'} {spec} holds"
+
+
+# Binding instances whose registered margin is a bound claim's: the tightest bound claim is within ``slack`` of its
+# edge (normalised slack, as the Binding's margin says), so a binding moved off its edge fails here.
+BINDS = [
+    ("nonlinear_cl.lemma_7", dict(model="batch", N=24, aug=5.0, seed=1), 1e-4),  # ratio 0.999995
+    ("nonlinear_cl.lemma_8", dict(model="shifted", shift=1e-6), 0.02),  # ratio 0.993
+    ("nonlinear_cl.theorem_1", dict(model="leaky_pair", radius=1.0, sigma=1.0, neg_weight=0.9, leak=0.5, dt=0.02,
+                                    steps=1000, d=3, tangent_sigma=1.3946), 0.05),  # λ_gap/ρ = 1.02
+    ("cl_generalization.lemma_2", dict(harness="sphere", encoder="identity", mode="clustered", sizes=[5, 5, 5, 5], d=4,
+                                       m=4, noise=0.05, view_noise=0.05), 0.02),  # L_pos/2√(dL₁) = 0.99
+]
+
+
+@pytest.mark.parametrize("rid, params, slack", BINDS, ids=[r for r, _, _ in BINDS])
+def test_registered_binding_is_near_its_edge(run, rid, params, slack):
+    result = registry.get(rid)
+    binding = [b for b in result.binding if dict(b.params) == params]
+    assert binding, f"{rid}: {params} is not a registered binding instance"
+    ev = run_spec(run, result, params, binding[0].form)
+    assert ev.holds and 0.0 <= ev.slack <= slack, f"{rid}: slack {ev.slack:.3g} on its binding instance"
