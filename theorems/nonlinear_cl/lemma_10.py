@@ -38,10 +38,22 @@ from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
 from .common import declared_strategy
 from .paper import PAPER
-from .pi_steps import cost, judged, params, positive_definite_hypothesis as hypotheses, run, worst
+from .pi_steps import cost, judged, params, positive_definite_hypothesis, run, worst
 
 ID = "nonlinear_cl.lemma_10"
 RTOL = 1e-8  # |d_t − c_{t+1}| is a dot product of O(1) vectors, ≥ 1e-10·ν scale on judged steps: ratios to ~1e-6
+
+# The bound's constant 1 multiplied by ``bound_scale`` (negative control): on the binding instance the worst ratio is
+# 0.451640, so bound_scale = 0.451640238157 puts it 3 allowances (RTOL) outside, pinning RTOL.
+BOUND_PIN = 0.451640238157
+
+
+def hypotheses(p: dict, form: str) -> list[Violation]:
+    out = positive_definite_hypothesis(p, form)
+    if p["bound_scale"] != 1.0:
+        out.append(Violation("exact bound ν_t(1 − c_t)", "bound_scale ≠ 1 rescales the bound (negative control)",
+                             ("bound_scale",)))
+    return out
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
@@ -49,7 +61,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     mask = judged(st, positive_definite=not p["include_indefinite"], need_dA=True)
     ratio = st.gap_dc / (st.nu * st.one_minus_c)
     claims = [
-        Claim.at_most("ratio_difference_bound", worst(ratio, mask), 1.0,
+        Claim.at_most("ratio_difference_bound", worst(ratio, mask), p["bound_scale"],
                       "max over the judged PI steps of |d_t − c_{t+1}|/(ν_t(1 − c_t)), ν with the step's L_t and κ_t",
                       rtol=RTOL),
         Claim.measurement("judged_steps", int(mask.sum()), message=f"of {mask.numel()} steps"),
@@ -65,7 +77,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 
 
 BINDING = dict(model="shifted", shift=1e-6)
-CONTROLS = (dict(model="batch", N=16, aug=4.0, seed=1, include_indefinite=True, allow_violation=True),)
+CONTROLS = (dict(model="batch", N=16, aug=4.0, seed=1, include_indefinite=True, allow_violation=True),
+            dict(BINDING, bound_scale=BOUND_PIN, allow_violation=True))
 
 
 def report_instances(suite):
@@ -81,7 +94,9 @@ RESULT = register(Result(
               "ν = 2κL²(1 + μc) + 2Lλ_gap⁻¹√(μ(1 + μc)), κ the constant of Lemma 9 (Lemma 10, App. G).",
     status=Status.VERIFIED,
     params=params() + (Param("include_indefinite", bool, False, "also judge steps where A(w(t)) is indefinite "
-                             "(negative control)", "False"),),
+                             "(negative control)", "False"),
+                       Param("bound_scale", float, 1.0, "multiplies the bound (negative control)", "1", low=1e-3,
+                             high=10.0)),
     evaluate=evaluate,
     hypotheses=hypotheses,
     cost=cost,

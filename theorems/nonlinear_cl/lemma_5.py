@@ -18,7 +18,7 @@ combinations), so 𝕍[x̃] is exact and does not use the conditional independen
 * ``within_blocks_off_diagonal`` (measurement): max |off-diagonal blocks of 𝔼_z𝕍[x̃|z]| (0 under Assumption 2(iii)).
 Negative controls: ``dependent=True`` (the RFs share the atom index within a class: Assumption 2(iii) fails, the
 off-diagonal blocks of 𝔼_z𝕍[x̃|z] are O(1)); ``power=1`` (the coefficient p_c(1 − p_c) instead of p_c(1 − p_c)²);
-``formula_scale`` = 1 + 1e-9 (pins ATOL). The rank claim is broken by ``rank_slack=-2`` (a deliberately wrong bound,
+``formula_scale`` = 1 + 8e-12 (3× ATOL: pins it). The rank claim is broken by ``rank_slack=-2`` (a deliberately wrong bound,
 "at most rank C − 2").
 Binding: ``rare_class`` = 1e-6 (one class almost never occurs, p_c ≈ 1e-6: its Δ(c) is still O(1), its weight
 p_c(1 − p_c)² tiny, and the conditional moments divide by p_c).
@@ -147,7 +147,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 
 BINDING = dict(rare_class=1e-6)
 CONTROLS = (dict(dependent=True, allow_violation=True), dict(power=1, allow_violation=True),
-            dict(formula_scale=1 + 1e-9, allow_violation=True), dict(rank_slack=-2, allow_violation=True))
+            dict(formula_scale=1 + 8e-12, allow_violation=True), dict(rank_slack=-2, allow_violation=True))
 
 
 def report_instances(suite):

@@ -213,7 +213,10 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
 BINDING_AT_ONE = dict(eps_max=1.0)
 BINDING_FLAT = dict(eps_max=3.0)
 COUNTEREXAMPLES = (dict(eps_max=1.5), dict(gap=1.5, d=4), dict(gap=0.8, d=5))
-CONTROLS = (dict(dist="normal", allow_violation=True), dict(dist="comonotone", allow_violation=True))
+# With 1,000 draws the comonotone law misses (155) by 15 and the general formula by 9.7 standard errors: 2–4× MC_Z,
+# so MC_Z loosened ×10 lets it pass (with the default 100,000 draws it misses by 141 and 96).
+CONTROLS = (dict(dist="normal", allow_violation=True), dict(dist="comonotone", allow_violation=True),
+            dict(dist="comonotone", mc=1000, allow_violation=True))
 
 
 def report_instances(suite):
