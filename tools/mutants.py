@@ -371,6 +371,13 @@ PAPER_TESTS = {  # the edge and audit files are CI tests of these modules too (t
     "ssl_dynamics": ["checks/test_002_ssl_dynamics.py", "checks/test_002_items.py", "checks/test_002_audit.py",
                      "checks/test_002_remark_2.py", "tests/test_ssl_dynamics_machinery.py",
                      "checks/test_002_fuzz_edges.py", "tests/test_fuzz_002_edges.py"],
+    "nonlinear_cl": ["checks/test_001_nonlinear_cl.py", "checks/test_001_remaining.py", "checks/test_001_audit.py",
+                     "checks/test_001_figures_11_12.py", "checks/test_fuzz_edges_001_004.py",
+                     "tests/test_nonlinear_cl_machinery.py", "tests/test_theorem_6_curvature.py",
+                     "checks/test_mutants_001_003.py"],
+    "cl_generalization": ["checks/test_003_cl_generalization.py", "checks/test_003_items.py",
+                          "checks/test_fuzz_edges_001_004.py", "tests/test_cl_generalization_population.py",
+                          "tests/test_second_order_audit.py", "checks/test_mutants_001_003.py"],
 }
 
 
@@ -400,7 +407,7 @@ def _tests_naming(path: Path, names: tuple[str, ...]) -> list[str]:
             and uses.search(ast.get_source_segment(source, node))]
 
 
-PAPER_NUMBER = {"deep_fusion": "000", "ssl_dynamics": "002"}
+PAPER_NUMBER = {"deep_fusion": "000", "nonlinear_cl": "001", "ssl_dynamics": "002", "cl_generalization": "003"}
 
 
 def gate_tests(module: Path, root: Path = Path(".")) -> list[list[str]]:
