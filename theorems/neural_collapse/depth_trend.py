@@ -131,6 +131,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..data.classification import gaussian_mixture
+from ..optim.threads import one_thread
 from . import sandwich as S
 from .construction import build_resnet
 from .models import PRE_LN, ModelSpec, init_params
@@ -432,7 +433,7 @@ RESULT_43 = register(Result(
                "Õ(L^{-1/2}) (remark after Corollary 4.5)."),
     status=Status.TREND,
     params=_params("rn1", ("rn1", "pre_rn1", "rn2"), "weight decay λ of objective (7)", 120, 40),
-    evaluate=evaluate, hypotheses=hypotheses_43, cost=cost, forms=(AS_PRINTED,), report_instances=report_43,
+    evaluate=one_thread(evaluate), hypotheses=hypotheses_43, cost=cost, forms=(AS_PRINTED,), report_instances=report_43,
     module=__name__, logic=LOGIC_43, controls=CONTROLS, trend_controls=TREND_CONTROLS_43,
 ))
 
@@ -451,7 +452,7 @@ RESULT_46 = register(Result(
         Param("inner_lambda", str, "vanishing", "'vanishing' (λ(L) = λ₀/L, Theorem 4.6) or 'constant' (Appendix C, "
               "a negative control)", "vanishing", choices=INNER_LAMBDAS),
     ),
-    evaluate=evaluate, hypotheses=hypotheses_46, cost=cost, forms=(AS_PRINTED,), report_instances=report_46,
+    evaluate=one_thread(evaluate), hypotheses=hypotheses_46, cost=cost, forms=(AS_PRINTED,), report_instances=report_46,
     module=__name__,
     logic=Logic(for_all="data satisfying Assumption 4.4, d ≥ 4, λ_L > 0 fixed, λ(L) = o(1/log L), ε > 0; then for "
                         "all L ≥ some L₀ and every global optimum θ of (11): the last-layer pair is within ε of "

@@ -72,9 +72,10 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation, seed_param
 from ..data.sequences import context_count, prefix_sum_sequences
+from ..optim.threads import one_thread
 from . import sandwich as S
 from .construction import build_transformer
-from .models import PRE_LN, ModelSpec, init_params
+from .models import FACTORED, PRE_LN, ModelSpec, init_params
 from .near_optimal import nc_bounds, validity_limit
 from .paper import PAPER
 from .ufm import LOSSES, closed_form
@@ -86,6 +87,9 @@ GAMMA_TX1 = 1 / 6  # the exponent that balances the Θ(γ²) margin against the 
 # A vanishing excess falls with a visibly negative exponent over a factor 8 of depth; a flat one has ~0.
 VANISH_EXPONENT = -0.1
 MAX_SAMPLES = 4096
+# Theorem 4.3 covers L-Tx1 for x ∈ {1, 2} (one or two linear layers in the attention: L-T11, L-T21), Theorem 4.6
+# L-Tx2 (L-T12, L-T22); the pre-LN variants are Appendix B's.
+COVERED = {"tx1": ("tx1", "t21", "pre_tx1"), "tx2": ("tx2", "t22", "pre_tx2")}
 FIT_FROM = 2  # the certified excess is fitted from 2 blocks on (a transformer of depth L has L blocks)  # V^C·C: the data are all sequences, keep them small
 
 
@@ -93,9 +97,10 @@ def hypotheses(p: dict, form: str, theorem_arch: str) -> list[Violation]:
     """The theorems' hypotheses and the controls' deliberate violations; the structural domain is declared."""
     out: list[Violation] = []
     K, V, C, d = p["K"], p["V"], p["C"], p["d"]
-    if p["arch"] not in (theorem_arch, "pre_" + theorem_arch):
-        out.append(Violation(f"L-{theorem_arch.capitalize()} (one linear layer per MLP block)", f"arch={p['arch']!r} "
-                             "is Appendix C's two-layer contrast", ("arch",)))
+    if p["arch"] not in COVERED[theorem_arch]:
+        out.append(Violation(f"L-{theorem_arch.capitalize()} ("
+                             f"{'one linear layer' if theorem_arch == 'tx1' else 'two linear layers'} per MLP block)", f"arch={p['arch']!r} is the other theorem's architecture",
+                             ("arch",)))
     if V ** C * C > MAX_SAMPLES:
         out.append(Violation(f"V^C·C ≤ {MAX_SAMPLES}", "the data are all V^C sequences, every position a sample",
                              ("V", "C"), bypassable=False))
@@ -142,7 +147,7 @@ def cost(p: dict) -> Cost:
     d, S_ = p["d"], p["V"] ** p["C"] * p["C"]
     per_block = S_ * d * (d + p["C"]) + d * d * 8
     built = 2 * sum(p["depths"]) * per_block
-    layers = 4 if p["arch"] in TWO_LAYER else 3
+    layers = (4 if p["arch"] in TWO_LAYER else 3) + (2 if p["arch"] in FACTORED else 0)
     B = p["seeds"] + p["restarts"] + 1
     trained = sum(training_cost(instances=B, blocks=layers * L, width=d, samples=S_ + p["C"],
                                 params=layers * L * d * (d + 1) + d * (p["V"] + p["C"]) + p["K"] * d,
@@ -185,7 +190,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     spec = ModelSpec(p["arch"], train[0], d, K, V=p["V"], C=p["C"], readout="all")
     theta0 = init_params(spec, ctx, p["seeds"])
     nu = GAMMA_PRINTED if "inner_lambda" in p else GAMMA_TX1
-    built = {} if p["arch"] in PRE_LN else _construct(p, tokens, labels, sched, nu)
+    built = {} if p["arch"] in PRE_LN + FACTORED else _construct(p, tokens, labels, sched, nu)
     rows, trained_info = S.certified_sweep(p, ctx, spec, tokens, labels, theta0, sched, lower, built)
     rows = S.with_envelope(rows, built, lower)
     claims, details = S.sandwich_claims(rows, lower, p["bound_scale"])
@@ -246,11 +251,12 @@ def _params(arch_default: str, archs: tuple[str, ...], lam_doc: str) -> tuple[Pa
               "needs γ ≤ 0.1", low=1e-4, high=0.1),
         Param("depths", list[int], (33, 65, 129, 257), "depths of the construction (forward passes only)",
               "each ≥ 2(contexts+K)+1", low=2, high=4096, length=(3, 16), increasing=True),
-        Param("train_depths", list[int], (1, 2, 3, 4), "depths of the certified sweep (batched L-BFGS, warm starts)",
+        Param("train_depths", list[int], (1, 2, 4, 10, 16, 24), "depths of the certified sweep (batched L-BFGS, warm "
+              "starts)",
               low=1, high=512, length=(1, 16), increasing=True),
         Param("seeds", int, 2, "networks carried from depth to depth (the best ones), batched", low=1, high=64),
         Param("restarts", int, 1, "fresh random starts per depth after the first, batched", low=0, high=64),
-        Param("train_iter", int, 40, "L-BFGS iterations per depth at most (fewer once the plateau certificate holds)",
+        Param("train_iter", int, 60, "L-BFGS iterations per depth at most (fewer once the plateau certificate holds)",
               low=0, high=100_000),
         Param("window", int, 20, "L-BFGS iterations per plateau window (fresh memory each)", low=1, high=10_000),
         Param("target", float, 0.01, "ceiling on (U*(L) − L*_GUFM)/L*_GUFM at the deepest trained depth (recorded: "
@@ -287,7 +293,10 @@ ERRATA_43 = (ProofErratum(
     params=dict(), claim="printed_gamma_excess_vanishes"),)
 
 
-THOROUGH = dict(train_depths=(1, 2, 3, 5, 9, 17), train_iter=300, window=50, seeds=3)
+THOROUGH = dict(train_depths=(1, 2, 4, 10, 16, 24, 32), train_iter=300, window=50, seeds=3)
+# Definition 3.2's factored attention (L-T21 under Theorem 4.3, L-T22 under Theorem 4.6): the certified sweep only
+# (no construction is built for W_O W_V, W_K^T W_Q), at the ci depths with more iterations.
+FACTORED_INSTANCE = dict(train_depths=(1, 2, 4, 10, 16, 24), train_iter=100)
 
 
 def report_43(suite):
@@ -295,6 +304,7 @@ def report_43(suite):
     if suite.name == "thorough":
         yield AS_PRINTED, THOROUGH, False
         yield AS_PRINTED, dict(arch="pre_tx1"), False
+        yield AS_PRINTED, dict(arch="t21", **FACTORED_INSTANCE), False
     yield from S.controls_of(CONTROLS)
 
 
@@ -303,6 +313,7 @@ def report_46(suite):
     if suite.name == "thorough":
         yield AS_PRINTED, THOROUGH, False
         yield AS_PRINTED, dict(arch="pre_tx2"), False
+        yield AS_PRINTED, dict(arch="t22", **FACTORED_INSTANCE), False
     yield from S.controls_of(CONTROLS)
 
 
@@ -316,8 +327,8 @@ RESULT_43T = register(Result(
                "4.4), the last-layer pairs of the global optima approach the GUFM optima (identical contexts related) "
                "as L → ∞, hence approximate NC tightening with L (Corollary 4.5)."),
     status=Status.OPEN,
-    params=_params("tx1", ("tx1", "pre_tx1", "tx2"), "weight decay λ of objective (7)"),
-    evaluate=evaluate, hypotheses=hypotheses_43, cost=cost, forms=(AS_PRINTED,), report_instances=report_43,
+    params=_params("tx1", ("tx1", "t21", "pre_tx1", "tx2"), "weight decay λ of objective (7)"),
+    evaluate=one_thread(evaluate), hypotheses=hypotheses_43, cost=cost, forms=(AS_PRINTED,), report_instances=report_43,
     module=__name__,
     logic=Logic(for_all="token data with labels determined by the context, d ≥ 2V+2, λ > 0 fixed, ε > 0; then for all "
                         "L ≥ some L₀ and every global optimum of (7): the last-layer pair is within ε of M_0^GUFM"),
@@ -332,13 +343,13 @@ RESULT_46T = register(Result(
                "labels determined by the context, the last-layer pairs of the global optima approach the GUFM(λ_L) "
                "optima as L → ∞ (Corollary 4.7: approximate NC)."),
     status=Status.OPEN,
-    params=_params("tx2", ("tx2", "pre_tx2"), "λ_L: weight decay on W_L (fixed), the GUFM's λ") + (
+    params=_params("tx2", ("tx2", "t22", "pre_tx2"), "λ_L: weight decay on W_L (fixed), the GUFM's λ") + (
         Param("lam_inner", float, 0.05, "λ₀: inner weight decay λ₀/L (vanishing) or λ₀ (constant)", low=1e-6,
               high=10.0, sample=(0.005, 0.5), log=True),
         Param("inner_lambda", str, "vanishing", "'vanishing' (Theorem 4.6) or 'constant' (Appendix C, a control)",
               "vanishing", choices=("vanishing", "constant")),
     ),
-    evaluate=evaluate, hypotheses=hypotheses_46, cost=cost, forms=(AS_PRINTED,), report_instances=report_46,
+    evaluate=one_thread(evaluate), hypotheses=hypotheses_46, cost=cost, forms=(AS_PRINTED,), report_instances=report_46,
     module=__name__,
     logic=Logic(for_all="token data with labels determined by the context, d ≥ 2V+2, λ_L > 0 fixed, λ(L) = "
                         "o(1/log L), ε > 0; then for all L ≥ some L₀ and every global optimum of (11): the last-layer "
