@@ -134,8 +134,8 @@ COST_FACTOR = 4.0
 
 
 @pytest.mark.parametrize("rid, module, depths, extra", [
-    (DT.ID_43, DT, (37, 289), dict(depths=(19, 37, 73))),
-    (TD.ID_43T, TD, (2, 16), dict()),
+    (DT.ID_43, DT, (37, 289), dict(depths=(19, 37, 73), train_iter=20)),
+    (TD.ID_43T, TD, (4, 24), dict(train_iter=40)),
 ])
 def test_cost_model_predicts_the_deep_end(rid, module, depths, extra, suite):
     """One window of ``train_iter`` iterations (no early plateau stop) at a shallow and a deep depth: the CPU time
@@ -147,7 +147,7 @@ def test_cost_model_predicts_the_deep_end(rid, module, depths, extra, suite):
     res = theorems.get(rid)
     measured, predicted = [], []
     for L in depths:
-        kw = dict(train_depths=(L,), train_iter=20, window=20, **extra)
+        kw = dict(train_depths=(L,), window=extra["train_iter"], **extra)
         p = {q.name: q.default for q in res.params} | kw
         predicted.append(module.cost(p).work / OPS_PER_SECOND)
         measured.append(_cpu_of(rid, **kw))
