@@ -48,22 +48,27 @@ outside this check's domain, a typed error), ``construction_lands_as_predicted``
 γ's proof step above. The construction's claims check Appendix A; they never decide the status.
 
 Status: **open** (it was 'trend' on the construction's rate alone, which is a check of the proof, not of the
-optimum). A trend needs a certified upper bound at ≥ 4 depths whose excess falls to a small fraction of L*, and a
-control whose certified excess plateaus. At K = V = 2, C = 3 (24 samples, 14 contexts), d = 8, λ = 0.05, CE, the
-ci sweep (depths 1…4, ≤ 40 L-BFGS iterations per depth, ~14 s of CPU) leaves U*(4) at 3.5× L* = 0.042 (Tx1): the
-certified bound falls (fitted −1.2 over depths 2…4) but is nowhere near L*. The proof's network is no help: its
-margin after the encoding is 1.2·10⁻⁶ (movers' α up to 4·10⁶), U(L) ~ 10¹² (Tx1) and ~10⁵ (Tx2). What would decide
-it: the thorough sweep (depths to 17, 300 iterations) or a GPU sweep to depth ≥ 64, and duplicated contexts with
-different labels as the control.
+optimum). A trend needs a certified upper bound at ≥ 4 depths whose excess falls to a small fraction of L* (issue
+25: ≤ 1 % at the deepest ci depth), and a control whose certified excess plateaus. At K = V = 2, C = 3 (24 samples,
+14 contexts), d = 8, λ = 0.05, CE, the ci sweep (depths 1, 2, 4, 10, 16, 24, ≤ 60 L-BFGS iterations per depth,
+~5 s of CPU each) gives a certified excess that falls at every depth but is still far from L*:
+ε(L)/L* = 8.5, 4.1, 2.5, 1.29, 0.92, 0.68 (Tx1, fitted exponent −0.73 over depths ≥ 2) and 8.4, 2.4, 0.97,
+0.31, 0.13, 0.081 (Tx2) at L = 1, 2, 4, 10, 16, 24; ε(24) is above Lemma 4.1's ε₀ = 9.4·10⁻⁴ by ×50 (Tx2) to ×400
+(Tx1), so ``certified_nc`` has no depth yet. The proof's network is no help: its margin after the encoding is
+1.2·10⁻⁶ (movers' α up to 4·10⁶), U(L) ~ 10¹² (Tx1) and ~10⁵ (Tx2). What would decide it: a sweep to depth ≥ 64
+(a GPU, or ~1 CPU-hour), and duplicated contexts with different labels as the control.
 
 Pre-LN variants (Appendix B, ``arch='pre_tx1'`` / ``'pre_tx2'``): the lower bound and the certified sweep only.
 
-L-T21 / L-T22 (Definition 3.2's factored attention ATTN(Z) = Z + W_O W_V Z softmax(M + ZᵀW_KᵀW_Q Z/√d), four
-regularised matrices per head; issue 28) are **not built**. What their evidence lacks is the same as for T11/T12
-plus the architecture: the statuses here are open because the certified excess of the T11/T12 sweeps on this CPU
-stays far above L*_GUFM (3.5× L* at depth 4 for Tx1) and no contrasting control exists; a T21/T22 sweep at the same
-budget could only add a second open sandwich. Deciding any of the four needs certified upper bounds at ≥ 4 depths
-that fall to a small fraction of L* (a GPU sweep to depth ≥ 64) and a control whose certified excess plateaus.
+L-T21 / L-T22 (``arch='t21'`` under Theorem 4.3, which covers L-Tx1 for x ∈ {1, 2}; ``arch='t22'`` under Theorem
+4.6): Definition 3.2's factored attention ATTN(Z) = Z + W_O W_V Z softmax(M + ZᵀW_KᵀW_Q Z/√d), four regularised
+d×d matrices per block (``models``). The certified sweep only, with the same upper-bound logic (warm starts, zero
+and identity padding: W_O = W_Q = 0 with small W_V, W_K, an exact identity off the W_O = W_V = 0 saddle); no
+construction is built for them (the proof's W_VO = γA would need a factorisation W_O W_V whose cost λ(‖W_O‖² +
+‖W_V‖²)/2 ≥ λ‖γA‖_* is not the printed one). Thorough instance (``FACTORED_INSTANCE``: depths 1 … 24, 100
+iterations): ε(L)/L* at L = 1, 2, 4, 10, 16, 24 with 60 iterations: 9.8, 6.9, 5.1, 3.0, 2.2, 1.7 (T21, fitted
+−0.57) and 11.6, 10.7, 2.2, 0.69, 0.43, 0.29 (T22, −1.41): falling, far from L*, so they add no status: open, as
+T11/T12.
 """
 
 from __future__ import annotations
@@ -275,13 +280,13 @@ CONTROLS = (dict(bound_scale=100.0, depths=(33, 65, 129), train_depths=(1, 2), t
                  allow_violation=True),)  # L* wrong by ×100
 OPEN_REASON = (
     "the statement is a limit of global optima, decided only by a certified sandwich; the trained L-Tx1/L-Tx2 "
-    "networks (every position a sample, warm-started over depths 1…5 in ci, 1…17 in the thorough suite) give a "
-    "certified upper bound U*(L) at every trained depth, but on this 2-core CPU it stays far from L*_GUFM (tens of "
-    "% above it) and has not been shown to keep falling, and no trend control is registered; the proof's network "
+    "networks (every position a sample, warm-started over depths 1…24 in ci, to 32 in the thorough suite; also "
+    "Definition 3.2's factored-attention L-T21/L-T22, arch='t21'/'t22') give a certified upper bound U*(L) at every "
+    "trained depth that falls at every depth, but on this CPU it stays far from L*_GUFM (68 % above it for Tx1, 8 % "
+    "for Tx2 at depth 24, against the 1 % a trend needs) and no trend control is registered; the proof's network "
     "(U(L) ≈ 10¹² for Tx1, 10⁵ for Tx2 at L* = 0.042) is a check of Appendix A only. What would decide it: a "
-    "certified excess at ≥ 4 depths that falls to a small fraction of L* (GPU sweeps to depth ≥ 64) and a control "
-    "whose certified excess plateaus (duplicated contexts with different labels). Definition 3.2's factored-attention "
-    "L-T21/L-T22 are not built: at this budget they could only add another open sandwich")
+    "certified excess that falls to a small fraction of L* (sweeps to depth ≥ 64) and a control whose certified "
+    "excess plateaus (duplicated contexts with different labels)")
 
 
 ERRATA_43 = (ProofErratum(
