@@ -13,6 +13,9 @@ population std and **no affine parameters** (``optim.manifolds.ln``: √d·Pv/�
   ATTN(Z) = Z + W_VO Z softmax(M + ZᵀW_QK Z/√d) (softmax over the key index c' ≤ c of each column c),
   MLP(Z) = Z + σ(W_l Z + b_l), f = W_{L+1} LN(B_L∘…∘B_1∘Embed). L blocks (not L−1 as for ResNets).
 * ``tx2``  post-LN L-T12: the same with a two-layer MLP, MLP(Z) = Z + W_{l,2}σ(W_{l,1}Z + b_{l,1}) + b_{l,2};
+* ``t21`` / ``t22``: L-T21 / L-T22, the same blocks with Definition 3.2's factored attention (two linear layers in
+  the attention sub-block): ATTN(Z) = Z + W_O W_V Z softmax(M + ZᵀW_KᵀW_Q Z/√d), four regularised d×d matrices
+  per block (W_V, W_O, W_Q, W_K) instead of W_VO, W_QK; Theorem 4.3 covers L-T21 (an L-Tx1), Theorem 4.6 L-T22;
 * ``pre_tx1`` / ``pre_tx2``: the pre-LN transformer of Def. B.2, f = lin∘LN_{L+1}∘B_L∘…∘B_1∘LN_0∘Embed with
   B_l = (id + MLP_l∘LN_{l,2})∘(id + ATTN_l∘LN_{l,1}), ATTN(Z) = W_VO Z A(Z), MLP(Z) = σ(W_lZ + b_l) (resp. the
   two-layer map): no residual inside the branches.
@@ -47,9 +50,10 @@ import torch
 from ..optim.manifolds import ln
 from .ufm import ufm_objective
 
-ARCHS = ("rn1", "rn2", "pre_rn1", "pre_rn2", "tx1", "tx2", "pre_tx1", "pre_tx2")
-TRANSFORMERS = ("tx1", "tx2", "pre_tx1", "pre_tx2")
-TWO_LAYER = ("rn2", "pre_rn2", "tx2", "pre_tx2")
+ARCHS = ("rn1", "rn2", "pre_rn1", "pre_rn2", "tx1", "tx2", "pre_tx1", "pre_tx2", "t21", "t22")
+TRANSFORMERS = ("tx1", "tx2", "pre_tx1", "pre_tx2", "t21", "t22")
+TWO_LAYER = ("rn2", "pre_rn2", "tx2", "pre_tx2", "t22")  # two linear layers in the MLP sub-block
+FACTORED = ("t21", "t22")  # two linear layers in the attention sub-block: W_O W_V and W_K^T W_Q (Definition 3.2)
 PRE_LN = ("pre_rn1", "pre_rn2", "pre_tx1", "pre_tx2")
 READOUTS = ("last", "all")
 
@@ -88,8 +92,9 @@ class ModelSpec:
         """(name, shape, group) of every parameter tensor, in flat order."""
         d, nb = self.d, self.blocks
         if self.transformer:
+            attention = ("Wv", "Wo", "Wq", "Wk") if self.arch in FACTORED else ("Wvo", "Wqk")
             out = [("We", (d, self.V), FREE), ("Wp", (d, self.C), FREE),
-                   ("Wvo", (nb, d, d), INNER), ("Wqk", (nb, d, d), INNER),
+                   *((name, (nb, d, d), INNER) for name in attention),
                    ("W1", (nb, d, d), INNER), ("b1", (nb, d, 1), FREE)]
         else:
             out = [("W0", (d, self.d0), FREE), ("b0", (d, 1), FREE),
@@ -148,7 +153,9 @@ def pad_with_identity_blocks(spec: ModelSpec, theta: torch.Tensor, L_new: int, *
     W_{l,2} = 0 is a saddle (each shields the other's gradient, and σ(β1) is the same for every sample, so
     W_{l,2} can only learn a common shift). Given ``ctx``, W_{l,1} is drawn at scale w1_scale/√d instead: the
     function is unchanged, the objective rises by (λ/2)‖W_{l,1}‖² ≈ λ w1_scale² d/2 per block (~1e-5 here),
-    and training can use the new blocks. (We saw RN2 sweeps stuck at that saddle from L = 5 on without it.)"""
+    and training can use the new blocks. (We saw RN2 sweeps stuck at that saddle from L = 5 on without it.)
+    Factored attention (L-T21/T22) has the same saddle twice: W_O = W_V = 0 and W_Q = W_K = 0; given ``ctx``, W_V and
+    W_K are drawn at that scale too (W_O = W_Q = 0 keep the block an exact identity: no value, uniform scores)."""
     if L_new < spec.L:
         raise ValueError(f"cannot pad depth {spec.L} down to {L_new}")
     new = spec.with_depth(L_new)
@@ -160,7 +167,7 @@ def pad_with_identity_blocks(spec: ModelSpec, theta: torch.Tensor, L_new: int, *
             pad = torch.zeros(theta.shape[0], extra, *shape[1:], dtype=theta.dtype, device=theta.device)
             if name == "b1":
                 pad += beta  # the first ReLU of each padded block is active: gradients reach the block
-            if name == "W1" and spec.arch in TWO_LAYER and ctx is not None:
+            if ctx is not None and ((name == "W1" and spec.arch in TWO_LAYER) or name in ("Wv", "Wk")):
                 pad = w1_scale / math.sqrt(spec.d) * ctx.randn(*pad.shape)
             parts[name] = torch.cat([old[name], pad], dim=1)
         else:
@@ -196,53 +203,67 @@ def features(spec: ModelSpec, theta: torch.Tensor, inputs: torch.Tensor) -> torc
     p = unpack(spec, theta)
     if spec.transformer:
         return _transformer_features(spec, p, inputs)
+    blocks = _per_block(spec, p)
     X = _norm(spec, p["W0"] @ inputs + p["b0"])  # (B, d, N)
-    for l in range(spec.blocks):
+    for block in blocks:
         H = _norm(spec, X) if spec.arch in PRE_LN else X
-        U = _mlp_branch(spec, p, l, H)
+        U = _mlp_branch(spec, block, H)
         X = X + U if spec.arch in PRE_LN else _norm(spec, X + U)
     return _norm(spec, X) if spec.arch in PRE_LN else X
 
 
-def _mlp_branch(spec: ModelSpec, p: dict, l: int, H: torch.Tensor, expand: int = 0) -> torch.Tensor:
-    """σ(W_l H + b_l), or W_{l,2}σ(W_{l,1}H + b_{l,1}) + b_{l,2}; ``expand`` inserts singleton dims after the
-    batch one (the transformer's sequence dimension)."""
+def _per_block(spec: ModelSpec, p: dict, expand: int = 0) -> list[dict[str, torch.Tensor]]:
+    """The block tensors split once into per-block views (``unbind``: one backward node for all blocks). Indexing
+    ``p[name][:, l]`` inside the loop instead gives every block a backward that writes a zero tensor of *all* the
+    blocks' size, O(blocks²) per gradient at depth (issue 25: the deep end of the sweeps). ``expand`` singleton
+    dims go after the batch one (the transformer's sequence dimension)."""
+    names = [name for name, _, _ in spec.layout() if name not in ("W0", "b0", "We", "Wp", "WL", "bL")]
+    split = {}
+    for name in names:
+        w = p[name]
+        w = w.reshape(w.shape[0], w.shape[1], *([1] * expand), *w.shape[2:])
+        split[name] = w.unbind(1)
+    return [{name: split[name][l] for name in names} for l in range(spec.blocks)]
 
-    def get(name):
-        w = p[name][:, l]
-        return w.reshape(w.shape[0], *([1] * expand), *w.shape[1:])
 
-    U = torch.relu(get("W1") @ H + get("b1"))
+def _mlp_branch(spec: ModelSpec, block: dict, H: torch.Tensor) -> torch.Tensor:
+    """σ(W_l H + b_l), or W_{l,2}σ(W_{l,1}H + b_{l,1}) + b_{l,2}."""
+    U = torch.relu(block["W1"] @ H + block["b1"])
     if spec.arch in TWO_LAYER:
-        U = get("W2") @ U + get("b2")
+        U = block["W2"] @ U + block["b2"]
     return U
 
 
 def _transformer_features(spec: ModelSpec, p: dict, tokens: torch.Tensor) -> torch.Tensor:
     d, C = spec.d, spec.C
     B = p["We"].shape[0]
+    blocks = _per_block(spec, p, expand=1)  # (B, 1, d, d) per block: broadcast over the sequences
     # Z (B, N, d, C): column c of sequence i is token c's representation.
     Z = p["We"][:, :, tokens].permute(0, 2, 1, 3) + p["Wp"][:, None]
     causal = torch.full((C, C), -math.inf, dtype=Z.dtype, device=Z.device).tril(-1)  # −∞ for c' > c
     pre = spec.arch in PRE_LN
+    factored = spec.arch in FACTORED
 
-    def attention(l: int, H: torch.Tensor) -> torch.Tensor:
-        Wqk = p["Wqk"][:, l][:, None]  # (B, 1, d, d)
-        scores = H.transpose(-1, -2) @ Wqk @ H / math.sqrt(d) + causal  # [c', c] = h_{c'}ᵀ W h_c
+    def attention(block: dict, H: torch.Tensor) -> torch.Tensor:
+        if factored:  # Definition 3.2, L-T2x: scores ZᵀW_KᵀW_Q Z, value W_O W_V Z
+            scores = (block["Wk"] @ H).transpose(-1, -2) @ (block["Wq"] @ H) / math.sqrt(d) + causal
+            A = torch.softmax(scores, dim=-2)
+            return block["Wo"] @ (block["Wv"] @ H @ A)
+        scores = H.transpose(-1, -2) @ block["Wqk"] @ H / math.sqrt(d) + causal  # [c', c] = h_{c'}ᵀ W h_c
         A = torch.softmax(scores, dim=-2)  # over keys c' ≤ c for each query column c
-        return p["Wvo"][:, l][:, None] @ H @ A
+        return block["Wvo"] @ H @ A
 
     if pre:
         Z = _norm(spec, Z)  # LN_0
-    for l in range(spec.blocks):
+    for block in blocks:
         if pre:  # B_l = (id + MLP∘LN)∘(id + ATTN∘LN)
-            Z = Z + attention(l, _norm(spec, Z))
-            Z = Z + _mlp_branch(spec, p, l, _norm(spec, Z), expand=1)
+            Z = Z + attention(block, _norm(spec, Z))
+            Z = Z + _mlp_branch(spec, block, _norm(spec, Z))
         else:  # B_l = MLP∘LN∘ATTN∘LN with the residuals inside ATTN and MLP
             Z = _norm(spec, Z)
-            Z = Z + attention(l, Z)
+            Z = Z + attention(block, Z)
             Z = _norm(spec, Z)
-            Z = Z + _mlp_branch(spec, p, l, Z, expand=1)
+            Z = Z + _mlp_branch(spec, block, Z)
     Z = _norm(spec, Z)
     if spec.readout == "all":
         return Z.permute(0, 2, 1, 3).reshape(B, d, -1)  # column s·C + c

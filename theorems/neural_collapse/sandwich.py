@@ -28,7 +28,7 @@ from ..core.evidence import Claim
 from ..core.result import AS_PRINTED, Violation
 from ..metrics.neural_collapse import both_families
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series  # noqa: F401 (re-exported)
-from .models import PRE_LN
+from .models import FACTORED, PRE_LN
 from .near_optimal import nc_bounds, validity_limit
 
 # The certified excess (``certified_claims``): fitted over the trained depths ≥ FIT_FROM (at 2 or 3 blocks the
@@ -56,7 +56,7 @@ TRAIN_GTOL = 1e-9
 # L*_GUFM fell by ≤ 2 % over the last window of L-BFGS iterations. The upper bound is exact whatever the status;
 # the certificate says the optimiser at hand has resolved it (to ~rtol × remaining windows).
 PLATEAU_RTOL = 0.02
-BLOCK_PARAMS = ("W1", "b1", "W2", "b2", "Wvo", "Wqk")  # the per-block tensors (leading dimension: the blocks)
+BLOCK_PARAMS = ("W1", "b1", "W2", "b2", "Wvo", "Wqk", "Wv", "Wo", "Wq", "Wk")  # the per-block tensors (leading dimension: the blocks)
 
 
 @dataclass
@@ -334,9 +334,10 @@ def sweep_violations(p: dict) -> list[Violation]:
     """What the depth sweeps of ResNets and transformers share: pre-LN needs a trained sweep (it has no
     construction), and the two deliberate controls (a wrong rate, a wrong L*)."""
     out = []
-    if not p["train_depths"] and p["arch"] in PRE_LN:
-        out.append(Violation("train_depths non-empty for pre-LN", "pre-LN variants have no construction: only the "
-                             "trained sweep", ("train_depths", "arch"), bypassable=False))
+    if not p["train_depths"] and p["arch"] in PRE_LN + FACTORED:
+        out.append(Violation("train_depths non-empty for pre-LN and factored attention", "pre-LN variants and "
+                             "L-T21/T22 have no construction here: only the trained sweep", ("train_depths", "arch"),
+                             bypassable=False))
     if p["rate_shift"] != 0.0:
         out.append(Violation("the predicted rate", "rate_shift ≠ 0 asserts a deliberately wrong rate (a control)",
                              ("rate_shift",)))

@@ -48,22 +48,27 @@ outside this check's domain, a typed error), ``construction_lands_as_predicted``
 γ's proof step above. The construction's claims check Appendix A; they never decide the status.
 
 Status: **open** (it was 'trend' on the construction's rate alone, which is a check of the proof, not of the
-optimum). A trend needs a certified upper bound at ≥ 4 depths whose excess falls to a small fraction of L*, and a
-control whose certified excess plateaus. At K = V = 2, C = 3 (24 samples, 14 contexts), d = 8, λ = 0.05, CE, the
-ci sweep (depths 1…4, ≤ 40 L-BFGS iterations per depth, ~14 s of CPU) leaves U*(4) at 3.5× L* = 0.042 (Tx1): the
-certified bound falls (fitted −1.2 over depths 2…4) but is nowhere near L*. The proof's network is no help: its
-margin after the encoding is 1.2·10⁻⁶ (movers' α up to 4·10⁶), U(L) ~ 10¹² (Tx1) and ~10⁵ (Tx2). What would decide
-it: the thorough sweep (depths to 17, 300 iterations) or a GPU sweep to depth ≥ 64, and duplicated contexts with
-different labels as the control.
+optimum). A trend needs a certified upper bound at ≥ 4 depths whose excess falls to a small fraction of L* (issue
+25: ≤ 1 % at the deepest ci depth), and a control whose certified excess plateaus. At K = V = 2, C = 3 (24 samples,
+14 contexts), d = 8, λ = 0.05, CE, the ci sweep (depths 1, 2, 4, 10, 16, 24, ≤ 60 L-BFGS iterations per depth,
+~5 s of CPU each) gives a certified excess that falls at every depth but is still far from L*:
+ε(L)/L* = 8.5, 4.1, 2.5, 1.29, 0.92, 0.68 (Tx1, fitted exponent −0.73 over depths ≥ 2) and 8.4, 2.4, 0.97,
+0.31, 0.13, 0.081 (Tx2) at L = 1, 2, 4, 10, 16, 24; ε(24) is above Lemma 4.1's ε₀ = 9.4·10⁻⁴ by ×50 (Tx2) to ×400
+(Tx1), so ``certified_nc`` has no depth yet. The proof's network is no help: its margin after the encoding is
+1.2·10⁻⁶ (movers' α up to 4·10⁶), U(L) ~ 10¹² (Tx1) and ~10⁵ (Tx2). What would decide it: a sweep to depth ≥ 64
+(a GPU, or ~1 CPU-hour), and duplicated contexts with different labels as the control.
 
 Pre-LN variants (Appendix B, ``arch='pre_tx1'`` / ``'pre_tx2'``): the lower bound and the certified sweep only.
 
-L-T21 / L-T22 (Definition 3.2's factored attention ATTN(Z) = Z + W_O W_V Z softmax(M + ZᵀW_KᵀW_Q Z/√d), four
-regularised matrices per head; issue 28) are **not built**. What their evidence lacks is the same as for T11/T12
-plus the architecture: the statuses here are open because the certified excess of the T11/T12 sweeps on this CPU
-stays far above L*_GUFM (3.5× L* at depth 4 for Tx1) and no contrasting control exists; a T21/T22 sweep at the same
-budget could only add a second open sandwich. Deciding any of the four needs certified upper bounds at ≥ 4 depths
-that fall to a small fraction of L* (a GPU sweep to depth ≥ 64) and a control whose certified excess plateaus.
+L-T21 / L-T22 (``arch='t21'`` under Theorem 4.3, which covers L-Tx1 for x ∈ {1, 2}; ``arch='t22'`` under Theorem
+4.6): Definition 3.2's factored attention ATTN(Z) = Z + W_O W_V Z softmax(M + ZᵀW_KᵀW_Q Z/√d), four regularised
+d×d matrices per block (``models``). The certified sweep only, with the same upper-bound logic (warm starts, zero
+and identity padding: W_O = W_Q = 0 with small W_V, W_K, an exact identity off the W_O = W_V = 0 saddle); no
+construction is built for them (the proof's W_VO = γA would need a factorisation W_O W_V whose cost λ(‖W_O‖² +
+‖W_V‖²)/2 ≥ λ‖γA‖_* is not the printed one). Thorough instance (``FACTORED_INSTANCE``: depths 1 … 24, 100
+iterations): ε(L)/L* at L = 1, 2, 4, 10, 16, 24 with 60 iterations: 9.8, 6.9, 5.1, 3.0, 2.2, 1.7 (T21, fitted
+−0.57) and 11.6, 10.7, 2.2, 0.69, 0.43, 0.29 (T22, −1.41): falling, far from L*, so they add no status: open, as
+T11/T12.
 """
 
 from __future__ import annotations
@@ -72,9 +77,10 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation, seed_param
 from ..data.sequences import context_count, prefix_sum_sequences
+from ..optim.threads import one_thread
 from . import sandwich as S
 from .construction import build_transformer
-from .models import PRE_LN, ModelSpec, init_params
+from .models import FACTORED, PRE_LN, ModelSpec, init_params
 from .near_optimal import nc_bounds, validity_limit
 from .paper import PAPER
 from .ufm import LOSSES, closed_form
@@ -86,6 +92,9 @@ GAMMA_TX1 = 1 / 6  # the exponent that balances the Θ(γ²) margin against the 
 # A vanishing excess falls with a visibly negative exponent over a factor 8 of depth; a flat one has ~0.
 VANISH_EXPONENT = -0.1
 MAX_SAMPLES = 4096
+# Theorem 4.3 covers L-Tx1 for x ∈ {1, 2} (one or two linear layers in the attention: L-T11, L-T21), Theorem 4.6
+# L-Tx2 (L-T12, L-T22); the pre-LN variants are Appendix B's.
+COVERED = {"tx1": ("tx1", "t21", "pre_tx1"), "tx2": ("tx2", "t22", "pre_tx2")}
 FIT_FROM = 2  # the certified excess is fitted from 2 blocks on (a transformer of depth L has L blocks)  # V^C·C: the data are all sequences, keep them small
 
 
@@ -93,9 +102,10 @@ def hypotheses(p: dict, form: str, theorem_arch: str) -> list[Violation]:
     """The theorems' hypotheses and the controls' deliberate violations; the structural domain is declared."""
     out: list[Violation] = []
     K, V, C, d = p["K"], p["V"], p["C"], p["d"]
-    if p["arch"] not in (theorem_arch, "pre_" + theorem_arch):
-        out.append(Violation(f"L-{theorem_arch.capitalize()} (one linear layer per MLP block)", f"arch={p['arch']!r} "
-                             "is Appendix C's two-layer contrast", ("arch",)))
+    if p["arch"] not in COVERED[theorem_arch]:
+        out.append(Violation(f"L-{theorem_arch.capitalize()} ("
+                             f"{'one linear layer' if theorem_arch == 'tx1' else 'two linear layers'} per MLP block)", f"arch={p['arch']!r} is the other theorem's architecture",
+                             ("arch",)))
     if V ** C * C > MAX_SAMPLES:
         out.append(Violation(f"V^C·C ≤ {MAX_SAMPLES}", "the data are all V^C sequences, every position a sample",
                              ("V", "C"), bypassable=False))
@@ -136,13 +146,15 @@ def cost(p: dict) -> Cost:
     """Forward passes of the constructions (twice for Tx1: the printed γ too) and the certified sweep's training
     (``optim.batched_train``'s cost model); a block on S = V^C·C samples costs ~S·d² (MLP) + S·C·d (attention),
     or its dispatch overhead (an attention and an MLP sublayer: two ResNet blocks' worth), whichever is larger."""
-    from ..optim.batched_train import training_cost
+    from ..optim.batched_train import LAYER_OVERHEAD, training_cost
     from .models import TWO_LAYER
 
     d, S_ = p["d"], p["V"] ** p["C"] * p["C"]
     per_block = S_ * d * (d + p["C"]) + d * d * 8
-    built = 2 * sum(p["depths"]) * per_block
-    layers = 4 if p["arch"] in TWO_LAYER else 3
+    # the constructions' forward passes: a block's arithmetic or its dispatch overhead (~1/4 of a training pass's
+    # per layer: forward only, no graph), whichever is larger (measured ≈ 0.15 s for depths 33…257 on one core)
+    built = 2 * sum(p["depths"]) * max(per_block, LAYER_OVERHEAD / 4)
+    layers = (4 if p["arch"] in TWO_LAYER else 3) + (2 if p["arch"] in FACTORED else 0)
     B = p["seeds"] + p["restarts"] + 1
     trained = sum(training_cost(instances=B, blocks=layers * L, width=d, samples=S_ + p["C"],
                                 params=layers * L * d * (d + 1) + d * (p["V"] + p["C"]) + p["K"] * d,
@@ -185,7 +197,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     spec = ModelSpec(p["arch"], train[0], d, K, V=p["V"], C=p["C"], readout="all")
     theta0 = init_params(spec, ctx, p["seeds"])
     nu = GAMMA_PRINTED if "inner_lambda" in p else GAMMA_TX1
-    built = {} if p["arch"] in PRE_LN else _construct(p, tokens, labels, sched, nu)
+    built = {} if p["arch"] in PRE_LN + FACTORED else _construct(p, tokens, labels, sched, nu)
     rows, trained_info = S.certified_sweep(p, ctx, spec, tokens, labels, theta0, sched, lower, built)
     rows = S.with_envelope(rows, built, lower)
     claims, details = S.sandwich_claims(rows, lower, p["bound_scale"])
@@ -246,11 +258,12 @@ def _params(arch_default: str, archs: tuple[str, ...], lam_doc: str) -> tuple[Pa
               "needs γ ≤ 0.1", low=1e-4, high=0.1),
         Param("depths", list[int], (33, 65, 129, 257), "depths of the construction (forward passes only)",
               "each ≥ 2(contexts+K)+1", low=2, high=4096, length=(3, 16), increasing=True),
-        Param("train_depths", list[int], (1, 2, 3, 4), "depths of the certified sweep (batched L-BFGS, warm starts)",
+        Param("train_depths", list[int], (1, 2, 4, 10, 16, 24), "depths of the certified sweep (batched L-BFGS, warm "
+              "starts)",
               low=1, high=512, length=(1, 16), increasing=True),
         Param("seeds", int, 2, "networks carried from depth to depth (the best ones), batched", low=1, high=64),
         Param("restarts", int, 1, "fresh random starts per depth after the first, batched", low=0, high=64),
-        Param("train_iter", int, 40, "L-BFGS iterations per depth at most (fewer once the plateau certificate holds)",
+        Param("train_iter", int, 60, "L-BFGS iterations per depth at most (fewer once the plateau certificate holds)",
               low=0, high=100_000),
         Param("window", int, 20, "L-BFGS iterations per plateau window (fresh memory each)", low=1, high=10_000),
         Param("target", float, 0.01, "ceiling on (U*(L) − L*_GUFM)/L*_GUFM at the deepest trained depth (recorded: "
@@ -267,13 +280,13 @@ CONTROLS = (dict(bound_scale=100.0, depths=(33, 65, 129), train_depths=(1, 2), t
                  allow_violation=True),)  # L* wrong by ×100
 OPEN_REASON = (
     "the statement is a limit of global optima, decided only by a certified sandwich; the trained L-Tx1/L-Tx2 "
-    "networks (every position a sample, warm-started over depths 1…5 in ci, 1…17 in the thorough suite) give a "
-    "certified upper bound U*(L) at every trained depth, but on this 2-core CPU it stays far from L*_GUFM (tens of "
-    "% above it) and has not been shown to keep falling, and no trend control is registered; the proof's network "
+    "networks (every position a sample, warm-started over depths 1…24 in ci, to 32 in the thorough suite; also "
+    "Definition 3.2's factored-attention L-T21/L-T22, arch='t21'/'t22') give a certified upper bound U*(L) at every "
+    "trained depth that falls at every depth, but on this CPU it stays far from L*_GUFM (68 % above it for Tx1, 8 % "
+    "for Tx2 at depth 24, against the 1 % a trend needs) and no trend control is registered; the proof's network "
     "(U(L) ≈ 10¹² for Tx1, 10⁵ for Tx2 at L* = 0.042) is a check of Appendix A only. What would decide it: a "
-    "certified excess at ≥ 4 depths that falls to a small fraction of L* (GPU sweeps to depth ≥ 64) and a control "
-    "whose certified excess plateaus (duplicated contexts with different labels). Definition 3.2's factored-attention "
-    "L-T21/L-T22 are not built: at this budget they could only add another open sandwich")
+    "certified excess that falls to a small fraction of L* (sweeps to depth ≥ 64) and a control whose certified "
+    "excess plateaus (duplicated contexts with different labels)")
 
 
 ERRATA_43 = (ProofErratum(
@@ -287,7 +300,10 @@ ERRATA_43 = (ProofErratum(
     params=dict(), claim="printed_gamma_excess_vanishes"),)
 
 
-THOROUGH = dict(train_depths=(1, 2, 3, 5, 9, 17), train_iter=300, window=50, seeds=3)
+THOROUGH = dict(train_depths=(1, 2, 4, 10, 16, 24, 32), train_iter=300, window=50, seeds=3)
+# Definition 3.2's factored attention (L-T21 under Theorem 4.3, L-T22 under Theorem 4.6): the certified sweep only
+# (no construction is built for W_O W_V, W_K^T W_Q), at the ci depths with more iterations.
+FACTORED_INSTANCE = dict(train_depths=(1, 2, 4, 10, 16, 24), train_iter=100)
 
 
 def report_43(suite):
@@ -295,6 +311,7 @@ def report_43(suite):
     if suite.name == "thorough":
         yield AS_PRINTED, THOROUGH, False
         yield AS_PRINTED, dict(arch="pre_tx1"), False
+        yield AS_PRINTED, dict(arch="t21", **FACTORED_INSTANCE), False
     yield from S.controls_of(CONTROLS)
 
 
@@ -303,6 +320,7 @@ def report_46(suite):
     if suite.name == "thorough":
         yield AS_PRINTED, THOROUGH, False
         yield AS_PRINTED, dict(arch="pre_tx2"), False
+        yield AS_PRINTED, dict(arch="t22", **FACTORED_INSTANCE), False
     yield from S.controls_of(CONTROLS)
 
 
@@ -316,8 +334,8 @@ RESULT_43T = register(Result(
                "4.4), the last-layer pairs of the global optima approach the GUFM optima (identical contexts related) "
                "as L → ∞, hence approximate NC tightening with L (Corollary 4.5)."),
     status=Status.OPEN,
-    params=_params("tx1", ("tx1", "pre_tx1", "tx2"), "weight decay λ of objective (7)"),
-    evaluate=evaluate, hypotheses=hypotheses_43, cost=cost, forms=(AS_PRINTED,), report_instances=report_43,
+    params=_params("tx1", ("tx1", "t21", "pre_tx1", "tx2"), "weight decay λ of objective (7)"),
+    evaluate=one_thread(evaluate), hypotheses=hypotheses_43, cost=cost, forms=(AS_PRINTED,), report_instances=report_43,
     module=__name__,
     logic=Logic(for_all="token data with labels determined by the context, d ≥ 2V+2, λ > 0 fixed, ε > 0; then for all "
                         "L ≥ some L₀ and every global optimum of (7): the last-layer pair is within ε of M_0^GUFM"),
@@ -332,13 +350,13 @@ RESULT_46T = register(Result(
                "labels determined by the context, the last-layer pairs of the global optima approach the GUFM(λ_L) "
                "optima as L → ∞ (Corollary 4.7: approximate NC)."),
     status=Status.OPEN,
-    params=_params("tx2", ("tx2", "pre_tx2"), "λ_L: weight decay on W_L (fixed), the GUFM's λ") + (
+    params=_params("tx2", ("tx2", "t22", "pre_tx2"), "λ_L: weight decay on W_L (fixed), the GUFM's λ") + (
         Param("lam_inner", float, 0.05, "λ₀: inner weight decay λ₀/L (vanishing) or λ₀ (constant)", low=1e-6,
               high=10.0, sample=(0.005, 0.5), log=True),
         Param("inner_lambda", str, "vanishing", "'vanishing' (Theorem 4.6) or 'constant' (Appendix C, a control)",
               "vanishing", choices=("vanishing", "constant")),
     ),
-    evaluate=evaluate, hypotheses=hypotheses_46, cost=cost, forms=(AS_PRINTED,), report_instances=report_46,
+    evaluate=one_thread(evaluate), hypotheses=hypotheses_46, cost=cost, forms=(AS_PRINTED,), report_instances=report_46,
     module=__name__,
     logic=Logic(for_all="token data with labels determined by the context, d ≥ 2V+2, λ_L > 0 fixed, λ(L) = "
                         "o(1/log L), ε > 0; then for all L ≥ some L₀ and every global optimum of (11): the last-layer "
