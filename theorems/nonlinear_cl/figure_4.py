@@ -38,6 +38,14 @@ one the figures report (§5 prints none; the paper's own account of InfoNCE's ad
 depends on τ through α_ij ∝ exp(−d²_ij/τ)). Runs at τ = 10 and τ = 1e-3 (ci miniature) break ``relu_beats_linear`` /
 ``linear_beats_relu_at_P1``: explorations outside the statement, not counterexamples to it.
 
+d_out (unprinted; the README command's 50) is not such a hypothesis: §4 takes the top layer V ∈ ℝ^{d_out×KM} only
+through S = VᵀV, and its stationary points V = v sᵀ (rank one, §4.3) exist for every d_out, so the paper's account
+of the figures does not single one out and every d_out is inside the statement. The ci miniature holds at d_out ∈ {2,
+5, 20, 50, 200} (ReLU − linear 0.073, 0.086, 0.071, 0.060, 0.064; β-gain 0.30, 0.14, 0.10, 0.06, 0.13). Declared
+(a Violation) is only d_out = 1, and for the protocol's reason, not the paper's: the ℓ2 normalisation maps a
+1-dimensional output to ±1 with zero gradient, nothing trains (mean loss 11.17 → 10.98 in 100 steps, against 3.75 →
+1.38 at 50) and the scores stay at their initial values (ReLU − linear −0.029).
+
 Thresholds: none is printed. The figures plot the mean χ̄₊ over 3 repetitions (± std) and the text compares those
 means ("better", "benefits", "works better"), so every comparison asserts a larger mean (MARGIN = 0); the earlier
 MARGIN 0.05 and "linear works well" as χ̄₊ ≥ 0.8 were the suite's choices, not the paper's.
@@ -164,6 +172,12 @@ PRINTED_PROTOCOL = dict(steps=5000, batch=128)  # §5: 5000 minibatches of 128 (
 # advantage (Lemma 1, Corollary 2) runs through the Gaussian α_ij ∝ exp(−d²_ij/τ), which tends to the uniform α of
 # the quadratic loss as τ grows; and τ scales every gradient of the ℓ2-normalised loss (like the lr).
 TAU = 0.1
+# d_out is not printed either (the authors' README command: 50), but unlike τ the paper's account does not depend on
+# it: §4 takes V ∈ ℝ^{d_out×KM} only through S = VᵀV, and its stationary V = v sᵀ (rank one) exists for every d_out,
+# so any d_out is inside the statement. The one exception is the protocol's, not the paper's: the ℓ2 normalisation of
+# the authors' code maps a 1-dimensional output to ±1 with zero gradient (the ci miniature at d_out = 1: the mean loss
+# 11.17 → 10.98 in 100 steps, against 3.75 → 1.38 at d_out = 50).
+MIN_D_OUT = 2
 
 
 def protocol(p: dict) -> Protocol:
@@ -191,6 +205,10 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["tau"] != TAU:
         out.append(Violation(f"τ = {TAU}, the temperature of the experiments (§5; authors' code)",
                              f"tau = {p['tau']}: Figs 4, 9, 10 report no other temperature", ("tau",)))
+    if p["d_out"] < MIN_D_OUT:
+        out.append(Violation(f"d_out ≥ {MIN_D_OUT}: the protocol ℓ2-normalises the outputs",
+                             f"d_out = {p['d_out']}: a 1-dimensional output normalises to ±1, whose gradient is 0, so "
+                             "nothing is trained (outside the protocol, not a finding about Fig. 4)", ("d_out",)))
     out += lr_hypotheses(p, form, "Figs 4, 9, 10")
     return out
 
@@ -374,8 +392,8 @@ RESULT = register(Result(
         Param("batch", int, 64, "minibatch size (§5: 128)", low=8, high=512),
         Param("tau", float, TAU, "InfoNCE temperature (authors' code: 0.1; not printed; another value runs outside "
               "the figures' setting)", valid=f"= {TAU}", low=1e-3, high=10.0),
-        Param("d_out", int, 50, "outputs of the top layer (authors' README command: 50; not printed)", low=1,
-              high=256),
+        Param("d_out", int, 50, "outputs of the top layer (authors' README command: 50; not printed)",
+              valid=f"≥ {MIN_D_OUT} (ℓ2-normalised outputs)", low=1, high=256),
         seed_param("seed of the tasks, initialisations and minibatches"),
         Param("shuffle_pairs", bool, False, "second view from an independent generator (negative control)",
               valid="False"),
