@@ -206,6 +206,10 @@ TAU = 0.1
 # the authors' code maps a 1-dimensional output to ±1 with zero gradient (the ci miniature at d_out = 1: the mean loss
 # 11.17 → 10.98 in 100 steps, against 3.75 → 1.38 at d_out = 50).
 MIN_D_OUT = 2
+# The corrected form's cheap instances are short runs of the protocol at lr 0.02; below 10 minibatches the networks are
+# untrained, not an instance of Fig. 4 (ci miniature, seed 0: mean loss 3.66 → 2.03 after 5 steps and the claims fail;
+# 3.77 → 1.60 after 10 and ≈ 1.3–1.6 from there to 100 steps, where every claim holds).
+MIN_STEPS = 10
 
 
 def protocol(p: dict) -> Protocol:
@@ -237,6 +241,10 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         out.append(Violation(f"d_out ≥ {MIN_D_OUT}: the protocol ℓ2-normalises the outputs",
                              f"d_out = {p['d_out']}: a 1-dimensional output normalises to ±1, whose gradient is 0, so "
                              "nothing is trained (outside the protocol, not a finding about Fig. 4)", ("d_out",)))
+    if form != AS_PRINTED and p["steps"] < MIN_STEPS:
+        out.append(Violation(f"trained networks: steps ≥ {MIN_STEPS} minibatches (the protocol: 5000)",
+                             f"steps = {p['steps']}: the loss is still far from its level at 10–100 steps, so the "
+                             "networks compared are untrained", ("steps",)))
     out += lr_hypotheses(p, form, "Figs 4, 9, 10")
     return out
 
