@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from theorems.core import registry
+from checks.pinning import assert_hypothesis_edge
 
 CASES = [
     # deep_fusion.definition_1: the exact reference enumerates the out-of-cluster samples (≤ REFERENCE_MAX_N)
@@ -105,11 +105,4 @@ CASES = [
 @pytest.mark.parametrize("rid, form, params, name", CASES,
                          ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(CASES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
-    result = registry.get(rid)
-    form = form or result.default_form
-    violations = result.hypotheses(registry.validate_structure(result, dict(params), form), form)
-    found = [v.hypothesis for v in violations]
-    if name is None:
-        assert not found, f"{rid} {params}: inside the hypotheses, yet {found}"
-    else:
-        assert any(name in h for h in found), f"{rid} {params}: expected a violation of {name!r}, got {found}"
+    assert_hypothesis_edge(rid, form, params, name)

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from checks.pinning import assert_registered_pin
 from theorems.core import registry
-from theorems.core.verdict import run_spec
-from theorems.core import recording
 
 # (result id, the registered control, the bound claims it pins)
 PINS = [
@@ -43,24 +42,9 @@ PINS = [
 ]
 
 
-def excess(claim) -> float:
-    """How many allowances ``observed`` lies beyond ``bound`` (≤ 1 passes)."""
-    gap = {"<=": claim.observed - claim.bound, ">=": claim.bound - claim.observed}.get(
-        claim.relation, abs(claim.observed - claim.bound))
-    return gap / claim.allowance
-
-
 @pytest.mark.parametrize("rid, control, claims", PINS, ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(PINS)])
 def test_registered_control_pins_the_tolerance(run, rid, control, claims):
-    result = registry.get(rid)
-    assert control in [dict(c) for c in result.controls], f"{rid}: {control} is not a registered control"
-    # a pin sits just outside its tolerance: failing there (or, for a convergence tolerance, not converging) is
-    # what it is for
-    ev = recording.expect(run_spec(run, result, control), recording.FAILS, recording.NOT_CONVERGED)
-    for name in claims:
-        c = ev.claim(name)
-        assert c.kind == "bound" and c.allowance > 0, c
-        assert 1.0 < excess(c) <= 10.0, f"{rid}: {name} is {excess(c):.3g} allowances outside on {control}"
+    assert_registered_pin(run, rid, control, claims)
 
 
 PAPERS = ("deep_fusion.", "ssl_dynamics.")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from checks.test_pins_000_002 import excess
+from checks.pinning import excess
 from theorems.core import recording, registry
 from theorems.core.verdict import counterexample_problem, run_spec
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 
+from checks.pinning import assert_hypothesis_edge, assert_registered_pin
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
 
@@ -59,22 +60,9 @@ PINS: list = [
 ]
 
 
-def excess(claim) -> float:
-    """How many allowances ``observed`` lies beyond ``bound`` (≤ 1 passes)."""
-    gap = {"<=": claim.observed - claim.bound, ">=": claim.bound - claim.observed}.get(
-        claim.relation, abs(claim.observed - claim.bound))
-    return gap / claim.allowance
-
-
 @pytest.mark.parametrize("rid, control, claims", PINS, ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(PINS)])
 def test_registered_control_pins_the_tolerance(run, rid, control, claims):
-    result = registry.get(rid)
-    assert control in [dict(c) for c in result.controls], f"{rid}: {control} is not a registered control"
-    ev = recording.expect(run_spec(run, result, control), recording.FAILS, recording.NOT_CONVERGED)
-    for name in claims:
-        c = ev.claim(name)
-        assert c.kind in ("bound", "identity") and c.allowance > 0, c
-        assert 1.0 < excess(c) <= 10.0, f"{rid}: {name} is {excess(c):.3g} allowances outside on {control}"
+    assert_registered_pin(run, rid, control, claims, kinds=("bound", "identity"))
 
 
 # A bound constant (or a z-threshold) pinned by a registered failing instance whose observed value lies in
@@ -279,14 +267,7 @@ HYPOTHESIS_EDGES = [
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
                          ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(HYPOTHESIS_EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
-    result = registry.get(rid)
-    form = form or result.default_form
-    violations = result.hypotheses(registry.validate_structure(result, dict(params), form), form)
-    found = [v.hypothesis for v in violations]
-    if name is None:
-        assert not found, f"{rid} {params}: inside the hypotheses, yet {found}"
-    else:
-        assert any(name in h for h in found), f"{rid} {params}: expected a violation of {name!r}, got {found}"
+    assert_hypothesis_edge(rid, form, params, name)
 
 
 # The defaults of every form are inside the hypotheses, except where a form's defaults are a declared miniature of

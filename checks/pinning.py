@@ -1,0 +1,38 @@
+"""What the pin and hypothesis-edge test files of every paper share (not a test module: nothing here is collected)."""
+from __future__ import annotations
+
+from theorems.core import recording, registry
+from theorems.core.verdict import run_spec
+
+
+def excess(claim) -> float:
+    """How many allowances ``observed`` lies beyond ``bound`` (≤ 1 passes)."""
+    gap = {"<=": claim.observed - claim.bound, ">=": claim.bound - claim.observed}.get(
+        claim.relation, abs(claim.observed - claim.bound))
+    return gap / claim.allowance
+
+
+def assert_registered_pin(run, rid: str, control: dict, claims, kinds=("bound",)) -> None:
+    """``control`` is a registered control of ``rid`` and lies 1–10 allowances outside each of ``claims``: the
+    tolerance loosened ×10 lets it pass. Failing there (or, for a convergence tolerance, not converging) is what a
+    pin is for, so the run file expects either."""
+    result = registry.get(rid)
+    assert control in [dict(c) for c in result.controls], f"{rid}: {control} is not a registered control"
+    ev = recording.expect(run_spec(run, result, control), recording.FAILS, recording.NOT_CONVERGED)
+    for name in claims:
+        c = ev.claim(name)
+        assert c.kind in kinds and c.allowance > 0, c
+        assert 1.0 < excess(c) <= 10.0, f"{rid}: {name} is {excess(c):.3g} allowances outside on {control}"
+
+
+def assert_hypothesis_edge(rid: str, form, params: dict, name) -> None:
+    """The declared hypotheses alone (before any computation) name ``name`` on ``params``, or nothing if ``name``
+    is None."""
+    result = registry.get(rid)
+    form = form or result.default_form
+    violations = result.hypotheses(registry.validate_structure(result, dict(params), form), form)
+    found = [v.hypothesis for v in violations]
+    if name is None:
+        assert not found, f"{rid} {params}: inside the hypotheses, yet {found}"
+    else:
+        assert any(name in h for h in found), f"{rid} {params}: expected a violation of {name!r}, got {found}"
