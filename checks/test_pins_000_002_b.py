@@ -92,7 +92,7 @@ def test_remark_3_short_budget_is_not_converged_and_a_settled_ratio_is(run):
     suite verifies); the counterexample's σ₂/σ₁ settles at 0.157 and is converged, so it still replays."""
     from theorems.ssl_dynamics import remark_3
 
-    short = run(remark_3.ID, steps=4)
+    short = recording.expect(run(remark_3.ID, steps=4), recording.NOT_CONVERGED)
     assert short.converged is False
     cx = run(remark_3.ID, form="as_printed", **remark_3.COUNTEREXAMPLE)
     assert cx.converged is True and not cx.holds and cx.details["steps_run"] == 5000
