@@ -35,10 +35,10 @@ from __future__ import annotations
 from ..core.evidence import Claim
 from ..core.params import declared_instances
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Result, Status, Violation
 from .common import declared_strategy
 from .paper import PAPER
-from .pi_steps import cost, judged, params, positive_definite_hypothesis, run, worst
+from .pi_steps import cost, judged, judged_step_hypotheses, judged_step_params, params, run, worst
 
 ID = "nonlinear_cl.lemma_10"
 RTOL = 1e-8  # |d_t − c_{t+1}| is a dot product of O(1) vectors, ≥ 1e-10·ν scale on judged steps: ratios to ~1e-6
@@ -49,11 +49,7 @@ BOUND_PIN = 0.451640238157
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
-    out = positive_definite_hypothesis(p, form)
-    if p["bound_scale"] != 1.0:
-        out.append(Violation("exact bound ν_t(1 − c_t)", "bound_scale ≠ 1 rescales the bound (negative control)",
-                             ("bound_scale",)))
-    return out
+    return judged_step_hypotheses(p, "ν_t(1 − c_t)")
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
@@ -93,10 +89,7 @@ RESULT = register(Result(
     statement="If c_t > 0 and λ_i(t) > 0 for all i, then |d_t − c_{t+1}| ≤ ν_t(1 − c_t), "
               "ν = 2κL²(1 + μc) + 2Lλ_gap⁻¹√(μ(1 + μc)), κ the constant of Lemma 9 (Lemma 10, App. G).",
     status=Status.VERIFIED,
-    params=params() + (Param("include_indefinite", bool, False, "also judge steps where A(w(t)) is indefinite "
-                             "(negative control)", "False"),
-                       Param("bound_scale", float, 1.0, "multiplies the bound (negative control)", "1", low=1e-3,
-                             high=10.0)),
+    params=params() + judged_step_params(),
     evaluate=evaluate,
     hypotheses=hypotheses,
     cost=cost,

@@ -28,10 +28,10 @@ import torch
 from ..core.evidence import Claim
 from ..core.params import declared_instances
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Result, Status, Violation
 from .common import declared_strategy
 from .paper import PAPER
-from .pi_steps import cost, judged, params, positive_definite_hypothesis, run, worst
+from .pi_steps import cost, judged, judged_step_hypotheses, judged_step_params, params, run, worst
 
 ID = "nonlinear_cl.lemma_8"
 RTOL = 1e-8  # ‖δw‖ is a difference of unit vectors, 1 − c_t is cancellation-free: ratios exact to ~1e-10
@@ -42,11 +42,7 @@ BOUND_PIN = 0.99291074751
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
-    out = positive_definite_hypothesis(p, form)
-    if p["bound_scale"] != 1.0:
-        out.append(Violation("exact bound √(2(1 + μ_tc_t)(1 − c_t))", "bound_scale ≠ 1 rescales the bound (negative control)",
-                             ("bound_scale",)))
-    return out
+    return judged_step_hypotheses(p, "√(2(1 + μ_tc_t)(1 − c_t))")
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
@@ -83,10 +79,7 @@ RESULT = register(Result(
     title="Lemma 8: ‖w(t+1) − w(t)‖ ≤ √(2(1 + μ_tc_t)(1 − c_t)) along power iteration (A positive definite)",
     statement="If c_t > 0 and λ_i(t) > 0 for all i, then ‖δw(t)‖₂ ≤ √(2(1 + μ_tc_t)(1 − c_t)) (Lemma 8, App. G).",
     status=Status.VERIFIED,
-    params=params() + (Param("include_indefinite", bool, False, "also judge steps where A(w(t)) is indefinite "
-                             "(negative control)", "False"),
-                       Param("bound_scale", float, 1.0, "multiplies the bound (negative control)", "1", low=1e-3,
-                             high=10.0)),
+    params=params() + judged_step_params(),
     evaluate=evaluate,
     hypotheses=hypotheses,
     cost=cost,
