@@ -52,15 +52,14 @@ from scipy.stats import spearmanr
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, seed_param
 from ..data.finite_population import held_out, nuisance_block_population
 from . import population as P
 from .encoders import LOSS_KINDS, LossSpec, train_encoders
-from .instances import sub_context
+from .instances import TRANSFORMS, destroy_hypotheses, destroy_param, sub_context
 from .paper import PAPER
 
 ID = "cl_generalization.composition_ordering"
-TRANSFORMS = ("a", "b", "c", "d", "e")
 COMPOSITIONS = ((0, 1), (0, 2), (0, 3), (0, 4))  # (a, b), (a, c), (a, d), (a, e): (a) fixed, as on the slide
 NUISANCE_DIM = 3  # coordinates per nuisance block
 CONTENT_DIM = 4
@@ -68,14 +67,6 @@ CONTENT_DIM = 4
 
 def _name(c) -> str:
     return "(" + ", ".join(TRANSFORMS[i] for i in c) + ")"
-
-
-def hypotheses(p: dict, form: str) -> list[Violation]:
-    if p["destroy"] != "none":
-        return [Violation("transformations preserve the class", f"destroy={p['destroy']} makes transformation "
-                          f"({p['destroy']}) replace the class content too: positives no longer share the latent "
-                          "class (a negative control)", ("destroy",))]
-    return []
 
 
 def cost(p: dict) -> Cost:
@@ -193,10 +184,9 @@ RESULT = register(Result(
         Param("seeds", int, 3, "encoders per composition (trained as one batch)", low=1, high=16),
         Param("steps", int, 150, "Adam steps", low=1, high=5000),
         Param("lr", float, 1e-2, "Adam step size", low=1e-5, high=1.0),
-        Param("destroy", str, "none", "negative control: this transformation also replaces the class content",
-              choices=("none",) + TRANSFORMS[1:]),
+        destroy_param(),
         seed_param(),
     ),
-    cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
+    cost=cost, evaluate=evaluate, hypotheses=destroy_hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
 ))

@@ -207,3 +207,22 @@ def binding_cosine(n: int, m: int) -> float:
     stops holding (σ = 1, δ = ε = 0, R_ε = 1/(Kn), ρ_max = 1/n, μ_0 = a₀u_0, μ_1 = u_1)."""
     a0 = 1 - (2 - 2 / m) / n
     return (1 - 1 / n - math.sqrt(2 / n) - (1 - a0 ** 2) / 2) / a0
+
+
+# The slides' five transformations (a) random crop, (b) blur, (c) colour dropping, (d) colour distortion, (e) flip, as
+# nuisance blocks of the composition and tables analogues; ``destroy`` makes one replace the class content as well.
+TRANSFORMS = ("a", "b", "c", "d", "e")
+
+
+def destroy_param() -> Param:
+    return Param("destroy", str, "none", "negative control: this transformation also replaces the class content",
+                 choices=("none",) + TRANSFORMS[1:])
+
+
+def destroy_hypotheses(p: dict, form: str) -> list[Violation]:
+    """Positives share the latent class: a transformation that replaces the class content breaks it."""
+    if p["destroy"] != "none":
+        return [Violation("transformations preserve the class", f"destroy={p['destroy']} makes transformation "
+                          f"({p['destroy']}) replace the class content too: positives no longer share the latent "
+                          "class (a negative control)", ("destroy",))]
+    return []
