@@ -1,4 +1,4 @@
-"""Fixtures that register the fake results of `fakes.py` for the CLI and report tests."""
+"""Fixtures that register fake results (those of `fakes.py`, or a test's own) for the duration of a test."""
 
 from __future__ import annotations
 
@@ -26,3 +26,19 @@ def only_fake_results(monkeypatch):
     registry.ids()
     monkeypatch.setattr(registry, "_REGISTRY", {})
     return [registry.register(result).id for result in all_fakes()]
+
+
+@pytest.fixture
+def registered():
+    """Register a test's own fakes for the duration of the test (the registry is process-global): ``add(result)``."""
+    registry.ids()  # load the real results first, as above
+    added = []
+
+    def add(result):
+        registry._REGISTRY[result.id] = result
+        added.append(result.id)
+        return result
+
+    yield add
+    for rid in added:
+        registry._REGISTRY.pop(rid, None)

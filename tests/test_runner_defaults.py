@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
 
 import theorems
 from fakes import PLAIN_ID, make_fake
-from theorems.core import registry
 from theorems.core.params import declared_instances
 from theorems.core.result import AS_PRINTED, CORRECTED, Binding, DeclaredInstances
 from theorems.core.runner import plan_instances
@@ -30,21 +28,6 @@ def declaring(**changes):
     return dataclasses.replace(base, report_instances=fields["report_instances"].default,
                                binding=(Binding("x ≤ 1", BINDING, "x = 1: the bound is attained"),),
                                controls=(CONTROL,), **changes)
-
-
-@pytest.fixture
-def registered():
-    registry.ids()
-    added = []
-
-    def add(result):
-        registry._REGISTRY[result.id] = result
-        added.append(result.id)
-        return result
-
-    yield add
-    for rid in added:
-        registry._REGISTRY.pop(rid, None)
 
 
 def planned(rid: str, suite: str = "ci") -> list[tuple[str, dict, bool]]:

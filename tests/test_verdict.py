@@ -84,22 +84,6 @@ def fake_trend(**changes) -> Result:
     return dataclasses.replace(base, **changes)
 
 
-@pytest.fixture
-def registered():
-    """Register fakes for the duration of a test (the registry is process-global)."""
-    added = []
-
-    def add(result: Result) -> Result:
-        registry.ids()
-        registry._REGISTRY[result.id] = result
-        added.append(result.id)
-        return result
-
-    yield add
-    for rid in added:
-        registry._REGISTRY.pop(rid, None)
-
-
 def derive(result: Result):
     return derive_status(result, CachedRunner())
 
