@@ -343,9 +343,10 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                        rho_def1_gap_max=float((integ.rho_upper - integ.rho).max()))
         if K == 2:  # for K = 2 the signed ρ̃ can never beat Definition 1's |·| version
             details["K2_rho_tilde_minus_rho_def1_max"] = float((con.rho_tilde - integ.rho).max())
-    claims = [Claim.at_least("witness_exists", float(lp.min()), WITNESS_ATOL,
+    witness = Claim.at_least("witness_exists", float(lp.min()), WITNESS_ATOL,
                              "min over instances of max_M min_same A_ij over block-diagonal forms M (LP): some "
-                             "(W^Q, W^K) has zero cross entries and positive same-cluster entries")]
+                             "(W^Q, W^K) has zero cross entries and positive same-cluster entries")
+    claims = [witness]
     lp_certified = bool((lp_upper <= LP_ZERO).any())
     certificates = [_lp_certificate(lp_upper)] if lp_certified else []
     if form == CORRECTED:
@@ -360,7 +361,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     if failed and all(certified.get(c.name, False) for c in failed):
         details["no_witness_certificate"] = "; ".join(certificates)
     converged = bool(con.converged.all()) and (integ is None or bool(integ.converged.all()))
-    if not claims[0].passed and not lp_certified:
+    if not witness.passed and not lp_certified:
         # t* in (LP_ZERO, WITNESS_ATOL] on every failing instance: a witness may exist below what the LP resolves
         # (independent near-dependent lines: t* = ε_z²/4). Undecided, so not converged, never a false "fails".
         details["witness_lp_unresolved"] = (
