@@ -10,7 +10,6 @@ import dataclasses
 import theorems
 from fakes import make_fake
 from test_runner_defaults import planned
-from test_runner_defaults import registered as registered  # noqa: F401  (a fixture, used by name)
 from theorems.core.result import CORRECTED
 from theorems.core.suite import get_suite
 
