@@ -27,7 +27,8 @@ cover it), so ρ_k > 0 is a theorem; the check computes the maximiser exactly. S
 resting on ``rho_positive`` alone: it holds on generated instances and where x_i ∉ 𝒰_k nearly fails (``offset`` = 1e-3: ρ_1 ≈ 1e-3).
 Negative controls: ``row_norm`` ≠ 1 (rows not unit: ρ can exceed 1), ``instance='intersecting'`` (a sample
 of cluster 2 on 𝒰_1 ∩ 𝒰_2: ρ_1 = 0), and ``patterns='positive'`` (no sign enumeration: misses ρ on
-arbitrary-sign data).
+arbitrary-sign data). Tolerance pins: rows of norm 1 + 3e-12 where ρ_k = 1 (RANGE_ATOL), and the binding instance
+at ``offset`` = 5e-14 (ρ_1 ≈ 4e-14, four RHO_MINs above the threshold that the zero control falls below).
 """
 
 from __future__ import annotations
@@ -182,6 +183,10 @@ def cost(p: dict) -> Cost:
 
 
 CONTROLS = (dict(row_norm=1.5, allow_violation=True), dict(instance="intersecting", allow_violation=True))
+# Pin of RANGE_ATOL: one sample per cluster on two orthogonal lines has ρ_k = 1 exactly (to 4e-16); rows of norm
+# 1 + 3e-12 put ρ_k three RANGE_ATOLs above 1, so the identity fails there and passes with RANGE_ATOL loosened ×10.
+PINS = (dict(K=2, r=1, nu=1, imbalance=0, m=2, arrangement="angle", angle_deg=90.0, row_norm=1.000000000003,
+             allow_violation=True),)
 
 
 RESULT = register(Result(
@@ -196,8 +201,13 @@ RESULT = register(Result(
                 exists="for each k a unit u_k^⊥ ⟂ 𝒰_k with non-zero cosine to every x_i ∉ 𝒰_k (so ρ_k > 0)"),
     binding=(Binding(hypothesis="x_i ∉ 𝒰_k for the samples of the other clusters",
                      params=dict(instance="intersecting", offset=1e-3),
-                     margin="a cluster-2 sample at distance 8e-4 from 𝒰_1: ρ_1 ≈ 1e-3"),),
+                     margin="a cluster-2 sample at distance 8e-4 from 𝒰_1: ρ_1 ≈ 1e-3"),
+             # where it bites hardest: ρ_1 = 4e-14, four RHO_MINs above it (a sample on 𝒰_1 computes as ≈ 4e-17)
+             Binding(hypothesis="x_i ∉ 𝒰_k for the samples of the other clusters",
+                     params=dict(instance="intersecting", offset=5e-14),
+                     margin="a cluster-2 sample at distance 4e-14 from 𝒰_1: ρ_1 ≈ 4e-14, still certified positive")),
     controls=CONTROLS,
+    pins=PINS,
     cost=cost,
     strategy=lambda: _strategy(),
     params=(
