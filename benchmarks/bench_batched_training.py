@@ -24,10 +24,18 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import torch
+from bench_cost_growth import fitted_exponent
 
+from theorems.core.context import Context
+from theorems.data.ssl_pairs import make_moons, ssl_triplets
+from theorems.deep_fusion.head import HeadShape, train_head, train_head_each
 from theorems.nonlinear_cl.token_task import make_tasks
 from theorems.nonlinear_cl.token_training import Model, Protocol, train, train_each
+from theorems.optim.stiefel import haar_stiefel
+from theorems.optim.threads import single_threaded
+from theorems.ssl_dynamics.networks import train_and_compare, train_and_compare_each
 
 CASES = {
     "grid": dict(Ps=(1, 3), betas=(1, 2, 5), seeds=1, steps=20),
@@ -70,6 +78,86 @@ def test_batched_small(benchmark):
     assert r["max_weight_diff"] < 1e-3
 
 
+# Paper 000's trained heads (deep_fusion.trained_attention's default: depth 3, m = 12, 2 heads, K = 3, ν = 6) and
+# paper 002's encoders (ssl_dynamics.figure_2's default width 30 and n = 60, its three activations) at 1×, 2×, 4×
+# networks: S seeds of heads, seeds × activations of encoders.
+HEADS = dict(L=3, d=12, H=2, sizes=(6, 6, 6), r=2, eps=0.05, steps=40, lr=1e-2, tau=0.2, sequence="views")
+ENCODERS = dict(h=30, n=60, z=2, acts=("tanh", "relu", "sigmoid"), eta=0.01, steps=60)
+SIZES = (1, 2, 4)
+
+
+def _timed(fn):
+    t0 = time.process_time()
+    out = fn()
+    return out, time.process_time() - t0
+
+
+def measure_heads(seeds: int) -> dict:
+    """``train_head`` (one program over the seeds) against ``train_head_each`` (each seed alone, same draws)."""
+    c = HEADS
+    shape = HeadShape(seeds, c["L"], c["d"], c["H"])
+    args = (c["sizes"], c["r"], c["eps"], c["steps"], c["lr"], c["tau"], c["sequence"])
+    train_head(Context.make(seed=0), HeadShape(1, 1, c["d"], c["H"]), *args[:3], 2, *args[4:])  # warm-up
+    a, tb = _timed(lambda: train_head(Context.make(seed=0), shape, *args))
+    b, tl = _timed(lambda: train_head_each(Context.make(seed=0), shape, *args))
+    return {"networks": seeds, "steps": c["steps"], "batched_cpu_s": tb, "loop_cpu_s": tl, "speedup": tl / tb,
+            "max_weight_diff": float((a.theta - b.theta).abs().max())}
+
+
+def measure_encoders(seeds: int) -> dict:
+    """``train_and_compare`` (every start, and the activations its size rule stacks, in one program) against
+    ``train_and_compare_each`` (each network alone, its own linear reference) and against one program per
+    activation with the starts batched (``stack=1``: the engine before the activations were stacked), one thread
+    (as the results run it)."""
+    c = ENCODERS
+    with single_threaded():
+        ctx = Context.make(seed=0)
+        t = ssl_triplets(ctx, make_moons(ctx, c["n"], 0.05), 0.1)
+        W1, W2 = haar_stiefel(ctx, seeds, h=c["h"], k=2), haar_stiefel(ctx, seeds, h=c["h"], k=c["z"])
+        train_and_compare(t, W1, W2, c["acts"], c["eta"], 2)  # warm-up
+        (a, _), tb = _timed(lambda: train_and_compare(t, W1, W2, c["acts"], c["eta"], c["steps"], checkpoints=4))
+        (b, _), tl = _timed(lambda: train_and_compare_each(t, W1, W2, c["acts"], c["eta"], c["steps"], checkpoints=4))
+        (p, _), tp = _timed(lambda: train_and_compare(t, W1, W2, c["acts"], c["eta"], c["steps"], checkpoints=4,
+                                                      stack=1))
+    return {"networks": seeds * len(c["acts"]), "steps": c["steps"], "batched_cpu_s": tb, "loop_cpu_s": tl,
+            "speedup": tl / tb, "per_activation_cpu_s": tp, "speedup_vs_per_activation": tp / tb,
+            "max_gap_diff": max(float((a - b).abs().max()), float((a - p).abs().max()))}
+
+
+_RUNS: dict[str, dict[int, dict]] = {}
+
+
+def _record(benchmark, case: str, scale: int, r: dict) -> None:
+    """``extra_info``: the run's numbers and, at the largest size once the others ran in the same session, the
+    fitted exponents p of CPU time ∝ networks^p for the batched program and for the loop."""
+    benchmark.extra_info.update(r)
+    runs = _RUNS.setdefault(case, {})
+    runs[scale] = r
+    if scale == SIZES[-1] and all(s in runs for s in SIZES):
+        nets = [runs[s]["networks"] for s in SIZES]
+        for side in ("batched", "loop"):
+            benchmark.extra_info[f"{side}_exponent"] = round(
+                fitted_exponent(nets, [runs[s][f"{side}_cpu_s"] for s in SIZES]), 3)
+    print(case, scale, dict(benchmark.extra_info))
+
+
+@pytest.mark.parametrize("scale", SIZES)
+def test_batched_heads(benchmark, scale):
+    r = benchmark.pedantic(measure_heads, args=(4 * scale,), rounds=1)
+    _record(benchmark, "heads", scale, r)
+    assert r["max_weight_diff"] < 1e-9
+
+
+@pytest.mark.parametrize("scale", SIZES)
+def test_batched_encoders(benchmark, scale):
+    r = benchmark.pedantic(measure_encoders, args=(2 * scale,), rounds=1)
+    _record(benchmark, "encoders", scale, r)
+    assert r["max_gap_diff"] < 1e-9
+
+
 if __name__ == "__main__":
     for case in CASES:
         print(case, measure(case))
+    for scale in SIZES:
+        print("heads", measure_heads(4 * scale))
+        print("encoders", measure_encoders(2 * scale))

@@ -17,7 +17,8 @@ from theorems.deep_fusion.head import CHUNK, HeadShape, cosine_rate, train_head,
 from theorems.optim.adam import Adam
 from theorems.optim.batched_sgd import ClosedFormStep, train_program
 from theorems.optim.stiefel import haar_stiefel
-from theorems.ssl_dynamics.networks import riemannian_step, train_and_compare, train_and_compare_each
+from theorems.ssl_dynamics.networks import (activation_and_slope, activations_and_slopes, riemannian_step,
+                                            train_and_compare, train_and_compare_each)
 
 # float64 trajectories of tens of steps: per step only the summation order inside the shared tensor ops differs,
 # ~1e-16 relative, and these well-conditioned runs amplify it by far less than 1e4
@@ -101,6 +102,19 @@ def test_untrained_heads_take_no_step_and_report_no_loss():
         assert out.steps == 0 and out.history.shape == (0, 2) and bool(out.loss_last.isnan().all())
 
 
+def test_stacked_activations_write_each_slice_as_the_single_activation_does():
+    Z = Context.make(seed=1).randn(5, 3, 4)
+    names = ("tanh", "relu", "sigmoid", "softplus2", "identity")
+    A, S = activations_and_slopes(names, Z)
+    for i, name in enumerate(names):
+        a, s = activation_and_slope(name, Z[i])
+        assert torch.equal(A[i], a) and torch.equal(S[i], s)
+    assert torch.allclose(A[0], torch.tanh(Z[0]), atol=1e-15) and torch.equal(A[1], torch.relu(Z[1]))
+    assert torch.allclose(S[2], torch.sigmoid(Z[2]) * (1 - torch.sigmoid(Z[2])), rtol=1e-15)
+    with pytest.raises(ValueError, match="activations"):
+        activations_and_slopes(names[:2], Z)
+
+
 def test_batched_encoders_are_the_per_network_loop():
     """Every activation and start of ``train_and_compare`` stacked into one program against each trained alone
     (each with its own linear reference): the same gaps at every recorded step."""
@@ -113,6 +127,10 @@ def test_batched_encoders_are_the_per_network_loop():
     assert at == at_ref == [0, 4, 8, 12] and gaps.shape == ref.shape == (4, 3, 2)
     assert torch.allclose(gaps, ref, **F64_TRAJ)
     assert bool((gaps[0] > 0).all()) and not torch.allclose(gaps[0], gaps[-1], rtol=1e-3)  # it trained
+    # programs of at most 1 or 2 activations (what the size rule picks for larger tensors): the same gaps
+    for stack in (1, 2):
+        split, at_split = train_and_compare(t, W1, W2, acts, 0.05, 12, checkpoints=2, stack=stack)
+        assert at_split == at and torch.allclose(split, gaps, **F64_TRAJ)
     # a single activation: the stacked axis of one network
     one, _ = train_and_compare(t, W1, W2, ("tanh",), 0.05, 12, checkpoints=2)
     assert torch.allclose(one[:, 0], gaps[:, 0], **F64_TRAJ)
