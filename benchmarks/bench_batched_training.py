@@ -1,20 +1,39 @@
-"""Paper 001's §5 token networks: one tensor program over many networks (``token_training.train`` on
-``optim.batched_sgd``) against the per-network loop (``token_training.train_each``: each network alone, in the
-authors' row form, its own optimiser), on the same draws. No timing assertion: the CPU seconds of each side
+"""Many networks as one tensor program (``optim.batched_sgd.train_program``) against the per-network loop, for the
+three trainers on the engine, on the same draws. No timing assertion: the CPU seconds of each side
 (``time.process_time``, one thread, so a shared machine's waiting does not count) and their ratio go to
-``benchmark.extra_info``; both sides must end on the same weights (float32 tolerance).
+``benchmark.extra_info``; both sides must end on the same numbers (float tolerance).
 
-Cases (the authors' protocol: BatchNorm per view, ℓ2-normalised InfoNCE, τ = 0.1, d_out = 50, batch 128):
+Paper 001's §5 token networks (``token_training.train`` against ``token_training.train_each``: each network alone,
+in the authors' row form, its own optimiser). The authors' protocol: BatchNorm per view, ℓ2-normalised InfoNCE,
+τ = 0.1, d_out = 50, batch 128.
 
 * ``grid``: a slice of the Fig. 4 grid, P ∈ {1, 3}, β ∈ {1, 2, 5}, ReLU and linear, 1 seed (12 networks), 20 steps;
 * ``small``: P = 3, β = 2, ReLU and linear, 3 seeds (6 networks), 20 steps: the size of a ci replay.
 
 Measured (this project's 2-core machine shared by 8 sessions at load ≈ 20, so absolute CPU seconds are inflated;
-each ratio is of one run, after a warm-up): loop/batched ≈ 2.9–3.3× (``grid``) and 2.6–3.0× (``small``). Against the
+each ratio is of one run, after a warm-up): loop/batched ≈ 2.6–3.3× (``grid``) and 2.6–3.0× (``small``). Against the
 engine it replaces (the same batching over the 2N rows of every unit, commit b006e2a; not kept in the tree), per
 step of the printed protocol (batch 128) on the paper's whole β × P grid with 3 seeds: Fig. 4's ReLU and linear
 with InfoNCE (96 networks) 86 vs 260 ms (3.0×, 430 s CPU for 5000 steps), Table 1's four BatchNorm variants at
 ζ = 10 (192 networks) 184 vs 1178 ms (6.4×, 920 s CPU for 5000 steps).
+
+Paper 000's Transformer heads (``deep_fusion.head.train_head``, Adam with cosine annealing, against
+``train_head_each``: each seed's head alone from the same initialisation and views) at deep_fusion.trained_attention's
+default shape (depth 3, m = 12, 2 heads, N = 18), 40 steps, 4 / 8 / 16 seeds (``test_batched_heads``), and paper
+002's two-layer encoders (``ssl_dynamics.networks.train_and_compare``, Riemannian GD, against
+``train_and_compare_each``: each activation and start alone) at figure_2's default width h = 30 and n = 60, its
+three activations, 60 steps, 2 / 4 / 8 starts (6 / 12 / 24 networks, ``test_batched_encoders``). The 4× case carries
+the fitted exponents p of CPU time ∝ networks^p. Measured in one run on the same contended machine:
+
+    heads      4 / 8 / 16 networks   batched 0.22 / 0.27 / 0.43 s   loop 0.61 / 1.45 / 2.33 s   2.8× / 5.4× / 5.4×
+               p: batched 0.49, loop 0.97
+    encoders   6 / 12 / 24 networks  batched 0.055 / 0.074 / 0.163 s   loop 0.18 / 0.35 / 0.67 s   3.2× / 4.7× / 4.1×
+               p: batched 0.79, loop 0.96
+
+The encoders' ``speedup_vs_per_activation`` compares with one program per activation, starts batched
+(``stack=1``; the engine before the activations were stacked, except that each of its programs recomputes the
+cheap linear network): 1.8× / 1.6× / 1.0×; at 24 networks the size rule of ``ssl_dynamics.networks``
+(STACK_ELEMENTS) already runs one program per activation, since stacking larger tensors costs more than it saves.
 
     pytest benchmarks/bench_batched_training.py --benchmark-only -s
     python benchmarks/bench_batched_training.py
