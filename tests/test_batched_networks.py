@@ -71,10 +71,16 @@ def test_written_out_gradients_and_a_retraction_on_the_engine_are_the_hand_loop(
     assert torch.allclose(W.transpose(-1, -2) @ W, torch.eye(2, dtype=W.dtype).expand(4, 2, 2), atol=1e-12)
 
 
-def test_the_engine_rejects_a_gradient_list_that_does_not_match_the_parameters():
+def test_the_engine_rejects_bad_arguments_and_runs_a_single_step():
     W = torch.zeros(2, 3)
-    with pytest.raises(ValueError):
-        train_program([W], lambda t: (W.sum(-1), []), 1, optimizer=ClosedFormStep([W], lambda p, g, lr: p, 0.1))
+    step = ClosedFormStep([W], lambda p, g, lr: p - lr * g, 0.5)
+    with pytest.raises(ValueError):  # a gradient list that does not match the parameters
+        train_program([W], lambda t: (W.sum(-1), []), 1, optimizer=step)
+    for steps, log_every in ((0, 1), (1, 0), (-1, 1)):
+        with pytest.raises(ValueError, match="steps"):
+            train_program([W], lambda t: (W.sum(-1), [torch.ones_like(W)]), steps, optimizer=step, log_every=log_every)
+    logged, finite = train_program([W], lambda t: (W.sum(-1), [torch.ones_like(W)]), 1, optimizer=step)
+    assert finite and torch.equal(logged, torch.zeros(1, 2)) and torch.equal(W, torch.full((2, 3), -0.5))
 
 
 @pytest.mark.parametrize("sequence", ["views", "joint"])

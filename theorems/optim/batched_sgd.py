@@ -97,8 +97,6 @@ def sgd_program(params: Sequence[torch.Tensor], losses: Callable[[int], torch.Te
                 momentum: float, weight_decay: float, log_every: int = 50) -> tuple[torch.Tensor, bool]:
     """:func:`train_program` with ``torch.optim.SGD`` (momentum, weight decay, no dampening or Nesterov) on the
     leaf tensors ``params``."""
-    if steps < 1 or log_every < 1:
-        raise ValueError(f"sgd_program: steps={steps}, log_every={log_every} (both ≥ 1)")
     opt = torch.optim.SGD(list(params), lr=lr, momentum=momentum, weight_decay=weight_decay)
     return train_program(params, losses, steps, optimizer=opt, log_every=log_every)
 
