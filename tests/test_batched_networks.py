@@ -13,7 +13,9 @@ import torch
 
 from theorems.core.context import Context
 from theorems.data.ssl_pairs import make_moons, ssl_triplets
-from theorems.deep_fusion.head import CHUNK, HeadShape, cosine_rate, train_head, train_head_each
+from theorems.data.subspaces import random_subspaces
+from theorems.deep_fusion.head import (CHUNK, HeadShape, SubspaceSource, cosine_rate, train_head, train_head_each,
+                                     view_chunks)
 from theorems.optim.adam import Adam
 from theorems.optim.batched_sgd import ClosedFormStep, train_program
 from theorems.optim.stiefel import haar_stiefel
@@ -101,6 +103,14 @@ def test_batched_heads_are_the_per_seed_loop(sequence):
     assert float((batched.theta[0] - batched.theta[1]).abs().max()) > 0.1
 
 
+def test_views_are_drawn_chunk_by_chunk_and_no_further():
+    shape = HeadShape(S=2, L=1, d=4, H=2)
+    ctx = Context.make(seed=3)
+    source = SubspaceSource(random_subspaces(ctx, 2, 4, 2, 1), (2, 2))
+    assert [c.shape for c in view_chunks(ctx, source, CHUNK + 2, 0.05)] == [(CHUNK, 2, 2, 4, 4), (2, 2, 2, 4, 4)]
+    assert list(view_chunks(ctx, source, 0, 0.05)) == []
+
+
 def test_untrained_heads_take_no_step_and_report_no_loss():
     shape = HeadShape(S=2, L=1, d=4, H=2)
     for train in (train_head, train_head_each):
@@ -133,8 +143,9 @@ def test_batched_encoders_are_the_per_network_loop():
     assert at == at_ref == [0, 4, 8, 12] and gaps.shape == ref.shape == (4, 3, 2)
     assert torch.allclose(gaps, ref, **F64_TRAJ)
     assert bool((gaps[0] > 0).all()) and not torch.allclose(gaps[0], gaps[-1], rtol=1e-3)  # it trained
-    # programs of at most 1 or 2 activations (what the size rule picks for larger tensors): the same gaps
-    for stack in (1, 2):
+    # programs of at most 1 or 2 activations (what the size rule picks for larger tensors; 0 counts as 1): the
+    # same gaps
+    for stack in (0, 1, 2):
         split, at_split = train_and_compare(t, W1, W2, acts, 0.05, 12, checkpoints=2, stack=stack)
         assert at_split == at and torch.allclose(split, gaps, **F64_TRAJ)
     # a single activation: the stacked axis of one network

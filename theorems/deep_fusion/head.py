@@ -225,11 +225,8 @@ def fit_heads(theta0: torch.Tensor, shape: HeadShape, views, steps: int, lr: flo
 
 def _training(theta: torch.Tensor, source, history: torch.Tensor) -> Training:
     """The record of a run: the mean loss over its first and last chunk of steps (nan for a run of no steps)."""
-    steps, S = history.shape
-    if steps == 0:
-        nan = torch.full((S,), math.nan, dtype=theta.dtype, device=theta.device)
-        return Training(theta, source, nan, nan, 0, history)
-    last = (steps - 1) // CHUNK * CHUNK
+    steps = history.shape[0]
+    last = max(steps - 1, 0) // CHUNK * CHUNK  # (the mean over no steps is nan)
     return Training(theta, source, history[:CHUNK].mean(0), history[last:].mean(0), steps, history)
 
 
