@@ -589,27 +589,6 @@ def test_fusion_trend_directions_depend_on_the_normalisation_of_W(run):
     assert unit.claim("logR_slope_vs_angle").observed > 0 > frob.claim("logR_slope_vs_angle").observed
 
 
-def test_adam_step_matches_torch_adam():
-    """The hand-written batched Adam (and its cosine schedule) against torch.optim.Adam on a quadratic."""
-    from theorems.deep_fusion.head import adam_step, cosine_rate
-
-    ctx = Context.make(seed=6)
-    target = ctx.randn(3, 5)
-    mine = ctx.randn(3, 5)
-    ref = mine.clone().requires_grad_(True)
-    opt = torch.optim.Adam([ref], lr=0.1)
-    mom, vel = torch.zeros_like(mine), torch.zeros_like(mine)
-    for t in range(5):
-        for group in opt.param_groups:
-            group["lr"] = cosine_rate(0.1, t, 5)
-        opt.zero_grad()
-        ((ref - target) ** 2).sum().backward()
-        opt.step()
-        mine = adam_step(mine, 2 * (mine - target), mom, vel, t, cosine_rate(0.1, t, 5))
-    assert torch.allclose(mine, ref.detach(), rtol=1e-12, atol=1e-14)
-    assert cosine_rate(0.1, 0, 5) == 0.1 and cosine_rate(0.1, 5, 5) == pytest.approx(0.0, abs=1e-15)
-
-
 def test_trained_attention_slope_claim_recomputed_with_numpy(run):
     """The asserted number is mean + 2·SE of the per-seed least-squares slopes of q_ℓ (numpy polyfit here), and
     the default trains exactly the steps it asks for."""

@@ -19,20 +19,24 @@ Hessian on a fixed batch of fresh views at the trained parameters (Lanczos on He
 it; the number says whether the trained head sits at a saddle of the loss it was trained on (a negative λ_min is
 certain, Ritz values being upper estimates of it).
 
-All S seeds train as one tensor problem: the parameters of seed s are row s of one (S, P) tensor, every
-operation carries the seed axis, and Adam is elementwise, so the seeds never interact (the loss is the sum of
-the seeds' losses). Everything is created on the context's device and dtype.
+All S seeds train as one tensor problem on the shared engine (``optim.batched_sgd.train_program``, Adam of
+``optim.adam``): the parameters of seed s are row s of one (S, P) tensor, every operation carries the seed axis,
+and Adam is elementwise, so the seeds never interact (the loss is the sum of the seeds' losses);
+:func:`train_head_each` is the per-seed loop it replaces (``tests/test_batched_networks.py``: the same numbers).
+Everything is created on the context's device and dtype.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 import torch.nn.functional as F
 
 from ..data.subspaces import add_noise, random_subspaces, sample_union
+from ..optim.adam import Adam
+from ..optim.batched_sgd import train_program
 from ..optim.curvature import Curvature, tangent_curvature
 from ..optim.threads import single_threaded
 
@@ -132,14 +136,6 @@ class Training:
     history: torch.Tensor | None = None  # (steps, S) the training loss at every step
 
 
-def adam_step(theta, grad, mom, vel, t: int, rate: float) -> torch.Tensor:
-    """One Adam step (elementwise, so batched seeds stay independent); updates mom, vel in place, t from 0."""
-    b1, b2 = ADAM_BETAS
-    mom.mul_(b1).add_(grad, alpha=1 - b1)
-    vel.mul_(b2).addcmul_(grad, grad, value=1 - b2)
-    return theta - rate * (mom / (1 - b1 ** (t + 1))) / ((vel / (1 - b2 ** (t + 1))).sqrt() + ADAM_EPS)
-
-
 def cosine_rate(lr: float, t: int, steps: int) -> float:
     """The learning rate at step t of a cosine annealing to 0 over ``steps`` (the paper's schedule)."""
     return lr * 0.5 * (1 + math.cos(math.pi * t / steps))
@@ -195,47 +191,83 @@ def views_of(ctx, source, steps: int, eps: float) -> torch.Tensor:
     return two.reshape(*X.shape[:2], 2, *X.shape[2:])
 
 
+def view_chunks(ctx, source, steps: int, eps: float):
+    """The training views of ``steps`` steps, drawn CHUNK steps at a time (:func:`views_of`, (≤ CHUNK, S, 2, N, m)
+    each): the order in which the generator is consumed, whoever trains on them."""
+    for start in range(0, steps, CHUNK):
+        yield views_of(ctx, source, min(CHUNK, steps - start), eps)
+
+
+def step_loss(theta: torch.Tensor, shape: HeadShape, X: torch.Tensor, tau: float, sequence: str) -> torch.Tensor:
+    """(S,) NT-Xent of each seed's head on one batch of views X (S, 2, N, m)."""
+    S, _, N, m = X.shape
+    if sequence == "joint":
+        Z, _ = forward(theta, shape, X.reshape(S, 1, 2 * N, m))
+        Z = Z.reshape(S, 2, N, m)
+    else:
+        Z, _ = forward(theta, shape, X)
+    return nt_xent(Z[:, 0], Z[:, 1], tau)
+
+
+def fit_heads(theta0: torch.Tensor, shape: HeadShape, views, steps: int, lr: float, tau: float,
+              sequence: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """``steps`` Adam steps (cosine-annealed rate) from ``theta0`` (S, P) on the batch ``views(t)`` (S, 2, N, m) of
+    step t: one tensor program over the S seeds on ``optim.batched_sgd.train_program``. Returns the trained
+    parameters and the training loss at every step (steps, S)."""
+    theta = theta0.detach().clone().requires_grad_(True)
+    if steps == 0:
+        return theta.detach(), theta0.new_empty(0, theta0.shape[0])
+    opt = Adam([theta], lr, ADAM_BETAS, ADAM_EPS)
+    history, _ = train_program([theta], lambda t: step_loss(theta, shape, views(t), tau, sequence), steps,
+                               optimizer=opt, rate=lambda t: cosine_rate(lr, t, steps), log_every=1)
+    return theta.detach(), history
+
+
+def _training(theta: torch.Tensor, source, history: torch.Tensor) -> Training:
+    """The record of a run: the mean loss over its first and last chunk of steps (nan for a run of no steps)."""
+    steps = history.shape[0]
+    last = max(steps - 1, 0) // CHUNK * CHUNK  # (the mean over no steps is nan)
+    return Training(theta, source, history[:CHUNK].mean(0), history[last:].mean(0), steps, history)
+
+
+def _setup(ctx, shape: HeadShape, sizes, r: int, source):
+    if source is None:
+        source = SubspaceSource(random_subspaces(ctx, shape.S, shape.d, len(sizes), r), sizes)
+    return source, init_params(ctx, shape)
+
+
 def train_head(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr: float, tau: float,
                sequence: str, source=None) -> Training:
-    """Train S heads for ``steps`` Adam steps, with one intra-op thread (the tensors are tiny: threads only add
-    synchronisation, see `theorems.optim.threads`). The data: ``source`` (see :class:`PoolSource`), or by default
-    each seed's own union of len(sizes) random r-dimensional subspaces."""
+    """Train S heads for ``steps`` Adam steps as one tensor program, with one intra-op thread (the tensors are
+    tiny: threads only add synchronisation, see `theorems.optim.threads`). The data: ``source`` (see
+    :class:`PoolSource`), or by default each seed's own union of len(sizes) random r-dimensional subspaces; the
+    views are drawn CHUNK steps at a time as the training reaches them (memory ~CHUNK·S·N·m)."""
     with single_threaded():
-        return _train_head(ctx, shape, sizes, r, eps, steps, lr, tau, sequence, source)
+        source, theta0 = _setup(ctx, shape, sizes, r, source)
+        chunks = view_chunks(ctx, source, steps, eps)
+        current: list[torch.Tensor] = []
+
+        def views(t: int) -> torch.Tensor:
+            if t % CHUNK == 0:
+                current[:] = [next(chunks)]
+            return current[0][t % CHUNK]
+
+        theta, history = fit_heads(theta0, shape, views, steps, lr, tau, sequence)
+        return _training(theta, source, history)
 
 
-def _train_head(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr: float, tau: float,
-                sequence: str, source) -> Training:
-    S, m = shape.S, shape.d
-    if source is None:
-        source = SubspaceSource(random_subspaces(ctx, S, m, len(sizes), r), sizes)
-    theta = init_params(ctx, shape)
-    mom, vel = torch.zeros_like(theta), torch.zeros_like(theta)
-    N = int(sum(sizes))
-    losses, steps_losses, taken = [], [], 0
-    for start in range(0, steps, CHUNK):
-        data = views_of(ctx, source, min(CHUNK, steps - start), eps)
-        chunk = []
-        for k in range(data.shape[0]):
-            t = start + k
-            theta.requires_grad_(True)
-            X = data[k]  # (S, 2, N, m)
-            if sequence == "joint":
-                Z, _ = forward(theta, shape, X.reshape(S, 1, 2 * N, m))
-                Z = Z.reshape(S, 2, N, m)
-            else:
-                Z, _ = forward(theta, shape, X)
-            loss = nt_xent(Z[:, 0], Z[:, 1], tau)
-            (grad,) = torch.autograd.grad(loss.sum(), theta)
-            chunk.append(loss.detach())
-            theta = adam_step(theta.detach(), grad, mom, vel, t, cosine_rate(lr, t, steps))
-            taken += 1
-        losses.append(torch.stack(chunk).mean(0))
-        steps_losses.append(torch.stack(chunk))
-    nan = torch.full((S,), math.nan, dtype=ctx.dtype, device=ctx.device)
-    history = torch.cat(steps_losses) if steps_losses else torch.empty(0, S, dtype=ctx.dtype, device=ctx.device)
-    return Training(theta.detach(), source, losses[0] if losses else nan, losses[-1] if losses else nan, taken,
-                    history)
+def train_head_each(ctx, shape: HeadShape, sizes, r: int, eps: float, steps: int, lr: float, tau: float,
+                    sequence: str, source=None) -> Training:
+    """The per-network loop of :func:`train_head`: the same draws (data source, initialisations, every chunk of
+    views, drawn up front), then each seed's head trained alone by :func:`fit_heads` with its own optimiser (the
+    reference of the batched run and the baseline of ``benchmarks/bench_batched_training.py``)."""
+    with single_threaded():
+        source, theta0 = _setup(ctx, shape, sizes, r, source)
+        data = list(view_chunks(ctx, source, steps, eps))
+        one = replace(shape, S=1)
+        runs = [fit_heads(theta0[s:s + 1], one, lambda t, s=s: data[t // CHUNK][t % CHUNK][s:s + 1], steps, lr, tau,
+                          sequence) for s in range(shape.S)]
+        return _training(torch.cat([th for th, _ in runs]), source, torch.cat([h for _, h in runs], 1))
 
 
 def attention_logits(ctx, training: Training, shape: HeadShape, sizes, batches: int) -> list[torch.Tensor]:
@@ -253,17 +285,10 @@ CURVATURE_ITERS = 20
 
 def batch_loss(theta: torch.Tensor, shape: HeadShape, data: torch.Tensor, tau: float, sequence: str) -> torch.Tensor:
     """(S,) NT-Xent of each seed's head on ``data`` (T, S, 2, N, m): the mean over the T batches."""
-    T, S, _, N, m = data.shape
-    total = theta.new_zeros(S)
-    for k in range(T):
-        X = data[k]
-        if sequence == "joint":
-            Z, _ = forward(theta, shape, X.reshape(S, 1, 2 * N, m))
-            Z = Z.reshape(S, 2, N, m)
-        else:
-            Z, _ = forward(theta, shape, X)
-        total = total + nt_xent(Z[:, 0], Z[:, 1], tau)
-    return total / T
+    total = theta.new_zeros(data.shape[1])
+    for k in range(data.shape[0]):
+        total = total + step_loss(theta, shape, data[k], tau, sequence)
+    return total / data.shape[0]
 
 
 def head_curvature(ctx, training: Training, shape: HeadShape, eps: float, tau: float, sequence: str,

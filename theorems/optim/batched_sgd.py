@@ -1,14 +1,20 @@
-"""Many small networks trained by SGD as one tensor program, and the per-network loop it replaces.
+"""Many small networks trained as one tensor program, and the per-network loop it replaces.
 
 A run of B networks that share no parameter is one optimisation of the *sum* of their losses over the stacked
-parameter tensors: ∂(Σ_b L_b)/∂θ_b = ∂L_b/∂θ_b because L_c does not depend on θ_b for c ≠ b, and SGD with momentum
-and weight decay updates every coordinate from its own gradient and buffer alone, so one optimiser step on the
-stacked tensors is B separate steps. What the batching changes is only the order of floating-point sums inside
-the shared tensor ops (``tests/test_batched_sgd.py`` checks both facts against :func:`sgd_each`).
+parameter tensors: ∂(Σ_b L_b)/∂θ_b = ∂L_b/∂θ_b because L_c does not depend on θ_b for c ≠ b, and an optimiser
+that updates every coordinate from its own gradient and state alone (SGD with momentum and weight decay, Adam, a
+retraction applied network by network) makes one step on the stacked tensors B separate steps. What the batching
+changes is only the order of floating-point sums inside the shared tensor ops (``tests/test_batched_sgd.py`` and
+``tests/test_batched_networks.py`` check both facts against the per-network loops).
 
-* :func:`sgd_program`: the training loop over stacked parameters (``losses(step) → (B,)``), logging every
-  network's loss; :func:`sgd_each` runs the same loop once per network (the reference and the baseline of
-  ``benchmarks/bench_batched_training.py``).
+* :func:`train_program`: the training loop over stacked parameters (``losses(step) → (B,)``, or the losses and
+  gradients written out), any optimiser of the ``torch.optim`` interface, an optional learning-rate schedule,
+  logging every network's loss. It trains paper 001's §5 token networks (:func:`sgd_program`, SGD), paper 000's
+  Transformer heads (``deep_fusion.head``, Adam with cosine annealing) and paper 002's two-layer encoders
+  (``ssl_dynamics.networks``, Riemannian GD by :class:`ClosedFormStep`);
+* :func:`sgd_each` runs :func:`sgd_program` once per network (the reference and the baseline of
+  ``benchmarks/bench_batched_training.py``; the heads and encoders have their own per-network loops beside their
+  batched trainers, as they slice their draws);
 * :func:`one_hot_linear`: a linear layer applied to one-hot (token) inputs, for many networks at once. With
   inputs x = Σ_k e_{t_k} (one token per slot k, each slot its own block of rows), Wx is the sum of K rows of a
   table: ``torch.nn.functional.embedding_bag`` in mode ``sum``, whose backward scatters into the table without
@@ -17,30 +23,82 @@ the shared tensor ops (``tests/test_batched_sgd.py`` checks both facts against :
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Sequence, Union
 
 import torch
 
+# what a batched loss function returns: the (B,) losses (autograd differentiates them) or (losses, gradients)
+Loss = Union[torch.Tensor, tuple[torch.Tensor, Sequence[torch.Tensor]]]
 
-def sgd_program(params: Sequence[torch.Tensor], losses: Callable[[int], torch.Tensor], steps: int, *, lr: float,
-                momentum: float, weight_decay: float, log_every: int = 50) -> tuple[torch.Tensor, bool]:
-    """Run ``steps`` SGD steps (``torch.optim.SGD``: momentum, weight decay, no dampening or Nesterov) on the
-    leaf tensors ``params``, minimising Σ ``losses(step)``. Returns the per-network losses at every
-    ``log_every``-th step and at the last, (checkpoints, B), and whether every parameter and logged loss is finite."""
+
+class ClosedFormStep:
+    """The optimiser of a problem whose gradients are written out and whose step is its own (a retraction onto a
+    manifold, say): ``step`` replaces every parameter p by ``update(p, p.grad, lr)``, each from its own gradient
+    alone, so stacked networks stay independent as long as ``update`` acts on each network's slice alone."""
+
+    def __init__(self, params: Sequence[torch.Tensor], update: Callable[[torch.Tensor, torch.Tensor, float],
+                 torch.Tensor], lr: float) -> None:
+        self.params, self.update, self.lr = list(params), update, float(lr)
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.grad = None
+
+    @torch.no_grad()
+    def step(self) -> None:
+        for p in self.params:
+            if p.grad is not None:
+                p.copy_(self.update(p, p.grad, self.lr))
+
+
+def _set_rate(opt, rate: float) -> None:
+    if hasattr(opt, "param_groups"):  # a torch.optim optimiser
+        for group in opt.param_groups:
+            group["lr"] = rate
+    else:  # optim.adam.Adam, ClosedFormStep
+        opt.lr = rate
+
+
+def train_program(params: Sequence[torch.Tensor], losses: Callable[[int], Loss], steps: int, *, optimizer,
+                  rate: Callable[[int], float] | None = None, log_every: int = 50) -> tuple[torch.Tensor, bool]:
+    """The training loop over stacked parameters, for any optimiser of the ``torch.optim`` interface
+    (``zero_grad``, ``step``; ``torch.optim.SGD``, ``optim.adam.Adam``, :class:`ClosedFormStep`): ``steps`` steps
+    minimising Σ ``losses(step)`` over the tensors ``params`` (those ``optimizer`` updates). ``losses(step)``
+    returns the (B,) losses of the B networks at the current parameters, differentiable (autograd gives the
+    gradients), or (losses, gradients), one gradient per parameter (written out by the caller; the losses are
+    then only logged). ``rate(step)``: the learning rate of the step (a schedule), else the optimiser's own.
+    Returns the per-network losses at every ``log_every``-th step and at the last, (checkpoints, B), and whether
+    every parameter and logged loss is finite."""
     if steps < 1 or log_every < 1:
-        raise ValueError(f"sgd_program: steps={steps}, log_every={log_every} (both ≥ 1)")
-    opt = torch.optim.SGD(list(params), lr=lr, momentum=momentum, weight_decay=weight_decay)
+        raise ValueError(f"train_program: steps={steps}, log_every={log_every} (both ≥ 1)")
+    params = list(params)
     logged = []
     for step in range(steps):
-        loss = losses(step)
-        opt.zero_grad(set_to_none=True)
-        loss.sum().backward()
-        opt.step()
+        out = losses(step)
+        optimizer.zero_grad()  # torch.optim: set_to_none by default
+        if isinstance(out, tuple):
+            loss, grads = out
+            for p, g in zip(params, grads, strict=True):
+                p.grad = g
+        else:
+            loss = out
+            loss.sum().backward()
+        if rate is not None:
+            _set_rate(optimizer, rate(step))
+        optimizer.step()
         if step % log_every == 0 or step == steps - 1:
             logged.append(loss.detach())
     out = torch.stack(logged)
     finite = bool(torch.isfinite(out).all()) and all(bool(torch.isfinite(p).all()) for p in params)
     return out, finite
+
+
+def sgd_program(params: Sequence[torch.Tensor], losses: Callable[[int], torch.Tensor], steps: int, *, lr: float,
+                momentum: float, weight_decay: float, log_every: int = 50) -> tuple[torch.Tensor, bool]:
+    """:func:`train_program` with ``torch.optim.SGD`` (momentum, weight decay, no dampening or Nesterov) on the
+    leaf tensors ``params``."""
+    opt = torch.optim.SGD(list(params), lr=lr, momentum=momentum, weight_decay=weight_decay)
+    return train_program(params, losses, steps, optimizer=opt, log_every=log_every)
 
 
 def sgd_each(networks: Sequence[tuple[Sequence[torch.Tensor], Callable[[int], torch.Tensor]]], steps: int,
