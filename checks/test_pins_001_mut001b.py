@@ -5,9 +5,13 @@ it pass, tightened ÷10 puts it more than 10 allowances out. Every instance is s
 
 from __future__ import annotations
 
+import math
+
 import pytest
+import torch
 
 from checks.pinning import assert_registered_pin
+from theorems.nonlinear_cl import figure_8
 
 # (result id, the registered control, the claims it pins)
 PINS = [
@@ -28,3 +32,21 @@ PINS = [
 @pytest.mark.parametrize("rid, control, claims", PINS, ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(PINS)])
 def test_registered_control_pins_the_tolerance(run, rid, control, claims):
     assert_registered_pin(run, rid, control, claims, kinds=("bound", "identity", "proof_step"))
+
+
+def test_figure_8_kink_maximum_needs_both_sides():
+    """``relu_maxima_at_kinks`` counts a grid maximum as the kink's only if ℰ at the kink is at least ℰ on BOTH
+    sides. On the paper's 9 points four of the 18 kink angles have ℰ rising through them (one side above): checked
+    against ℰ at a 1e-4 offset, computed here, on every kink where that reference is decisive."""
+    ang = torch.tensor(figure_8.point_angles("paper"), dtype=torch.float64)
+    X = torch.stack([torch.cos(ang), torch.sin(ang)], 1)
+    verdicts, one_sided = [], 0
+    for tk in torch.cat([ang + math.pi / 2, ang - math.pi / 2]).tolist():
+        ws = torch.tensor([[math.cos(t), math.sin(t)] for t in (tk - 1e-4, tk, tk + 1e-4)], dtype=torch.float64)
+        e = figure_8.energy(X, ws, 0.0)
+        left, right = float(e[1] - e[0]), float(e[1] - e[2])
+        if min(abs(left), abs(right)) < 1e-8:
+            continue  # flat to one side at this offset: the reference decides nothing
+        one_sided += (left > 0) != (right > 0)
+        verdicts.append(figure_8.kink_is_local_max(X, tk, 0.0) == (left > 0 and right > 0))
+    assert len(verdicts) >= 16 and all(verdicts) and one_sided >= 3, (verdicts, one_sided)
