@@ -23,6 +23,10 @@ PINS = [
                                     allow_violation=True), ("linearised_rate_at_least_guaranteed",)),
     ("nonlinear_cl.theorem_1", dict(model="summation", d=2, q=0.2, steps=100, rate_scale=1.05, allow_violation=True),
      ("contraction_at_proof_rate",)),
+    # DELTA_RTOL and SECULAR_AMPLIFICATION of theorem_5's corrected alternative δ_k (an identity)
+    ("nonlinear_cl.theorem_5", dict(delta_scale=1 + 3e-8, allow_violation=True), ("alternative_delta_corrected",)),
+    ("nonlinear_cl.theorem_5", dict(weak_rf=0.03, delta_scale=1 + 6e-7, allow_violation=True),
+     ("alternative_delta_corrected",)),
     # RATE_RTOL of examples.py: the fitted flow rate against the closed-form gap
     ("nonlinear_cl.summation_model", dict(M=2, q=0.2, closed_form_scale=1.03, allow_violation=True),
      ("flow_rate_equals_gap",)),

@@ -1,0 +1,23 @@
+"""Hypothesis edges of paper 001 not named elsewhere (issue 26, item 9; the rule is in checks/test_pins_001_003.py):
+each row is an instance on one side of a declared check's edge, evaluated on the declared hypotheses alone, so
+dropping the check, flipping its comparison or moving its constant fails a row."""
+
+from __future__ import annotations
+
+import pytest
+
+from checks.pinning import assert_hypothesis_edge
+
+# (result id, form, params, a fragment of the hypothesis named, or None: inside every hypothesis)
+EDGES = [
+    # eq. (9)'s threshold (3 − √5)/2 = 0.38196601125: the verifier refuses q within 1e-6 of it (literal distances)
+    ("nonlinear_cl.summation_model", None, dict(q=0.381966), "|q − (3 − √5)/2| ≥ 1e-6"),  # 1.1e-8 away
+    ("nonlinear_cl.summation_model", None, dict(q=0.3819665), "|q − (3 − √5)/2| ≥ 1e-6"),  # 4.9e-7 away
+    ("nonlinear_cl.summation_model", None, dict(q=0.381971), None),  # 5.0e-6 away
+    ("nonlinear_cl.summation_model", None, dict(q=0.38196), None),  # 6.0e-6 below
+]
+
+
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
+def test_hypothesis_edge_is_named(rid, form, params, name):
+    assert_hypothesis_edge(rid, form, params, name)
