@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from checks.pinning import assert_registered_pin
+from theorems.core import recording
 from theorems.nonlinear_cl import figure_8
 
 # (result id, the registered control, the claims it pins)
@@ -27,6 +28,9 @@ PINS = [
     ("nonlinear_cl.theorem_5", dict(delta_scale=1 + 3e-8, allow_violation=True), ("alternative_delta_corrected",)),
     ("nonlinear_cl.theorem_5", dict(weak_rf=0.03, delta_scale=1 + 6e-7, allow_violation=True),
      ("alternative_delta_corrected",)),
+    # FD_RTOL of theorem_2: ρ by finite differences against the 1-D reference formula
+    ("nonlinear_cl.theorem_2", dict(closed_form_scale=1 + 3e-6, form="corrected", allow_violation=True),
+     ("fd_matches_exact_formula",)),
     # RATE_RTOL of examples.py: the fitted flow rate against the closed-form gap
     ("nonlinear_cl.summation_model", dict(M=2, q=0.2, closed_form_scale=1.03, allow_violation=True),
      ("flow_rate_equals_gap",)),
@@ -54,3 +58,11 @@ def test_figure_8_kink_maximum_needs_both_sides():
         one_sided += (left > 0) != (right > 0)
         verdicts.append(figure_8.kink_is_local_max(X, tk, 0.0) == (left > 0 and right > 0))
     assert len(verdicts) >= 16 and all(verdicts) and one_sided >= 3, (verdicts, one_sided)
+
+
+def test_theorem_2_printed_break_is_where_the_measured_ratio_crosses_one(run):
+    """The reported C₀ below which the printed bound fails (4/(9π) on the uniform disk) is where the measured
+    ρ_fd/bound, which scales as 1/C₀, equals 1: recomputed from the counterexample C₀ = 0.1."""
+    ev = recording.expect(run("nonlinear_cl.theorem_2", form="as_printed", C0=0.1), recording.FAILS)
+    crossing = ev.details["rho_fd"] / ev.details["bound"] * 0.1
+    assert abs(crossing / ev.details["printed_bound_fails_below_C0_(uniform)"] - 1) < 1e-6
