@@ -15,6 +15,7 @@ EDGES = [
     ("nonlinear_cl.summation_model", None, dict(q=0.3819665), "|q − (3 − √5)/2| ≥ 1e-6"),  # 4.9e-7 away
     ("nonlinear_cl.summation_model", None, dict(q=0.381971), None),  # 5.0e-6 away
     ("nonlinear_cl.summation_model", None, dict(q=0.38196), None),  # 6.0e-6 below
+    ("nonlinear_cl.theorem_5", None, dict(bns_tilt=1e-6), "exact s_BNS"),
 ]
 
 

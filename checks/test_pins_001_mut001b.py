@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from checks.pinning import assert_registered_pin
-from theorems.core import recording
+from theorems.core import recording, registry
 from theorems.nonlinear_cl import figure_8
 
 # (result id, the registered control, the claims it pins)
@@ -28,6 +28,8 @@ PINS = [
     ("nonlinear_cl.theorem_5", dict(delta_scale=1 + 3e-8, allow_violation=True), ("alternative_delta_corrected",)),
     ("nonlinear_cl.theorem_5", dict(weak_rf=0.03, delta_scale=1 + 6e-7, allow_violation=True),
      ("alternative_delta_corrected",)),
+    # BNS_RTOL of theorem_5 (a proof step: |⟨s, s_BNS⟩| = 1)
+    ("nonlinear_cl.theorem_5", dict(bns_tilt=2.449e-5, allow_violation=True), ("bns_eigenvector",)),
     # FD_RTOL of theorem_2: ρ by finite differences against the 1-D reference formula
     ("nonlinear_cl.theorem_2", dict(closed_form_scale=1 + 3e-6, form="corrected", allow_violation=True),
      ("fd_matches_exact_formula",)),
@@ -66,3 +68,17 @@ def test_theorem_2_printed_break_is_where_the_measured_ratio_crosses_one(run):
     ev = recording.expect(run("nonlinear_cl.theorem_2", form="as_printed", C0=0.1), recording.FAILS)
     crossing = ev.details["rho_fd"] / ev.details["bound"] * 0.1
     assert abs(crossing / ev.details["printed_bound_fails_below_C0_(uniform)"] - 1) < 1e-6
+
+
+# Results of this paper whose default instance is cheap and carries proof steps: the proof steps that fail there are
+# exactly the registered errata (a proof step broken by a wrong constant would not move the statement's verdict)
+PROOF_STEPS = ("nonlinear_cl.theorem_1", "nonlinear_cl.theorem_3", "nonlinear_cl.theorem_5", "nonlinear_cl.lemma_7")
+
+
+@pytest.mark.parametrize("rid", PROOF_STEPS)
+def test_default_proof_steps_fail_only_where_an_erratum_is_registered(run, rid):
+    result = registry.get(rid)
+    ev = run(rid)
+    steps = [c for c in ev.claims if c.kind == "proof_step"]
+    errata = {e.claim for e in result.proof_errata if not e.params and e.form == result.default_form}
+    assert steps and {c.name for c in steps if not c.passed} == errata, ev.explain()
