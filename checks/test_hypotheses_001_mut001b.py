@@ -16,6 +16,7 @@ EDGES = [
     ("nonlinear_cl.summation_model", None, dict(q=0.381971), None),  # 5.0e-6 away
     ("nonlinear_cl.summation_model", None, dict(q=0.38196), None),  # 6.0e-6 below
     ("nonlinear_cl.theorem_5", None, dict(bns_tilt=1e-6), "exact s_BNS"),
+    ("nonlinear_cl.theorem_3", None, dict(rate_bound_scale=0.99), "exact rate γ^t(1 − c₀)"),
 ]
 
 
