@@ -17,6 +17,7 @@ EDGES = [
     ("nonlinear_cl.summation_model", None, dict(q=0.38196), None),  # 6.0e-6 below
     ("nonlinear_cl.theorem_5", None, dict(bns_tilt=1e-6), "exact s_BNS"),
     ("nonlinear_cl.theorem_3", None, dict(rate_bound_scale=0.99), "exact rate γ^t(1 − c₀)"),
+    ("nonlinear_cl.lemma_7", None, dict(bound_scale=0.99), "exact bound μ_t(1 − c_t)"),
 ]
 
 

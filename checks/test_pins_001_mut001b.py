@@ -32,6 +32,9 @@ PINS = [
     ("nonlinear_cl.theorem_5", dict(bns_tilt=2.449e-5, allow_violation=True), ("bns_eigenvector",)),
     # RATE_SLACK of theorem_3 (Lemma 11's rate, a proof step): the bound scaled to just below the observed worst ratio
     ("nonlinear_cl.theorem_3", dict(rate_bound_scale=0.386511965, allow_violation=True), ("rate_bound",)),
+    # RTOL of lemma_7: its bound and step (184) scaled to just below the binding instance's worst ratios
+    ("nonlinear_cl.lemma_7", dict(model="batch", N=24, aug=5.0, seed=1, bound_scale=0.999995146334, form="corrected",
+                                  allow_violation=True), ("one_minus_d_bound", "parseval_step_184")),
     # FD_RTOL of theorem_2: ρ by finite differences against the 1-D reference formula
     ("nonlinear_cl.theorem_2", dict(closed_form_scale=1 + 3e-6, form="corrected", allow_violation=True),
      ("fd_matches_exact_formula",)),
