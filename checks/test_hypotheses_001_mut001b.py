@@ -5,8 +5,11 @@ dropping the check, flipping its comparison or moving its constant fails a row."
 from __future__ import annotations
 
 import pytest
+import torch
 
 from checks.pinning import assert_hypothesis_edge
+from theorems import HypothesisViolation
+from theorems.nonlinear_cl import covariance
 
 # (result id, form, params, a fragment of the hypothesis named, or None: inside every hypothesis)
 EDGES = [
@@ -24,3 +27,17 @@ EDGES = [
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
+
+
+@pytest.mark.parametrize("deviation, refused", [(5e-9, True), (5e-10, False)])
+def test_filters_off_the_unit_sphere_are_refused_at_the_edge(deviation, refused):
+    """A(w) is defined on the unit sphere: a filter whose norm is off 1 by more than UNIT_TOL = 1e-9 is refused
+    (literal deviations ×5 either side of it)."""
+    W = torch.tensor([[1.0 + deviation, 0.0, 0.0], [0.0, 1.0, 0.0]], dtype=torch.float64)
+    if refused:
+        with pytest.raises(HypothesisViolation, match="unit sphere"):
+            covariance.check_filters(W, 3)
+    else:
+        covariance.check_filters(W, 3)
+    with pytest.raises(HypothesisViolation, match="matches the data dimension"):
+        covariance.check_filters(W, 4)
