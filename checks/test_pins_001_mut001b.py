@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -87,3 +88,16 @@ def test_default_proof_steps_fail_only_where_an_erratum_is_registered(run, rid):
     steps = [c for c in ev.claims if c.kind == "proof_step"]
     errata = {e.claim for e in result.proof_errata if not e.params and e.form == result.default_form}
     assert steps and {c.name for c in steps if not c.passed} == errata, ev.explain()
+
+
+def test_figure_8_exact_lme_enumeration_finds_pm_phi1_when_linear():
+    """``interior_lmes`` enumerates the arcs between kinks (the last one wraps around 2π). With the linear
+    activation A = C[x] on every arc, so exactly two LMEs exist, at ±φ₁ of the points' covariance (numpy here)."""
+    ang = torch.tensor(figure_8.point_angles("paper"), dtype=torch.float64)
+    X = torch.stack([torch.cos(ang), torch.sin(ang)], 1)
+    found = figure_8.exact_lmes(X, torch.cat([ang + math.pi / 2, ang - math.pi / 2]), 1.0)
+    phi = np.linalg.eigh(np.cov(X.numpy().T, bias=True))[1][:, -1]
+    t1 = math.atan2(phi[1], phi[0])
+    off = sorted(min(abs(math.remainder(t - t1 - s, 2 * math.pi)) for s in (0.0, math.pi)) for t in found)
+    assert len(found) == 2 and off[-1] < 1e-9, (found, t1)
+    assert figure_8.exact_lmes(X, torch.cat([ang + math.pi / 2, ang - math.pi / 2]), 0.0) == []  # the ReLU curve
