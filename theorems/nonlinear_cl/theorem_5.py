@@ -40,6 +40,7 @@ Status: verified-corrected → verified. The printed statement (eq. 15 with δ_k
 from __future__ import annotations
 
 import itertools
+import math
 
 import torch
 
@@ -151,8 +152,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         u = torch.zeros_like(s_bns)
         u[int(s_bns.abs().argmin())] = 1.0
         u = u - (u @ s_bns) * s_bns
-        s_bns = torch.cos(torch.as_tensor(p["bns_tilt"], dtype=s_bns.dtype)) * s_bns \
-            + torch.sin(torch.as_tensor(p["bns_tilt"], dtype=s_bns.dtype)) * u / u.norm()
+        s_bns = math.cos(p["bns_tilt"]) * s_bns + math.sin(p["bns_tilt"]) * u / u.norm()
     inv = 1 / (lam - dk)
     delta = p["delta_scale"] * q0 * q1 * inv / Z**2 * ((bk**2 * inv).sum() - bk**2 * inv)
     # Lemma 4 with S = ssᵀ (projected): ẇ_k = P⊥ Σ_k' s_k s_k' Cov[x̃_k, x̃_k'] w_k'
