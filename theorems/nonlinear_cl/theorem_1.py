@@ -47,6 +47,8 @@ Claims
   test of the code, never evidence.
 * ``roughness_closed_form_matches_fd`` (identity, Gaussian models): D_fd = −(1 − a)𝔼[h(w_*ᵀx)]·M.
 * ``lme_found`` (measurement): LMEs with λ_gap > ρ among the candidates.
+Tolerance pins (summation model, where both rates are attained): ``rate_scale`` = 1 + 3e-6 (RATE_RTOL) and 1.05
+(FLOW_RTOL).
 
 Status: verified → verified. Old evidence: λ_gap/ρ ≈ 100 on every instance, and the rate claim was Weyl's
 inequality (an identity). New evidence: the only bound is the flow's, and it holds at λ_gap/ρ = 1.10 (d = 2)
