@@ -101,3 +101,10 @@ def test_figure_8_exact_lme_enumeration_finds_pm_phi1_when_linear():
     off = sorted(min(abs(math.remainder(t - t1 - s, 2 * math.pi)) for s in (0.0, math.pi)) for t in found)
     assert len(found) == 2 and off[-1] < 1e-9, (found, t1)
     assert figure_8.exact_lmes(X, torch.cat([ang + math.pi / 2, ang - math.pi / 2]), 0.0) == []  # the ReLU curve
+
+
+def test_figure_8_points_are_the_papers():
+    """The data of Fig. 8 as App. E.1 prints it: angles {−4/5, −1/2, −2/5, −1/6, 0, 1/5, 2/5, 3/5, 4/5}·π (the
+    count of maxima is a claim about these points only; a moved point can keep 9 maxima)."""
+    printed = [-4 / 5, -1 / 2, -2 / 5, -1 / 6, 0, 1 / 5, 2 / 5, 3 / 5, 4 / 5]
+    assert figure_8.point_angles("paper") == pytest.approx([a * math.pi for a in printed], rel=0, abs=1e-15)
