@@ -74,6 +74,15 @@ def local_maxima(E: torch.Tensor) -> torch.Tensor:
     return torch.nonzero((E > E.roll(1)) & (E >= E.roll(-1))).flatten()
 
 
+def kink_is_local_max(X: torch.Tensor, tk: float, a: float) -> bool:
+    """Whether ℰ at the kink angle ``tk`` is at least ℰ on both sides (at tk ± 1e-7): a grid maximum snapped to
+    the kink is the kink's own maximum."""
+    ws = torch.tensor([[math.cos(t), math.sin(t)] for t in (tk - 1e-7, tk, tk + 1e-7)], dtype=X.dtype,
+                      device=X.device)
+    e = energy(X, ws, a)
+    return bool(e[1] >= e[0] and e[1] >= e[2])
+
+
 def exact_lmes(X: torch.Tensor, kinks: torch.Tensor, a: float) -> list[float]:
     """LMEs by exact enumeration over the arcs between consecutive kink angles (A is constant on each)."""
     ks = torch.sort(torch.remainder(kinks, 2 * math.pi)).values
@@ -131,11 +140,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         if float(dist[j].abs()) > 2 * step:
             at_kink.append(False)
             continue
-        tk = float(kinks[j])
-        ws = torch.tensor([[math.cos(t), math.sin(t)] for t in (tk - 1e-7, tk, tk + 1e-7)], dtype=ctx.dtype,
-                          device=ctx.device)
-        e = energy(X, ws, p["leak"])
-        at_kink.append(bool(e[1] >= e[0] and e[1] >= e[2]))
+        at_kink.append(kink_is_local_max(X, float(kinks[j]), p["leak"]))
     lmes = exact_lmes(X, kinks, p["leak"])
     n_r, n_l, n_k = len(mr), len(ml), sum(at_kink)
     # ±φ₁ of the linear energy's matrix C[x] (uniform weights): its maxima on the circle
