@@ -64,9 +64,11 @@ from .paper import PAPER
 LEMMA_2 = "cl_generalization.lemma_2"
 THEOREM_4 = "cl_generalization.theorem_4"
 BT_NORMS = ("uncentred", "none", "cross")
-# Identities between sums of O(d²) products of O(1) numbers: float64 rounding, relative.
+# Identities between sums of O(d²) products of O(1) numbers: float64 rounding, relative. Pinned by the controls
+# split_scale = 1 + 3e-9 (Lemma 2's split off by 4.1e-10) and residual_coef = 1 + 2.75e-9 (identity (1) off by 4e-10).
 RTOL = 1e-10
-# Smallest eigenvalue of a PSD matrix computed in float64: rounding of O(1) entries.
+# Smallest eigenvalue of a PSD matrix computed in float64: rounding of O(1) entries (≈ 1e-15 on a singular C − M);
+# pinned by the control psd_shift = 5e-10 on a singular C − M (sizes [2, 2]: rank 2 < d = 6), 5 allowances out.
 PSD_ATOL = 1e-10
 
 
@@ -227,7 +229,7 @@ def theorem_4_row(G, pop, p: dict) -> dict:
     norms = mu.norm(dim=1)
     return dict(
         gap=float(gap_pairs.max()), dot_tight=float(dots[kt]), rhs_tight=float(printed[kt]),
-        identity=abs(lhs1 - rhs1) / max(1.0, lhs1), eig_min=float(torch.linalg.eigvalsh(C - M).min()),
+        identity=abs(lhs1 - rhs1) / max(1.0, lhs1), eig_min=float(torch.linalg.eigvalsh(C - M - p["psd_shift"] * I_d).min()),
         sharp_slack=float((dots.abs() - sharp).max()), sharp_scale=max(1.0, float(sharp.abs().max())),
         printed_slack=float(gap_pairs.max()), ratio=float((sharp / printed.clamp_min(1e-300)).max()), L2=L2,
         tau_exact=tau_exact, dots=dots.tolist(), sharp=sharp.tolist(), printed=printed.tolist(),
@@ -305,6 +307,9 @@ def theorem_4_hypotheses(p, form):
     if p["residual_coef"] != 1.0:
         out.append(Violation("exact residual d − K", "residual_coef ≠ 1 rescales the d − K of identity (1) (a "
                              "wrong constant)", ("residual_coef",)))
+    if p["psd_shift"] != 0.0:
+        out.append(Violation("C − Σ p_kμ_kμ_kᵀ itself (no shift)", "psd_shift ≠ 0 subtracts a multiple of I before "
+                             "the PSD check (a negative control)", ("psd_shift",)))
     return out
 
 
@@ -317,9 +322,12 @@ CONTROL_MERGED = dict(harness="sphere", encoder="identity", mode="merged", d=2, 
 # (Lemma 2's Cauchy–Schwarz step nearly an equality).
 BINDING = dict(harness="sphere", encoder="identity", mode="clustered", sizes=[5, 5, 5, 5], d=4, m=4, noise=0.05,
                view_noise=0.05)
-LEMMA_2_CONTROLS = (dict(bt_norm="cross", allow_violation=True),)
+# The literal pins of RTOL and PSD_ATOL (1–10 allowances outside each identity; see their comments).
+LEMMA_2_CONTROLS = (dict(bt_norm="cross", allow_violation=True), dict(split_scale=1 + 3e-9, allow_violation=True))
 THEOREM_4_CONTROLS = (dict(CONTROL_MERGED, tau_scale=0.0, allow_violation=True),
-                      dict(residual_coef=3.0, allow_violation=True))
+                      dict(residual_coef=3.0, allow_violation=True),
+                      dict(residual_coef=1 + 2.75e-9, allow_violation=True),
+                      dict(sizes=[2, 2], psd_shift=5e-10, allow_violation=True))
 LOGIC = "every encoder f normalised per coordinate (E f_i² = 1), every population and augmentation (positives i.i.d.)"
 
 
@@ -392,7 +400,9 @@ THEOREM_4_RESULT = register(Result(
     params=bt_params(
         Param("tau_scale", float, 1.0, "τ = tau_scale · τ_exact, τ_exact = ‖C − Σ p_k μ_kμ_kᵀ‖_F²", "≥ 1", low=0.0,
               high=1e3),
-        Param("residual_coef", float, 1.0, "coefficient of d − K (negative control)", "1", low=-10.0, high=10.0)),
+        Param("residual_coef", float, 1.0, "coefficient of d − K (negative control)", "1", low=-10.0, high=10.0),
+        Param("psd_shift", float, 0.0, "subtracted (times I) from C − Σ p_kμ_kμ_kᵀ before its PSD check (negative "
+              "control)", "0", low=-1.0, high=1.0)),
     cost=bt_cost, evaluate=evaluate_theorem_4, hypotheses=theorem_4_hypotheses, forms=(AS_PRINTED,),
     report_instances=theorem_4_reports, module=__name__,
 ))
