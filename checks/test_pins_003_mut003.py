@@ -63,7 +63,35 @@ def test_descend_escapes_a_saddle_and_reaches_the_minimum():
     assert float(start) == 1.25 and float(end) < 1e-6, (start, end, X)
     assert abs(abs(float(X[0, 1])) - 1) < 1e-3, X
     assert record["saddle_escapes"] == 1 and record["saddle_left"] is False, record
-    assert abs(record["curvature_min_rel"] - 0.25) < 1e-6, record
+    # the Hessian-vector products by central differences: error 1e-11 at FD_STEP (rounding and O(step²) both small
+    # here), 1e-9 at 10·FD_STEP
+    assert abs(record["curvature_min_rel"] - 0.25) < 1e-10, record
+
+
+def _saddle(X):
+    return X[:, 0] ** 2 + (X[:, 1] ** 2 - 1) ** 2
+
+
+def test_descend_without_escapes_reports_the_saddle_it_ends_on():
+    """escapes=0: Adam stops on the saddle (f → 1) and the search says so (saddle_left, λ_min/max|λ| = −4/4 = −1)
+    instead of stepping off it anyway."""
+    from theorems.cl_generalization import adversarial as A
+
+    record: dict = {}
+    _, _, end = A.descend([torch.tensor([[0.5, 0.0]], dtype=torch.float64)], _saddle, 100, escapes=0, record=record)
+    assert abs(float(end) - 1) < 1e-6, end
+    assert record["saddle_escapes"] == 0 and record["saddle_left"] is True, record
+    assert abs(record["curvature_min_rel"] + 1) < 1e-6, record
+
+
+def test_descend_with_no_steps_is_no_search():
+    """adversarial_steps = 0 means no search: the start comes back unchanged, no curvature step is taken."""
+    from theorems.cl_generalization import adversarial as A
+
+    record: dict = {}
+    X0 = torch.tensor([[0.0, 0.0]], dtype=torch.float64)  # on the saddle: any curvature step would move it
+    (X,), start, end = A.descend([X0], _saddle, 0, record=record)
+    assert torch.equal(X, X0) and float(start) == float(end) == 1.0 and record == {}, (X, end, record)
 
 
 def test_theorem_1_printed_bound_is_an_identity_attained_on_its_binding_instance(run):
