@@ -124,3 +124,20 @@ def test_theorem_2_declared_search_draws_instances_where_the_bound_bites(run):
     assert seen and all(err > 0 for err, _, _ in seen), seen
     binding = [(err, b) for err, b, slack in seen if math.isfinite(b) and b < 1 and slack < 1e-9]
     assert binding and all(abs(err - b) < 1e-9 for err, b in binding), seen
+
+
+def test_theorem_2_search_starts_are_those_its_cost_declares():
+    """The worst-case search of Theorem 2 starts from the instance, 5 perturbed copies, and the exchanges of the 4
+    widest view sets (all four, then each alone): 11 starts, what ``cost`` budgets (RESTARTS + 1 + SWAPPED_POINTS),
+    also when the population has more points than that (6 here)."""
+    from theorems.cl_generalization import population as P
+    from theorems.cl_generalization import theorem_2 as T2
+    from theorems.cl_generalization.instances import build, grid
+    from theorems.core.context import Context
+
+    p = registry.validate_structure(registry.get(T2.ID), dict(sizes=[3, 3], m=4), "as_printed")
+    ctx = Context(torch.device("cpu"), 0)
+    inst = build(p, ctx)
+    g = grid(inst.pop, inst.F[0], eps_min=p["eps_min"], conc=P.concentration(inst.pop, max_deltas=p["max_deltas"]))
+    moved, start, end, _ = T2.adversarial_populations(inst.pop, g, dict(p, adversarial_steps=0), ctx, inst.r)
+    assert len(moved) == 11 and start.shape == end.shape == (11,), len(moved)
