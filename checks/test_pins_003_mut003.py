@@ -141,3 +141,20 @@ def test_theorem_2_search_starts_are_those_its_cost_declares():
     g = grid(inst.pop, inst.F[0], eps_min=p["eps_min"], conc=P.concentration(inst.pop, max_deltas=p["max_deltas"]))
     moved, start, end, _ = T2.adversarial_populations(inst.pop, g, dict(p, adversarial_steps=0), ctx, inst.r)
     assert len(moved) == 11 and start.shape == end.shape == (11,), len(moved)
+
+
+def test_theorem_2_error_claim_is_taken_where_err_minus_bound_is_largest():
+    """Over several encoders (seeds, searched populations) the statement is judged at the one where Err − B* is
+    largest: an encoder with a larger Err but a looser B* must not hide one that breaks its bound, and an encoder
+    whose condition holds nowhere (B* = inf) is judged against the trivial bound 1."""
+    from theorems.cl_generalization.theorem_2 import error_claim
+
+    def row(err, best, n_cond=1):
+        return {"err": err, "variants": {"printed": {"best": best, "n_cond": n_cond}}}
+
+    c = error_claim([row(0.3, 0.5), row(0.2, 0.1), row(0.4, math.inf, 0)])
+    assert (c.observed, c.bound, c.passed) == (0.2, 0.1, False), c
+    c = error_claim([row(0.3, 0.5), row(0.5, math.inf, 0)])
+    assert (c.observed, c.bound, c.passed) == (0.3, 0.5, True), c
+    c = error_claim([row(0.9, math.inf, 0)])
+    assert (c.observed, c.bound) == (0.9, 1.0), c
