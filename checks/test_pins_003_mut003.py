@@ -158,3 +158,13 @@ def test_theorem_2_error_claim_is_taken_where_err_minus_bound_is_largest():
     assert (c.observed, c.bound, c.passed) == (0.3, 0.5, True), c
     c = error_claim([row(0.9, math.inf, 0)])
     assert (c.observed, c.bound) == (0.9, 1.0), c
+
+
+def test_infonce_rate_on_collapsed_features_is_zero_not_a_division_by_zero(run):
+    """Merged classes without noise embed every view to one point: s⁺ = s⁻ everywhere, so E(s⁺ − s⁻)² = 0 and the
+    gap τ(L_τ − log 2) − ½L' is 0 too; the rate ratio is then 0 by convention (the claim holds with nothing to
+    divide), never 0/0."""
+    ev = run("cl_generalization.infonce_decomposition", harness="sphere", encoder="identity", mode="merged",
+             noise=0.0, view_noise=0.0, sizes=[3, 3])
+    assert ev.holds and ev.details["mean_squared_score_gap"] == 0.0, ev.explain()
+    assert ev.claim("temperature_limit_rate").observed == 0.0, ev.explain()
