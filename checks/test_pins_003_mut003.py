@@ -168,3 +168,26 @@ def test_infonce_rate_on_collapsed_features_is_zero_not_a_division_by_zero(run):
              noise=0.0, view_noise=0.0, sizes=[3, 3])
     assert ev.holds and ev.details["mean_squared_score_gap"] == 0.0, ev.explain()
     assert ev.claim("temperature_limit_rate").observed == 0.0, ev.explain()
+
+
+def test_theorem_2_proof_steps_on_the_erratum_instance_match_their_closed_forms(run):
+    """The erratum's population (K = 2, n = 10 points a class, m = 10 views; one bad point of class 0 with 9 views
+    at −u₀ and one at u₀): μ₀ = a₀u₀, a₀ = 1 − (2 − 2/m)/n = 0.82, μ₁ = u₁ ⟂ u₀, and at the tight setting (σ = 1,
+    δ = ε = 0, R_ε = 1/(Kn), min p = 1/K) ρ_max = c·R_ε/min p with c = 1 as printed, 2 repaired. Each proof step's
+    worst value is then a closed form: step 3 a₀ − (1 − ρ) (−0.08 printed: the erratum; +0.02 repaired), step 4
+    (1 − a₀)² − 2ρ, step 5 −√(2ρ) (f(x)ᵀμ₁ = μ₀ᵀμ₁ = 0), and the smallest good-point margin ‖u₁ − μ₀‖² = 1 + a₀².
+    A changed coefficient of ρ_max, or a worst value taken as a best one, moves one of them."""
+    from theorems.cl_generalization.theorem_2 import ADVERSARIAL
+
+    n, m, K = 10, 10, 2
+    assert ADVERSARIAL == dict(mode="antipodal_bad", sizes=[n, n], m=m, bad_frac=0.1)
+    ev = run("cl_generalization.theorem_2", **ADVERSARIAL)
+    a0, R, p = 1 - (2 - 2 / m) / n, 1 / (K * n), 1 / K
+    for prefix, coef in (("", 1.0), ("repaired_", 2.0)):
+        rho = coef * R / p
+        expected = {"step3_alignment": a0 - (1 - rho), "step4_distance": (1 - a0) ** 2 - 2 * rho,
+                    "step5_cross": -math.sqrt(2 * rho), "good_point_margin": 1 + a0 ** 2}
+        for name, value in expected.items():
+            c = ev.claim(prefix + name)
+            assert abs(c.observed - value) < 1e-12, (prefix + name, c.observed, value)
+    assert ev.holds and ev.details["err_G_f"] == ev.details["best_bound_B_star"] == 1 / (K * n)
