@@ -191,3 +191,30 @@ def test_theorem_2_proof_steps_on_the_erratum_instance_match_their_closed_forms(
             c = ev.claim(prefix + name)
             assert abs(c.observed - value) < 1e-12, (prefix + name, c.observed, value)
     assert ev.holds and ev.details["err_G_f"] == ev.details["best_bound_B_star"] == 1 / (K * n)
+
+
+def _report_instances_003():
+    from theorems.core.suite import SUITES
+
+    out = []
+    for rid in registry.ids():
+        result = registry.get(rid)
+        if rid.startswith("cl_generalization.") and result.report_instances is not None:
+            for i, (form, params, *allow) in enumerate(result.report_instances(SUITES["ci"])):
+                out.append(pytest.param(rid, form, dict(params), bool(allow and allow[0]), id=f"{rid}-{i}"))
+    return out
+
+
+@pytest.mark.parametrize("rid, form, params, control", _report_instances_003())
+def test_report_instances_are_valid_and_marked_as_what_they_are(rid, form, params, control):
+    """Every instance the report runs is inside the declared domains (a control's literal moved outside them would
+    end the report in a ParameterError, and no CI test runs the report), and one marked as a control violates a
+    declared hypothesis while the others lie inside them all. Nothing is evaluated."""
+    from theorems.core.errors import HypothesisViolation, ParameterError
+
+    result = registry.get(rid)
+    try:
+        _, violations = registry.validate(result, params, form)
+    except (ParameterError, HypothesisViolation) as err:
+        pytest.fail(f"{rid} report instance {params}: {err}")
+    assert bool(violations) == control, f"{rid} {params} (control={control}): {[v.hypothesis for v in violations]}"
