@@ -218,3 +218,14 @@ def test_report_instances_are_valid_and_marked_as_what_they_are(rid, form, param
     except (ParameterError, HypothesisViolation) as err:
         pytest.fail(f"{rid} report instance {params}: {err}")
     assert bool(violations) == control, f"{rid} {params} (control={control}): {[v.hypothesis for v in violations]}"
+
+
+def test_theorem_1_R_eps_counts_view_sets_wider_than_eps_only(run):
+    """R_ε = P(x ∉ S_ε), S_ε = {x : sup ‖f(x₁) − f(x₂)‖ ≤ ε}: at ε equal to the largest diameter no point is outside
+    (R_ε = 0); on BINDING every diameter is 2 (to rounding), so R_ε = 1 below it."""
+    result = registry.get("cl_generalization.theorem_1")
+    ev = run(result.id, **dict(result.binding[0].params))
+    R = dict(zip(ev.details["eps_grid"], ev.details["R_grid"]))
+    top = ev.details["max_diameter"]
+    assert R[top] == 0.0, R
+    assert all(r == 1.0 for e, r in R.items() if e < top * (1 - 1e-9)), R
