@@ -17,6 +17,8 @@ from theorems.core import registry
 PINS_003 = [
     # barlow_twins.RTOL: λL₂ of the split scaled by 1 + 3e-9 (λL₂ = 0.1375 on the default): the split off by 4.1e-10
     ("cl_generalization.lemma_2", dict(split_scale=1 + 3e-9, allow_violation=True), ("split",)),
+    # barlow_twins.RTOL through the alignment identity: 2Σ(1 − C_ii) = 0.0855 scaled by 1 + 4.7e-9, off by 4.0e-10
+    ("cl_generalization.lemma_2", dict(align_scale=1 + 4.7e-9, allow_violation=True), ("alignment_identity",)),
     # barlow_twins.RTOL: d − K = 4 scaled by 1 + 2.75e-9 against ‖UUᵀ − I‖² = 27.4: identity (1) off by 4.0e-10
     ("cl_generalization.theorem_4", dict(residual_coef=1 + 2.75e-9, allow_violation=True), ("identity_1",)),
     # barlow_twins.PSD_ATOL: C − M singular (2 + 2 points, d = 6; λ_min ≈ −1e-15) shifted by −5e-10·I
@@ -39,6 +41,7 @@ HYPOTHESIS_EDGES_003 = [
     ("cl_generalization.theorem_1", None, dict(far_view_weight=0.0, m=1), None),
     ("cl_generalization.augmentation_trend", None, dict(templates="replace"), "nested augmentations"),
     ("cl_generalization.theorem_4", None, dict(psd_shift=1e-3), "no shift"),
+    ("cl_generalization.lemma_2", None, dict(align_scale=2.0), "= 2Σ(1 − C_ii) exactly"),
     ("cl_generalization.theorem_4", None, dict(tau_scale=0.999), "τ ≥ ‖E f₁f₂ᵀ"),
     ("cl_generalization.theorem_4", None, dict(tau_scale=1.0), None),
 ]

@@ -65,7 +65,8 @@ LEMMA_2 = "cl_generalization.lemma_2"
 THEOREM_4 = "cl_generalization.theorem_4"
 BT_NORMS = ("uncentred", "none", "cross")
 # Identities between sums of O(d²) products of O(1) numbers: float64 rounding, relative. Pinned by the controls
-# split_scale = 1 + 3e-9 (Lemma 2's split off by 4.1e-10) and residual_coef = 1 + 2.75e-9 (identity (1) off by 4e-10).
+# split_scale = 1 + 3e-9 (Lemma 2's split off by 4.1e-10), align_scale = 1 + 4.7e-9 (2Σ(1 − C_ii) = 0.0855 off by
+# 4e-10) and residual_coef = 1 + 2.75e-9 (identity (1) off by 4e-10).
 RTOL = 1e-10
 # Smallest eigenvalue of a PSD matrix computed in float64: rounding of O(1) entries (≈ 1e-15 on a singular C − M);
 # pinned by the control psd_shift = 5e-10 on a singular C − M (sizes [2, 2]: rank 2 < d = 6), 5 allowances out.
@@ -171,7 +172,7 @@ def evaluate_lemma_2(p: dict, form: str, ctx) -> Outcome:
         Lcc = float(P.barlow_twins_loss(C, lam))
         split = (1 - lam) * L1 + p["split_scale"] * lam * L2
         Lpos = float(P.infonce_terms(F[s], w, 1.0, p["pairing"])["align"])
-        rows.append(dict(L1=L1, L2=L2, Lcc=Lcc, split=split, Lpos=Lpos, two_sum=2 * float((1 - diag).sum()),
+        rows.append(dict(L1=L1, L2=L2, Lcc=Lcc, split=split, Lpos=Lpos, two_sum=2 * p["align_scale"] * float((1 - diag).sum()),
                          rhs=2 * math.sqrt(d * L1), moments=P.second_moment(F[s], w).tolist()))
     claims = [
         _lemma_2_claim(rows),
@@ -296,6 +297,9 @@ def lemma_2_hypotheses(p, form):
     if p["split_scale"] != 1.0:
         out.append(Violation("exact split", "split_scale ≠ 1 multiplies λL₂ in the split (a wrong constant)",
                              ("split_scale",)))
+    if p["align_scale"] != 1.0:
+        out.append(Violation("E‖f₁ − f₂‖² = 2Σ(1 − C_ii) exactly", "align_scale ≠ 1 multiplies 2Σ(1 − C_ii) (a wrong "
+                             "constant)", ("align_scale",)))
     return out
 
 
@@ -323,7 +327,8 @@ CONTROL_MERGED = dict(harness="sphere", encoder="identity", mode="merged", d=2, 
 BINDING = dict(harness="sphere", encoder="identity", mode="clustered", sizes=[5, 5, 5, 5], d=4, m=4, noise=0.05,
                view_noise=0.05)
 # The literal pins of RTOL and PSD_ATOL (1–10 allowances outside each identity; see their comments).
-LEMMA_2_CONTROLS = (dict(bt_norm="cross", allow_violation=True), dict(split_scale=1 + 3e-9, allow_violation=True))
+LEMMA_2_CONTROLS = (dict(bt_norm="cross", allow_violation=True), dict(split_scale=1 + 3e-9, allow_violation=True),
+                    dict(align_scale=1 + 4.7e-9, allow_violation=True))
 THEOREM_4_CONTROLS = (dict(CONTROL_MERGED, tau_scale=0.0, allow_violation=True),
                       dict(residual_coef=3.0, allow_violation=True),
                       dict(residual_coef=1 + 2.75e-9, allow_violation=True),
@@ -379,7 +384,9 @@ LEMMA_2_RESULT = register(Result(
     controls=LEMMA_2_CONTROLS,
     strategy=_strategy(LEMMA_2),
     params=bt_params(Param("split_scale", float, 1.0, "multiplies λL₂ in the split (negative control)", "1",
-                           low=0.0, high=10.0)),
+                           low=0.0, high=10.0),
+                     Param("align_scale", float, 1.0, "multiplies 2Σ(1 − C_ii) in the alignment identity (negative "
+                           "control)", "1", low=0.0, high=10.0)),
     cost=bt_cost, evaluate=evaluate_lemma_2, hypotheses=lemma_2_hypotheses, forms=(AS_PRINTED,), report_instances=lemma_2_reports,
     module=__name__,
 ))
