@@ -241,3 +241,10 @@ def test_theorem_4_sharp_step_is_judged_at_its_tightest_pair(run):
     gaps = [abs(dot) - b for dot, b in zip(ev.details["centre_products"], ev.details["sharp_bounds"])]
     assert len(gaps) == 6 and max(gaps) - min(gaps) > 1.0, gaps
     assert ev.claim("sharp_bound").observed == max(gaps), (ev.claim("sharp_bound"), gaps)
+
+
+def test_composition_ordering_runs_the_compositions_the_slide_prints():
+    """The slide fixes (a) and composes it with each other transformation: (a, b), (a, c), (a, d), (a, e)."""
+    from theorems.cl_generalization.composition_ordering import COMPOSITIONS, _name
+
+    assert [_name(c) for c in COMPOSITIONS] == ["(a, b)", "(a, c)", "(a, d)", "(a, e)"]
