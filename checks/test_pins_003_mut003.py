@@ -248,3 +248,14 @@ def test_composition_ordering_runs_the_compositions_the_slide_prints():
     from theorems.cl_generalization.composition_ordering import COMPOSITIONS, _name
 
     assert [_name(c) for c in COMPOSITIONS] == ["(a, b)", "(a, c)", "(a, d)", "(a, e)"]
+
+
+def test_theorem_3_rhs_identity_is_judged_at_the_smallest_printed_rhs(run):
+    """With unequal classes (4, 8, 12 points) the printed right-hand side log(e^{L₂/(p_kp_ℓ)} − e^{1−ε}) (τ = 0)
+    differs per pair; the identity RHS ≥ log(16 − e) is judged at its smallest value, the pair with the largest
+    p_kp_ℓ (recomputed here from L₂ and the class masses)."""
+    ev = run("cl_generalization.theorem_3", sizes=[4, 8, 12])
+    L2, eps, p = ev.details["L2"], ev.params["eps"], (4 / 24, 8 / 24, 12 / 24)
+    rhs = [math.log(math.exp(L2 / (p[k] * p[l])) - math.exp(1 - eps)) for k in range(3) for l in range(3) if k != l]
+    observed = ev.claim("rhs_at_least_log_16_minus_e").observed
+    assert abs(observed - min(rhs)) < 1e-12 * min(rhs) and max(rhs) > 2 * min(rhs), (observed, rhs)
