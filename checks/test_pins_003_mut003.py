@@ -259,3 +259,18 @@ def test_theorem_3_rhs_identity_is_judged_at_the_smallest_printed_rhs(run):
     rhs = [math.log(math.exp(L2 / (p[k] * p[l])) - math.exp(1 - eps)) for k in range(3) for l in range(3) if k != l]
     observed = ev.claim("rhs_at_least_log_16_minus_e").observed
     assert abs(observed - min(rhs)) < 1e-12 * min(rhs) and max(rhs) > 2 * min(rhs), (observed, rhs)
+
+
+def test_lipschitz_on_support_is_the_largest_ratio_and_inf_off_a_function():
+    """Two points, the clean point repeated as view 0 and a second view: f = 2·x gives L = 2 exactly (repeated inputs
+    skipped, not divided by 0); an f that maps one input to two outputs 0.5 apart is no function: L = inf."""
+    from theorems.cl_generalization.population import lipschitz_on_support
+    from theorems.data.finite_population import Population
+
+    clean = torch.tensor([[0.0, 0.0], [1.0, 0.0]], dtype=torch.float64)
+    views = torch.stack([clean, clean + torch.tensor([0.0, 0.5], dtype=torch.float64)], 1)  # (2, 2, 2)
+    pop = Population(clean, views, torch.full((2, 2), 0.5, dtype=torch.float64), torch.tensor([0, 1]), 2, True)
+    assert lipschitz_on_support(pop, 2 * views, 2 * clean) == 2.0
+    F = 2 * views.clone()
+    F[0, 0] += torch.tensor([0.0, 0.5], dtype=torch.float64)  # view 0 is the clean point, mapped elsewhere
+    assert lipschitz_on_support(pop, F, 2 * clean) == math.inf
