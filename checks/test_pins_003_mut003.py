@@ -259,6 +259,9 @@ def test_theorem_3_rhs_identity_is_judged_at_the_smallest_printed_rhs(run):
     rhs = [math.log(math.exp(L2 / (p[k] * p[l])) - math.exp(1 - eps)) for k in range(3) for l in range(3) if k != l]
     observed = ev.claim("rhs_at_least_log_16_minus_e").observed
     assert abs(observed - min(rhs)) < 1e-12 * min(rhs) and max(rhs) > 2 * min(rhs), (observed, rhs)
+    # and |μ_kᵀμ_ℓ| ≤ 1 at the largest of the (different) centre products
+    dots = [abs(x) for x in ev.details["centre_products"]]
+    assert ev.claim("centre_products_at_most_1").observed == max(dots) > min(dots), dots
 
 
 def test_lipschitz_on_support_is_the_largest_ratio_and_inf_off_a_function():
