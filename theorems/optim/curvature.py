@@ -156,10 +156,19 @@ def arrow_shift_certificate(model, rtol: float, *, scale_iters: int = 6,
     values lie inside the spectrum, so ŝ ≤ max|λ(H)| and fewer steps only make the test stricter. Cholesky is
     backward stable: success holds up to a perturbation of ~(m + N·q)·eps·‖H‖, so rtol must be far above that
     (1e-8 against ~1e-12 at the UFM's sizes). ok False is "not certified", never a proof of a saddle. The
-    factorisation costs about one Newton iteration, the Lanczos steps one Hessian product each."""
+    factorisation costs about one Newton iteration, the Lanczos steps one Hessian product each.
+
+    ``scale_iters=0``: ŝ = max_j |H_jj| instead, the largest diagonal entry of A and of the D_i (a diagonal entry is
+    the Rayleigh quotient at a unit vector, so it too is ≤ max|λ(H)|); no Hessian product, for small problems where
+    the Lanczos steps (each a few dozen kernels) cost more than the factorisation."""
     tiny = torch.finfo(model.gw.dtype).tiny
-    ritz = arrow_curvature(model, iters=scale_iters, generator=generator)
-    sigma = rtol * torch.maximum(ritz.lam_max.abs(), ritz.lam_min.abs()).clamp_min(tiny)
+    if scale_iters == 0:
+        scale = torch.maximum(model.A.diagonal(dim1=-2, dim2=-1).abs().amax(-1),
+                              model.D.diagonal(dim1=-2, dim2=-1).abs().amax((-2, -1)))
+    else:
+        ritz = arrow_curvature(model, iters=scale_iters, generator=generator)
+        scale = torch.maximum(ritz.lam_max.abs(), ritz.lam_min.abs())
+    sigma = rtol * scale.clamp_min(tiny)
     _, _, ok = arrow_solve(model, sigma)
     return ok, sigma
 
