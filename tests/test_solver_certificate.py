@@ -19,7 +19,7 @@ from theorems.core.context import Context
 from theorems.data.frames import balanced_labels
 from theorems.neural_collapse.ufm import (CURV_RTOL, DENSE, INERTIA, riemannian_grad_norm, second_order_details,
                                           solve_ufm, ufm_newton_model, ufm_second_order)
-from theorems.optim.curvature import arrow_shift_certificate
+from theorems.optim.curvature import arrow_column_norm, arrow_shift_certificate
 from theorems.optim.manifolds import orthonormal_basis_of_ones_complement
 from theorems.optim.newton import UNROLL_MAX, arrow_solve
 
@@ -153,8 +153,15 @@ def test_details_never_call_an_uncertified_start_proven():
     assert det["best_second_order"].startswith("not certified")
 
 
-def test_diagonal_scale_is_below_the_spectral_scale_and_pins_the_inertia():
-    """scale_iters=0: ŝ = max|H_jj| ≤ max|λ| (so σ ≤ rtol·max|λ|), and shifting H so that λ_min sits at −σ·(1 ± 1e-3)
+@pytest.mark.parametrize("loss,d", [("ce", 5), ("mse", 5), ("ce", 12)])
+def test_column_norm_scale_is_the_dense_one(loss, d):
+    model = _model(loss, 3, 2, d, 3, seed=9)
+    H = model.hessian()
+    torch.testing.assert_close(arrow_column_norm(model), H.norm(dim=-2).amax(-1), rtol=1e-12, atol=0)
+
+
+def test_column_norm_scale_is_below_the_spectral_scale_and_pins_the_inertia():
+    """scale_iters=0: ŝ = max_j ‖H e_j‖ ≤ max|λ| (so σ ≤ rtol·max|λ|), and shifting H so that λ_min sits at −σ·(1 ± 1e-3)
     flips the certificate (H + cI moves the diagonal with it: σ recomputed on the shifted model)."""
     model = _model("ce", 3, 2, 5, 3, seed=5)
     ev = torch.linalg.eigvalsh(model.hessian())
@@ -177,7 +184,7 @@ def test_diagonal_scale_is_below_the_spectral_scale_and_pins_the_inertia():
 
 
 def test_solver_path_at_dense_size_rejects_the_saddle():
-    """What solve_ufm runs at every start (spectra=False): inertia with the diagonal scale, even below DENSE_CURV_MAX."""
+    """What solve_ufm runs at every start (spectra=False): inertia with the column-norm scale, even below DENSE_CURV_MAX."""
     W, X, labels = _saddle(3, 2, 5)
     ev = ufm_second_order(W, X, labels, "mse", 0.05, Context.make("cpu", seed=0), spectra=False)
     assert ev.method == INERTIA and not bool(ev.certified[0]) and float(ev.lower_bound[0]) == -1.0

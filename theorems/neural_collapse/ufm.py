@@ -273,10 +273,11 @@ def ufm_newton_model(Wp: torch.Tensor, U: torch.Tensor, labels: torch.Tensor, lo
                       Q=T.transpose(-1, -2), b=Gr, basis=T)
 
 
-def _retract(w: torch.Tensor, u: torch.Tensor, sw: torch.Tensor, sx: torch.Tensor, model: ArrowModel):
-    """w + s_w, and u_i + T_i s_i scaled back onto the sphere of radius √d (a second-order retraction)."""
+def _retract(w: torch.Tensor, u: torch.Tensor, sw: torch.Tensor, sx: torch.Tensor, model: ArrowModel | None):
+    """w + s_w, and u_i + T_i s_i scaled back onto the sphere of radius √d (a second-order retraction). ``model``
+    None: a zero step, the projection of (w, u) back onto the manifold (no tangent basis needed)."""
     d = u.shape[-1] + 1
-    v = u + (model.basis * sx[..., None, :]).sum(-1)
+    v = u if model is None else u + (model.basis * sx[..., None, :]).sum(-1)
     return w + sw, math.sqrt(d) * v / v.norm(dim=-1, keepdim=True)
 
 
@@ -437,7 +438,7 @@ def ufm_second_order(W: torch.Tensor, X: torch.Tensor, labels: torch.Tensor, los
     λ_min/max|λ| ≥ −CURV_RTOL; the bound is that ratio less (tangent dimension)·eps, eigvalsh's backward error
     relative to ‖H‖. Otherwise: the inertia test (optim.curvature.arrow_shift_certificate), which proves
     λ_min/max|λ| > −CURV_RTOL where it succeeds and measures nothing; min_curvature is left NaN for the caller to
-    measure where cheap. Its scale ŝ is the largest diagonal entry of H up to DENSE_CURV_MAX (no Hessian product),
+    measure where cheap. Its scale ŝ is the largest column norm of H up to DENSE_CURV_MAX (no Hessian product),
     6 Lanczos steps beyond; either is ≤ max|λ|, so the test is at least as strict as the ratio it proves.
     """
     d = W.shape[-1]

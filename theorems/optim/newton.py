@@ -296,7 +296,7 @@ def batched_arrow_newton(
     *,
     max_iter: int = 200,
     gtol: float = 1e-9,
-    mu0: float = 0.1,
+    mu0: float | torch.Tensor = 0.1,
     mu_min: float = 1e-10,
     mu_max: float = 1e20,
     eta: float = 0.1,
@@ -307,7 +307,8 @@ def batched_arrow_newton(
     """Minimise B problems from (w0 (B, m), x0 (B, N, q)) by damped Riemannian Newton steps.
 
     ``evaluate(w, x)`` returns the :class:`ArrowModel` at (w, x); ``retract(w, x, s_w, s_x, model)`` maps
-    a tangent step (in the coordinates of the model's gradient) back onto the manifold. Instances stop on
+    a tangent step (in the coordinates of the model's gradient) back onto the manifold (``mixed_precision_newton``
+    also calls it with zero steps and model None, to put a rounded point back onto the manifold). Instances stop on
     their own; only the active ones are evaluated and solved (the batch is compacted as they stop, since
     the work is proportional to the instances carried), and stopped ones never change again.
     """
@@ -319,7 +320,7 @@ def batched_arrow_newton(
     f, gw, gx = model.f.clone(), model.gw.clone(), model.gx.clone()
     gnorm = model.grad_norm()
     evaluations, factorizations = 1, 0
-    mu = torch.full((B,), mu0, dtype=dt, device=dev)
+    mu = torch.as_tensor(mu0, dtype=dt, device=dev).expand(B).clone()  # a float, or one per instance
     iterations = torch.zeros(B, dtype=torch.long, device=dev)
     status = [MAX_ITER] * B
     done = ~torch.isfinite(f) | (gnorm <= gtol)
@@ -332,9 +333,9 @@ def batched_arrow_newton(
         if act.numel() == 0:
             break
         mu_a = mu[act]
-        # Raise μ where H + μI is not positive definite, re-solving only those instances.
         sw, sx, ok = arrow_solve(model, mu_a)
         factorizations += 1
+        # Raise μ where H + μI is not positive definite, re-solving only those instances.
         bad = torch.nonzero(~ok).flatten()
         while bad.numel() and bool((mu_a[bad] <= mu_max).any()):
             mu_a[bad] = torch.clamp_min(mu_a[bad] * bump, 1e-8)
@@ -390,7 +391,10 @@ def batched_arrow_newton(
 
 WARM_GTOL = 1e-4  # the float32 stage stops here: ~1e3 float32 epsilons above its rounding floor at O(1) scales
 WARM_MU_MIN = 1e-5  # float32 Cholesky cannot factor the UFM's singular (rotation-orbit) Hessian + 1e-10·I
-POLISH_MU0 = 1e-4  # the float64 stage starts near the optimum, in Newton's local regime
+# The float64 stage starts where the float32 one converged, in Newton's local regime: μ = 1e-6 makes its first step
+# almost a Newton step (2 polish steps instead of 3 at K=4; 1e-4 damped the first step enough to need a third); starts
+# the float32 stage left unconverged keep the old, more damped 1e-4
+POLISH_MU0, POLISH_MU0_FAR = 1e-6, 1e-4
 
 
 def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tensor, x0: torch.Tensor, *,
@@ -410,15 +414,15 @@ def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tenso
     # back onto the manifold at float64 (a zero step through the retraction): the float32 point is off it by
     # ~1e-7, a jump the float64 model cannot predict, which made every polish step look like a bad one
     w32, x32 = warm.w.double(), warm.x.double()
-    w32, x32 = retract(w32, x32, torch.zeros_like(w32), torch.zeros_like(warm.gx, dtype=w32.dtype),
-                       evaluate(w32, x32))
+    w32, x32 = retract(w32, x32, torch.zeros_like(w32), torch.zeros_like(warm.gx, dtype=w32.dtype), None)
     # starts the float32 stage did not move, or whose float32 value is not finite, polish from their own start
     moved = (warm.iterations > 0) & torch.isfinite(warm.f)
     w1 = torch.where(moved[:, None], w32, w0)
     x1 = torch.where(moved[:, None, None], x32, x0)
     used = int(warm.iterations.max()) if warm.iterations.numel() else 0
-    res = batched_arrow_newton(evaluate, retract, w1, x1, max_iter=max(0, max_iter - used), gtol=gtol,
-                               mu0=POLISH_MU0)
+    local = torch.tensor([s == GTOL for s in warm.status], device=w0.device)
+    mu0 = torch.where(local, POLISH_MU0, POLISH_MU0_FAR).double()
+    res = batched_arrow_newton(evaluate, retract, w1, x1, max_iter=max(0, max_iter - used), gtol=gtol, mu0=mu0)
     res.polish_iterations = res.iterations
     res.iterations = res.iterations + warm.iterations
     res.evaluations += warm.evaluations
