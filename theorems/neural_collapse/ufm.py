@@ -27,6 +27,7 @@ from ..optim.curvature import arrow_curvature, arrow_shift_certificate
 from ..optim.lbfgs import GTOL, LbfgsResult, autograd_objective, batched_lbfgs
 from ..optim.manifolds import ln, orthonormal_basis_of_ones_complement, tangent
 from ..optim.newton import ArrowModel, NewtonResult, mixed_precision_newton
+from ..optim.threads import pinned
 
 LOSSES = ("mse", "ce")
 # Second-order certificate: a stationary start counts as converged only if the Riemannian Hessian has no eigenvalue
@@ -348,6 +349,7 @@ def _chunks(restarts: int, floats_per_restart: int) -> list[slice]:
     return [slice(i, min(i + size, restarts)) for i in range(0, restarts, size)]
 
 
+@pinned  # one intra-op thread: small tensors, where more threads only synchronise (optim.threads)
 def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, ctx, max_iter: int = 3000,
               gtol: float = 1e-9, history: int = 20, method: str = "newton") -> UFMSolution:
     """Minimise the UFM from ``restarts`` random feasible starts at once.
@@ -358,7 +360,8 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
     finished by float64 polish steps (``optim.newton.mixed_precision_newton``: only the float64 stage certifies),
     restarts in chunks of CHUNK_FLOATS; ``max_iter`` counts its trial steps (both stages together). ``method="lbfgs"``: batched L-BFGS in coordinates X = ln(V), autograd gradients;
     ``history`` is its memory. Either way the stopping measure is the Riemannian gradient norm, and the
-    certificate reported (``grad_norm``, ``converged``) is recomputed from the final (W, X) by autograd.
+    certificate reported (``grad_norm``, ``converged``) is recomputed from the final (W, X) by autograd. Runs with
+    one intra-op thread (``optim.threads.pinned``), restoring the caller's count.
     """
     labels = balanced_labels(K, n, device=ctx.device)
     N = K * n

@@ -188,7 +188,13 @@ def _backward_t(L: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
 
 
 def schur_complement(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
-    """S = A + μI − Σ_i F_iᵀF_i (B, m, m) from the factors of F_i = L_i⁻¹C_iᵀ, F_i[j, (k, c)] = α_jk a_c + b_k β_jc.
+    """S = A + μI − Σ_i F_iᵀF_i (B, m, m); see ``_schur_and_factor``."""
+    return _schur_and_factor(model, alpha, beta, mu)[0]
+
+
+def _schur_and_factor(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor,
+                      mu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """(S, F): S = A + μI − Σ_i F_iᵀF_i (B, m, m) from the factors of F_i = L_i⁻¹C_iᵀ, F_i[j, (k, c)] = α_jk a_c + b_k β_jc.
 
     Expanding the product, with the per-feature Gram blocks α_iᵀα_i (K×K), α_iᵀβ_i (K×p), β_iᵀβ_i (p×p):
 
@@ -197,7 +203,8 @@ def schur_complement(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor,
     so the sum over i is two batched matmuls over the feature index of K²- and p²-sized outer products:
     O(N(K+p)²q + 6NK²p²) flops instead of the 2NqK²p² of forming F and FᵀF (~q/3 times fewer at d ≫ K). Its
     extra kernels and permuted copies cost more than they save on small blocks, where F is formed instead
-    (chosen by the flop counts, the Gram form charged GRAM_OVERHEAD times its flops).
+    (chosen by the flop counts, the Gram form charged GRAM_OVERHEAD times its flops). F (B, N·q, m) is returned
+    where it was formed (None otherwise), for the solve's products with F and Fᵀ.
     """
     B, m = model.gw.shape
     N, q, K = model.P.shape[1:]
@@ -211,7 +218,7 @@ def schur_complement(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor,
         F = F.reshape(B, N * q, m)
         S = model.A - F.transpose(-1, -2) @ F
         S.diagonal(dim1=-2, dim2=-1).add_(mu[:, None])
-        return S
+        return S, F
     ab = torch.cat([alpha, beta], dim=-1)
     G = ab.transpose(-1, -2) @ ab  # (B, N, K+p, K+p)
     # Σ_i (αᵀα)_i ⊗ a_i a_iᵀ + b_i b_iᵀ ⊗ (βᵀβ)_i, both as [k, k', c, c'], in one product over 2N rows
@@ -224,7 +231,7 @@ def schur_complement(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor,
     cross = cross.reshape(B, m, m)
     S = model.A - diag_terms - cross - cross.transpose(-1, -2)
     S.diagonal(dim1=-2, dim2=-1).add_(mu[:, None])
-    return S
+    return S, None
 
 
 def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -243,15 +250,20 @@ def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torc
     R = _forward(Lx, torch.cat([model.P, model.Q, model.gx[..., None]], dim=-1))
     # contiguous copies: the broadcasts below on strided slices of R ran ~3× slower than the copies cost
     alpha, beta, h = R[..., :K].contiguous(), R[..., K:K + p].contiguous(), R[..., K + p].contiguous()
-    S = schur_complement(model, alpha, beta, mu)
-    # Σ_i F_iᵀh_i through the factors: (Σ_j α_jk h_j) u_i + b_i (Σ_j β_j h_j)
-    ah, bh = (alpha * h[..., None]).sum(-2), (beta * h[..., None]).sum(-2)  # (B, N, K), (B, N, p)
-    rhs = (ah.transpose(-1, -2) @ model.a + model.b.transpose(-1, -2) @ bh).reshape(B, m) - model.gw
+    S, F = _schur_and_factor(model, alpha, beta, mu)
+    if F is not None:  # F formed: one product each instead of a dozen small kernels through the factors
+        rhs = torch.baddbmm(model.gw[..., None], F.transpose(-1, -2), h.reshape(B, N * q, 1), beta=-1.0)
+    else:  # Σ_i F_iᵀh_i through the factors: (Σ_j α_jk h_j) u_i + b_i (Σ_j β_j h_j)
+        ah, bh = (alpha * h[..., None]).sum(-2), (beta * h[..., None]).sum(-2)  # (B, N, K), (B, N, p)
+        rhs = ((ah.transpose(-1, -2) @ model.a + model.b.transpose(-1, -2) @ bh).reshape(B, m) - model.gw)[..., None]
     Lw, info_w = torch.linalg.cholesky_ex(S)
-    sw = torch.cholesky_solve(rhs[..., None], Lw)[..., 0]
-    Sw = sw.view(B, K, p)
-    Fsw = ((alpha * (model.a @ Sw.transpose(-1, -2))[:, :, None, :]).sum(-1)
-           + (beta * (model.b @ Sw)[:, :, None, :]).sum(-1))
+    sw = torch.cholesky_solve(rhs, Lw)[..., 0]
+    if F is not None:
+        Fsw = (F @ sw[..., None]).view(B, N, q)
+    else:
+        Sw = sw.view(B, K, p)
+        Fsw = ((alpha * (model.a @ Sw.transpose(-1, -2))[:, :, None, :]).sum(-1)
+               + (beta * (model.b @ Sw)[:, :, None, :]).sum(-1))
     sx = -_backward_t(Lx, h + Fsw)
     ok = ok_x.all(dim=-1) & (info_w == 0)
     return sw, sx, ok
