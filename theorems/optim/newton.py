@@ -349,6 +349,7 @@ def batched_arrow_newton(
         factorizations += 1
         # Raise μ where H + μI is not positive definite, re-solving only those instances.
         bad = torch.nonzero(~ok).flatten()
+        bumped = ~ok
         while bad.numel() and bool((mu_a[bad] <= mu_max).any()):
             mu_a[bad] = torch.clamp_min(mu_a[bad] * bump, 1e-8)
             sw_b, sx_b, ok_b = arrow_solve(model.take(bad), mu_a[bad])
@@ -382,7 +383,9 @@ def batched_arrow_newton(
         model = trial
         gnorm_a = torch.where(accept, gnorm_try, gnorm_a)
         gnorm[act], f[act], gw[act], gx[act] = gnorm_a, model.f, model.gw, model.gx
-        very_good = accept & ((ratio > 0.75) | in_noise)
+        # μ that had to be raised for H + μI to be definite is not lowered in the same iteration: lowering it
+        # re-entered the indefinite range next time, and each re-solve is a separate small batch
+        very_good = accept & ((ratio > 0.75) | in_noise) & ~bumped
         poor = ok & ~(accept & (ratio >= 0.25)) & ~in_noise
         mu_a = torch.where(very_good, torch.clamp_min(mu_a / shrink, mu_min), mu_a)
         mu_a = torch.where(poor, torch.clamp_min(mu_a * grow, 1e-8), mu_a)
