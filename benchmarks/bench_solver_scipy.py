@@ -37,7 +37,8 @@ wall-clock limit under the load, so the K=10 row is ``compare("ce-K10-d32-R16", 
 
 Before/after at CE K=4 in adjacent processes of one contended run (``compare("ce-K4-R256")``, 3 pairs each): ``main``
 at 03d944b 0.199 s vs scipy 2.832 s (14.2x), this version 0.154 s vs 2.715 s (17.7x); main's own docstring run said
-14.4x. What changed: (1) the second-order certificate of every start is the inertia test (block Cholesky of H + σI,
+14.4x. At K=10 (batched side alone, ``solve_ufm("ce", 10, 20, 32, 0.05, restarts=16)``, processes alternated, CPU s):
+main 6.44 / 6.26, this version 5.16 / 5.19 (1.2x; 338 instead of 369 batched solves). What changed: (1) the second-order certificate of every start is the inertia test (block Cholesky of H + σI,
 σ = 1e-8 × the Hessian's largest column norm, ≤ max|λ|) at every size, about one float64 Newton solve, instead of
 eigvalsh of all 256 dense 68×68 Hessians (~0.04 s); the exact spectrum is computed at the best start only, for the
 number the results print and a sharper proven bound there; (2) the float64 polish starts at μ = 1e-6 where the
