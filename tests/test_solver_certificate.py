@@ -167,6 +167,7 @@ def test_column_norm_scale_is_below_the_spectral_scale_and_pins_the_inertia():
     ev = torch.linalg.eigvalsh(model.hessian())
     rtol = 1e-3
     _, sigma = arrow_shift_certificate(model, rtol, scale_iters=0)
+    torch.testing.assert_close(sigma, rtol * model.hessian().norm(dim=-2).amax(-1), rtol=1e-12, atol=0)
     assert bool((sigma <= rtol * ev.abs().amax(-1) * (1 + 1e-12)).all()) and bool((sigma > 0).all())
     m, q = model.A.shape[-1], model.D.shape[-1]
 
