@@ -4,9 +4,9 @@ Problems: the UFM of Definition 3.5, λ = 0.05, at Lemma 4.2's default size K=4 
 feasible starts) and at a realistic size K=10 n=20 d=32 (CE, 16 starts: 6,310 tangent unknowns per start).
 
 * batched: one ``solve_ufm(loss, K, n, d, λ, restarts=R, gtol=1e-9)`` call: Riemannian Newton with the arrow Schur
-  solve, restarts in cache-sized chunks, and the second-order certificate (exact eigvalsh of the Riemannian Hessian
-  up to tangent dimension 256; beyond it the inertia test, the block Cholesky of H + σI proving λ_min > −σ, plus one
-  Lanczos measurement at the best start);
+  solve, restarts in cache-sized chunks, pinned to one thread, and the second-order certificate of every start (the
+  inertia test, the block Cholesky of H + σI proving λ_min > −σ), plus one measurement of λ_min at the best start
+  (exact eigvalsh up to tangent dimension 256, Lanczos beyond);
 * scipy: R ``scipy.optimize.minimize(method="L-BFGS-B")`` calls with the hand-written analytic gradient of
   ``bench_ufm_batching.scipy_value_and_grad``, from the SAME starts (gtol 1e-10, ftol 0, 20 correction pairs).
 
@@ -19,30 +19,39 @@ interleaved rounds, the exponent fitted to log time against log R. No timing ass
     python benchmarks/bench_solver_scipy.py               # the table below (about 10 minutes on 1 core)
     pytest benchmarks/bench_solver_scipy.py --benchmark-only --benchmark-timer time.process_time
 
-Measured 2026-11-27 12:20–12:34 UTC on the shared 2-core development machine (8 sessions working at once, load
-average ~16: contended, so compare ratios within a run, not absolute seconds; the batched side, cache-bound, suffers
-more from the load than scipy's), torch 2.13 CPU, 1 thread, ``python benchmarks/bench_solver_scipy.py`` (``main``:
-``compare`` on every case with 3 pairs, then ``restart_scaling``), in one run:
+Measured 2026-11-27 14:56–15:20 UTC on the shared 2-core development machine (8 sessions working at once, load
+average ~16: contended, so compare ratios within a run, not absolute seconds; the batched side, cache- and
+overhead-bound, suffers more from the load than scipy's), torch 2.13 CPU, 1 thread. The CE and MSE rows are one run of
+``python benchmarks/bench_solver_scipy.py`` (3 interleaved pairs each); that run's K=10 case outlived its 15-minute
+wall-clock limit under the load, so the K=10 row is ``compare("ce-K10-d32-R16", pairs=1)`` and the scaling line
+``restart_scaling()``, each in its own process of the same session:
 
     | problem                  | R    | batched s | scipy s | scipy/batched | batched cert/reach | scipy reach |
     |--------------------------|------|-----------|---------|---------------|--------------------|-------------|
-    | CE  K=4 n=3 d=6          | 256  | 0.186     | 2.671   | 14.4x         | 256/256            | 256         |
-    | MSE K=4 n=3 d=6          | 256  | 0.278     | 16.884  | 60.8x         | 256/256            | 256         |
-    | CE  K=10 n=20 d=32       | 16   | 4.964     | 20.841  | 4.2x          | 16/16              | 16          |
+    | CE  K=4 n=3 d=6          | 256  | 0.142     | 2.797   | 19.7x         | 256/256            | 256         |
+    | MSE K=4 n=3 d=6          | 256  | 0.248     | 17.649  | 71.1x         | 256/256            | 256         |
+    | CE  K=10 n=20 d=32       | 16   | 6.032     | 22.427  | 3.7x (1 pair) | 16/16              | 16          |
 
-    restart scaling, CE K=4 n=3 d=6 (median of 3 interleaved rounds): R=256 0.174 s, R=512 0.339 s,
-    R=1024 0.675 s; R=1024/R=256 = 3.89 (target ≤ 5), fitted exponent 0.98.
+    restart scaling, CE K=4 n=3 d=6 (median of 3 interleaved rounds): R=256 0.152 s, R=512 0.305 s,
+    R=1024 0.573 s; R=1024/R=256 = 3.77 (target ≤ 5), fitted exponent 0.96.
 
-What changed at K=10 (2.2x in the previous run of this file, one pair): the second-order certificate beyond the dense
-size is the inertia test ``curvature.arrow_shift_certificate`` (one block Cholesky of H + σI after 6 Lanczos steps
-for the scale) instead of 120 Lanczos steps on every start, and the Lanczos estimate is measured at the best start
-only. Old against new batched side alone, interleaved in separate processes of one contended run
-(``solve_ufm("ce", 10, 20, 32, 0.05, restarts=16)``, CPU s): old 8.61 / 8.95, new 6.25 / 6.42 (1.4x); at K=4 the
-certificate is unchanged (dense eigvalsh) and the batched time with it (old 0.191 / 0.197, new 0.189 / 0.191 CE;
-old 0.305 / 0.318, new 0.293 / 0.298 MSE). Where the K=4 CE time goes (instrumented, contended): 22 Newton model
-evaluations ~0.052 s, 26 arrow solves ~0.076 s (Schur assembly 0.020, block Cholesky 0.011), the dense certificate
-~0.037 s, the rest bookkeeping; ~10 float32 iterations from a random start, then 3 float64 polish steps. The CE
-target (≥ 30x) is not met against this loop; K=10 (≥ 3x), MSE (≥ 30x) and R=1024/R=256 (≤ 5) are.
+Before/after at CE K=4 in adjacent processes of one contended run (``compare("ce-K4-R256")``, 3 pairs each): ``main``
+at 03d944b 0.199 s vs scipy 2.832 s (14.2x), this version 0.154 s vs 2.715 s (17.7x); main's own docstring run said
+14.4x. At K=10 (batched side alone, ``solve_ufm("ce", 10, 20, 32, 0.05, restarts=16)``, processes alternated, CPU s):
+main 6.44 / 6.26, this version 5.16 / 5.19 (1.2x; 338 instead of 369 batched solves). What changed: (1) the second-order certificate of every start is the inertia test (block Cholesky of H + σI,
+σ = 1e-8 × the Hessian's largest column norm, ≤ max|λ|) at every size, about one float64 Newton solve, instead of
+eigvalsh of all 256 dense 68×68 Hessians (~0.04 s); the exact spectrum is computed at the best start only, for the
+number the results print and a sharper proven bound there; (2) the float64 polish starts at μ = 1e-6 where the
+float32 stage converged (2 polish steps instead of 3) and no longer evaluates a float64 model just to retract a zero
+step; (3) μ raised to make H + μI definite is not lowered on the same step (25 instead of 28 batched solves); (4) the
+solve reuses the formed F for Fᵀh and F s_w. Tried and dropped (measured no gain or a loss): other μ schedules
+(μ0 ∈ {0.01, 1}, shrink 10, bump 10, μ ∝ ‖g‖), deferring the re-solves of indefinite instances to the next
+iteration, smaller chunks (131k/262k floats: 1.4x/1.2x slower), assembling H_WW as one product in [k, k', c, c']
+order (1.2x slower), and torch.compile of the model and the solve (inductor, offline, dynamic batch): 169 s + 125 s
+of compile time for 1.4x on the model and the solve. The CE target (≥ 30x) is not met against this loop: what is
+left is ~10 float32 iterations from a random start (8 with all 256 starts active), each a model (~2.5 ms) and an
+arrow solve (~4.5 ms, ~0.6 ms of it overhead) over the batch, and their per-kernel overhead on the shrinking tail;
+K=10 (≥ 3x), MSE (≥ 30x) and R=1024/R=256 (≤ 5) are met.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from theorems.core.context import Context
 from theorems.data.frames import balanced_labels
 from theorems.neural_collapse.ufm import (CURV_RTOL, DENSE, INERTIA, riemannian_grad_norm, second_order_details,
                                           solve_ufm, ufm_newton_model, ufm_second_order)
-from theorems.optim.curvature import arrow_shift_certificate
+from theorems.optim.curvature import arrow_column_norm, arrow_shift_certificate
 from theorems.optim.manifolds import orthonormal_basis_of_ones_complement
 from theorems.optim.newton import UNROLL_MAX, arrow_solve
 
@@ -151,3 +151,55 @@ def test_details_never_call_an_uncertified_start_proven():
     sol.min_curvature_lower_bound, sol.min_curvature = ev.lower_bound.expand(2), ev.min_curvature.expand(2)
     det = second_order_details(sol, 0)
     assert det["best_second_order"].startswith("not certified")
+
+
+@pytest.mark.parametrize("loss,d", [("ce", 5), ("mse", 5), ("ce", 12)])
+def test_column_norm_scale_is_the_dense_one(loss, d):
+    model = _model(loss, 3, 2, d, 3, seed=9)
+    H = model.hessian()
+    torch.testing.assert_close(arrow_column_norm(model), H.norm(dim=-2).amax(-1), rtol=1e-12, atol=0)
+
+
+def test_column_norm_scale_is_below_the_spectral_scale_and_pins_the_inertia():
+    """scale_iters=0: ŝ = max_j ‖H e_j‖ ≤ max|λ| (so σ ≤ rtol·max|λ|), and shifting H so that λ_min sits at −σ·(1 ± 1e-3)
+    flips the certificate (H + cI moves the diagonal with it: σ recomputed on the shifted model)."""
+    model = _model("ce", 3, 2, 5, 3, seed=5)
+    ev = torch.linalg.eigvalsh(model.hessian())
+    rtol = 1e-3
+    _, sigma = arrow_shift_certificate(model, rtol, scale_iters=0)
+    torch.testing.assert_close(sigma, rtol * model.hessian().norm(dim=-2).amax(-1), rtol=1e-12, atol=0)
+    assert bool((sigma <= rtol * ev.abs().amax(-1) * (1 + 1e-12)).all()) and bool((sigma > 0).all())
+    m, q = model.A.shape[-1], model.D.shape[-1]
+
+    def shifted(c):
+        return type(model)(**{**model.__dict__, "A": model.A + c[:, None, None] * torch.eye(m, dtype=DT),
+                              "D": model.D + c[:, None, None, None] * torch.eye(q, dtype=DT)})
+
+    for frac, want in ((1 - 1e-3, True), (1 + 1e-3, False)):
+        c = -ev[:, 0]
+        for _ in range(8):
+            c = -ev[:, 0] - frac * arrow_shift_certificate(shifted(c), rtol, scale_iters=0)[1]
+        ok, s = arrow_shift_certificate(shifted(c), rtol, scale_iters=0)
+        torch.testing.assert_close(torch.linalg.eigvalsh(shifted(c).hessian())[:, 0], -frac * s, rtol=1e-6, atol=0)
+        assert ok.tolist() == [want] * 3, frac
+
+
+def test_solver_path_at_dense_size_rejects_the_saddle():
+    """What solve_ufm runs at every start (spectra=False): inertia with the column-norm scale, even below DENSE_CURV_MAX."""
+    W, X, labels = _saddle(3, 2, 5)
+    ev = ufm_second_order(W, X, labels, "mse", 0.05, Context.make("cpu", seed=0), spectra=False)
+    assert ev.method == INERTIA and not bool(ev.certified[0]) and float(ev.lower_bound[0]) == -1.0
+
+
+@pytest.mark.parametrize("loss", ["ce", "mse"])
+def test_solver_reports_the_exact_number_and_bound_at_the_best_start(loss):
+    sol = solve_ufm(loss, 3, 2, 5, 0.05, restarts=3, ctx=Context.make("cpu", seed=0))
+    assert sol.curvature_method == ufm.INERTIA_BEST_DENSE and bool(sol.converged.all())
+    best = ufm.best_start(sol)
+    exact = ufm_second_order(sol.W, sol.X, sol.labels, loss, 0.05, Context.make("cpu", seed=0))  # every spectrum
+    assert exact.method == DENSE
+    assert float(sol.min_curvature[best]) == float(exact.min_curvature[best])
+    assert float(sol.min_curvature_lower_bound[best]) == float(exact.lower_bound[best]) > -CURV_RTOL
+    others = torch.arange(3) != best
+    assert bool((sol.min_curvature_lower_bound[others] == -CURV_RTOL).all())
+    assert "proven by inertia" in second_order_details(sol, best)["best_second_order"]

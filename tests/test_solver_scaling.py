@@ -183,3 +183,28 @@ def test_mixed_precision_reaches_the_float64_optima(loss):
     both = (ref.f <= target * (1 + 1e-9)) & (mix.f <= target * (1 + 1e-9))
     assert int(both.sum()) >= R // 2
     assert float(mix.f.min()) / target - 1 <= 1e-12
+
+
+def test_solver_runs_on_one_thread_and_restores_the_callers_count(monkeypatch):
+    """solve_ufm is pinned to one intra-op thread (an unpinned solve oversubscribed a shared machine ~10×) and gives
+    the caller its thread count back; the numbers do not depend on the caller's count."""
+    import theorems.neural_collapse.ufm as ufm
+    seen = []
+    real = ufm.mixed_precision_newton
+
+    def spy(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ufm, "mixed_precision_newton", spy)
+    previous = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        two = solve_ufm("ce", 3, 2, 5, 0.05, restarts=2, ctx=Context.make("cpu", seed=0))
+        assert torch.get_num_threads() == 2
+        torch.set_num_threads(1)
+        one = solve_ufm("ce", 3, 2, 5, 0.05, restarts=2, ctx=Context.make("cpu", seed=0))
+    finally:
+        torch.set_num_threads(previous)
+    assert seen == [1, 1]
+    assert torch.equal(two.values, one.values) and torch.equal(two.W, one.W)

@@ -27,21 +27,25 @@ from ..optim.curvature import arrow_curvature, arrow_shift_certificate
 from ..optim.lbfgs import GTOL, LbfgsResult, autograd_objective, batched_lbfgs
 from ..optim.manifolds import ln, orthonormal_basis_of_ones_complement, tangent
 from ..optim.newton import ArrowModel, NewtonResult, mixed_precision_newton
+from ..optim.threads import pinned
 
 LOSSES = ("mse", "ce")
 # Second-order certificate: a stationary start counts as converged only if the Riemannian Hessian has no eigenvalue
-# below −CURV_RTOL·(its scale). Zero eigenvalues of the rotation orbit come out at ~1e-15 relative. Up to
-# DENSE_CURV_MAX the spectrum is exact (eigvalsh, every start). Beyond it the certificate is the inertia test of
-# optim.curvature.arrow_shift_certificate: the block Cholesky of H + σI (σ = CURV_RTOL·ŝ, ŝ ≤ max|λ|) succeeding
-# proves λ_min > −CURV_RTOL·max|λ|, a bound, not a number. The number there is a measurement at the best start only:
-# CURV_ITERS Lanczos steps, whose Ritz value λ_min is an upper estimate (a capped Lanczos can miss a saddle: on a
-# synthetic spectrum of that dimension a lone eigenvalue at −1e-3 relative needed 120–200 steps and one at −1e-5
-# was missed at 200), so it is shown, never used to certify.
+# below −CURV_RTOL·(its scale). Zero eigenvalues of the rotation orbit come out at ~1e-15 relative. solve_ufm decides
+# it at every start by the inertia test of optim.curvature.arrow_shift_certificate: the block Cholesky of H + σI
+# (σ = CURV_RTOL·ŝ, ŝ ≤ max|λ|) succeeding proves λ_min > −CURV_RTOL·max|λ|, a bound, not a number (at about the
+# cost of one Newton step: the exact spectrum of every start cost more than the whole float64 polish at K=4). The
+# number is a measurement at the best start only: up to DENSE_CURV_MAX the exact spectrum (eigvalsh), which also
+# sharpens that start's proven bound; beyond it CURV_ITERS Lanczos steps, whose Ritz value λ_min is an upper estimate
+# (a capped Lanczos can miss a saddle: on a synthetic spectrum of that dimension a lone eigenvalue at −1e-3 relative
+# needed 120–200 steps and one at −1e-5 was missed at 200), so it is shown, never used to certify.
 CURV_RTOL = 1e-8
 CURV_ITERS = 120
-# Up to this tangent dimension K(d−1) + N(d−2) the certificate is the exact spectrum of the dense Hessian (eigvalsh):
-# below CURV_ITERS Lanczos would run to the full dimension anyway, at the cost of one Python step per dimension, and
-# a little beyond it the dense eigensolver is still cheaper than the capped Lanczos and gives exact values.
+# Up to this tangent dimension K(d−1) + N(d−2) the measured λ_min is the exact spectrum of the dense Hessian
+# (eigvalsh; ufm_second_order's default, which tests use as the reference, certifies by it too), and the inertia
+# test's scale is the Hessian's largest column norm: below CURV_ITERS Lanczos would run to the full dimension anyway,
+# at the cost of one Python step per dimension, and a little beyond it the dense eigensolver is still cheaper than
+# the capped Lanczos and gives exact values.
 DENSE_CURV_MAX = 256
 # Restarts are solved in chunks of at most this many floats of Newton model (the arrow blocks of one chunk), so that a
 # chunk's working set stays in cache and the time grows linearly with the restarts (one batch of 1024 small
@@ -272,10 +276,11 @@ def ufm_newton_model(Wp: torch.Tensor, U: torch.Tensor, labels: torch.Tensor, lo
                       Q=T.transpose(-1, -2), b=Gr, basis=T)
 
 
-def _retract(w: torch.Tensor, u: torch.Tensor, sw: torch.Tensor, sx: torch.Tensor, model: ArrowModel):
-    """w + s_w, and u_i + T_i s_i scaled back onto the sphere of radius √d (a second-order retraction)."""
+def _retract(w: torch.Tensor, u: torch.Tensor, sw: torch.Tensor, sx: torch.Tensor, model: ArrowModel | None):
+    """w + s_w, and u_i + T_i s_i scaled back onto the sphere of radius √d (a second-order retraction). ``model``
+    None: a zero step, the projection of (w, u) back onto the manifold (no tangent basis needed)."""
     d = u.shape[-1] + 1
-    v = u + (model.basis * sx[..., None, :]).sum(-1)
+    v = u if model is None else u + (model.basis * sx[..., None, :]).sum(-1)
     return w + sw, math.sqrt(d) * v / v.norm(dim=-1, keepdim=True)
 
 
@@ -298,15 +303,16 @@ class UFMSolution:
     metrics: dict[str, torch.Tensor]  # nc1, nc2a, nc2b, nc3 and the field's (metrics.neural_collapse): (R,)
     row_norms: torch.Tensor  # (R, K)
     raw: LbfgsResult | NewtonResult | None = None  # the optimiser's own result
-    # (R,) λ_min/|λ|_max of the Riemannian Hessian at the final iterate, a measurement: exact (eigvalsh) at every start
-    # up to DENSE_CURV_MAX; beyond it the Lanczos Ritz estimate at best_start only (an upper estimate of λ_min), NaN at
-    # the other starts. The UFM's rotation orbit (W, X) → (WO, OᵀX) gives zero eigenvalues, which pass.
+    # (R,) λ_min/|λ|_max of the Riemannian Hessian at the final iterate, a measurement at best_start only (NaN at the
+    # other starts): exact (eigvalsh) up to DENSE_CURV_MAX, beyond it the Lanczos Ritz estimate (an upper estimate of
+    # λ_min). The UFM's rotation orbit (W, X) → (WO, OᵀX) gives zero eigenvalues, which pass.
     min_curvature: torch.Tensor | None = None
     first_order: torch.Tensor | None = None  # (R,) bool: the gradient certificate alone
-    # (R,) a proven lower bound on λ_min/|λ|_max: up to DENSE_CURV_MAX the eigvalsh value less its rounding allowance;
-    # beyond it −CURV_RTOL where the inertia test (Cholesky of H + σI) succeeded, −1 (the trivial bound) elsewhere
+    # (R,) a proven lower bound on λ_min/|λ|_max: −CURV_RTOL where the inertia test (Cholesky of H + σI) succeeded, −1
+    # (the trivial bound) elsewhere; at best_start up to DENSE_CURV_MAX the larger of that and the eigvalsh value less
+    # its rounding allowance
     min_curvature_lower_bound: torch.Tensor | None = None
-    curvature_method: str = ""  # how the second-order certificate was decided ("dense eigvalsh" / "inertia")
+    curvature_method: str = ""  # how the second-order certificate was decided (INERTIA / INERTIA_BEST_DENSE)
 
 
 def second_order_details(sol: UFMSolution, i: int, prefix: str = "best_") -> dict:
@@ -345,6 +351,7 @@ def _chunks(restarts: int, floats_per_restart: int) -> list[slice]:
     return [slice(i, min(i + size, restarts)) for i in range(0, restarts, size)]
 
 
+@pinned  # one intra-op thread: small tensors, where more threads only synchronise (optim.threads)
 def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, ctx, max_iter: int = 3000,
               gtol: float = 1e-9, history: int = 20, method: str = "newton") -> UFMSolution:
     """Minimise the UFM from ``restarts`` random feasible starts at once.
@@ -355,7 +362,8 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
     finished by float64 polish steps (``optim.newton.mixed_precision_newton``: only the float64 stage certifies),
     restarts in chunks of CHUNK_FLOATS; ``max_iter`` counts its trial steps (both stages together). ``method="lbfgs"``: batched L-BFGS in coordinates X = ln(V), autograd gradients;
     ``history`` is its memory. Either way the stopping measure is the Riemannian gradient norm, and the
-    certificate reported (``grad_norm``, ``converged``) is recomputed from the final (W, X) by autograd.
+    certificate reported (``grad_norm``, ``converged``) is recomputed from the final (W, X) by autograd. Runs with
+    one intra-op thread (``optim.threads.pinned``), restoring the caller's count.
     """
     labels = balanced_labels(K, n, device=ctx.device)
     N = K * n
@@ -390,21 +398,33 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
     values = ufm_objective(W, X, labels, loss, lam)
     grad_norm = riemannian_grad_norm(W, X, labels, loss, lam)
     first = torch.tensor([s == GTOL for s in res.status], device=ctx.device) & (grad_norm <= gtol * 1.01)
-    second = ufm_second_order(W, X, labels, loss, lam, ctx)
+    second = ufm_second_order(W, X, labels, loss, lam, ctx, spectra=False)
     sol = UFMSolution(
         W=W, X=X, labels=labels, values=values, grad_norm=grad_norm, converged=first & second.certified,
         iterations=res.iterations, status=res.status, gtol=gtol, metrics=both_families(W, X, labels),
         row_norms=W.norm(dim=-1), raw=res, min_curvature=second.min_curvature, first_order=first,
         min_curvature_lower_bound=second.lower_bound, curvature_method=second.method,
     )
-    if second.method == INERTIA:  # the measured number, at the start the results report (one Lanczos run)
-        b = best_start(sol)
-        sol.min_curvature[b] = ufm_curvature(W[b:b + 1], X[b:b + 1], labels, loss, lam, ctx)[0]
+    # the measured number, at the start the results report: exact (one eigvalsh) at dense sizes, where it is also a
+    # proven bound (less its rounding allowance), kept where sharper than the inertia test's; one Lanczos run beyond
+    b = best_start(sol)
+    sol.min_curvature[b] = ufm_curvature(W[b:b + 1], X[b:b + 1], labels, loss, lam, ctx)[0]
+    dim = tangent_dim(K, N, d)
+    if dim <= DENSE_CURV_MAX:
+        exact_bound = sol.min_curvature[b] - dim * torch.finfo(W.dtype).eps
+        sol.min_curvature_lower_bound[b] = torch.maximum(sol.min_curvature_lower_bound[b], exact_bound)
+        sol.curvature_method = INERTIA_BEST_DENSE
     return sol
 
 
 DENSE = "dense eigvalsh"
 INERTIA = "inertia (Cholesky of H + σI)"
+INERTIA_BEST_DENSE = f"{INERTIA} at every start, {DENSE} at the best"
+
+
+def tangent_dim(K: int, N: int, d: int) -> int:
+    """Dimension K(d−1) + N(d−2) of the UFM's tangent space in 1^⊥ coordinates (W along 1 left out)."""
+    return K * (d - 1) + N * (d - 2)
 
 
 @dataclass
@@ -416,22 +436,25 @@ class SecondOrderEvidence:
 
 
 def ufm_second_order(W: torch.Tensor, X: torch.Tensor, labels: torch.Tensor, loss: str, lam: float,
-                     ctx) -> SecondOrderEvidence:
+                     ctx, *, spectra: bool = True) -> SecondOrderEvidence:
     """The second-order certificate of every start (W (R, K, d), X (R, d, N)), in 1^⊥ coordinates.
 
-    Up to DENSE_CURV_MAX: the exact spectrum (eigvalsh) of every start; certified = λ_min/max|λ| ≥ −CURV_RTOL; the
-    bound is that ratio less (tangent dimension)·eps, eigvalsh's backward error relative to ‖H‖. Beyond: the
-    inertia test (optim.curvature.arrow_shift_certificate), which proves λ_min/max|λ| > −CURV_RTOL where it succeeds
-    and measures nothing; min_curvature is left NaN for the caller to measure where cheap.
+    Up to DENSE_CURV_MAX and with ``spectra``: the exact spectrum (eigvalsh) of every start; certified =
+    λ_min/max|λ| ≥ −CURV_RTOL; the bound is that ratio less (tangent dimension)·eps, eigvalsh's backward error
+    relative to ‖H‖. Otherwise: the inertia test (optim.curvature.arrow_shift_certificate), which proves
+    λ_min/max|λ| > −CURV_RTOL where it succeeds and measures nothing; min_curvature is left NaN for the caller to
+    measure where cheap. Its scale ŝ is the largest column norm of H up to DENSE_CURV_MAX (no Hessian product),
+    6 Lanczos steps beyond; either is ≤ max|λ|, so the test is at least as strict as the ratio it proves.
     """
     d = W.shape[-1]
     Q = orthonormal_basis_of_ones_complement(d, dtype=W.dtype, device=W.device)
     model = ufm_newton_model(W @ Q, (Q.T @ X).transpose(-1, -2), labels, loss, lam)
     dim = model.gw.shape[-1] + model.gx.shape[-2] * model.gx.shape[-1]
-    if dim <= DENSE_CURV_MAX:
+    if dim <= DENSE_CURV_MAX and spectra:
         rel = _dense_relative_min(model)
         return SecondOrderEvidence(rel >= -CURV_RTOL, rel - dim * torch.finfo(rel.dtype).eps, rel, DENSE)
-    ok, _ = arrow_shift_certificate(model, CURV_RTOL, generator=ctx.generator)
+    ok, _ = arrow_shift_certificate(model, CURV_RTOL, scale_iters=0 if dim <= DENSE_CURV_MAX else 6,
+                                    generator=ctx.generator)
     bound = torch.where(ok, torch.full_like(model.f, -CURV_RTOL), torch.full_like(model.f, -1.0))
     return SecondOrderEvidence(ok, bound, torch.full_like(model.f, math.nan), INERTIA)
 

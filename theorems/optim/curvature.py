@@ -156,12 +156,38 @@ def arrow_shift_certificate(model, rtol: float, *, scale_iters: int = 6,
     values lie inside the spectrum, so ŝ ≤ max|λ(H)| and fewer steps only make the test stricter. Cholesky is
     backward stable: success holds up to a perturbation of ~(m + N·q)·eps·‖H‖, so rtol must be far above that
     (1e-8 against ~1e-12 at the UFM's sizes). ok False is "not certified", never a proof of a saddle. The
-    factorisation costs about one Newton iteration, the Lanczos steps one Hessian product each."""
+    factorisation costs about one Newton iteration, the Lanczos steps one Hessian product each.
+
+    ``scale_iters=0``: ŝ = max_j ‖H e_j‖ instead (``arrow_column_norm``: ‖H e_j‖ ≤ ‖H‖₂ = max|λ(H)|), from the
+    blocks without a Hessian product, for small problems where the Lanczos steps (each a few dozen kernels) cost more
+    than the factorisation."""
     tiny = torch.finfo(model.gw.dtype).tiny
-    ritz = arrow_curvature(model, iters=scale_iters, generator=generator)
-    sigma = rtol * torch.maximum(ritz.lam_max.abs(), ritz.lam_min.abs()).clamp_min(tiny)
+    if scale_iters == 0:
+        scale = arrow_column_norm(model)
+    else:
+        ritz = arrow_curvature(model, iters=scale_iters, generator=generator)
+        scale = torch.maximum(ritz.lam_max.abs(), ritz.lam_min.abs())
+    sigma = rtol * scale.clamp_min(tiny)
     _, _, ok = arrow_solve(model, sigma)
     return ok, sigma
+
+
+def arrow_column_norm(model) -> torch.Tensor:
+    """(B,) max_j ‖H e_j‖, the largest column norm of an arrow Hessian, from its blocks (H is never formed).
+
+    Column j of block x_i: ‖D_i e_j‖² + ‖row j of C_iᵀ‖², where C_iᵀ[j, (k, c)] = P_jk a_c + Q_jc b_k gives
+    ‖P_j‖²‖a‖² + 2(P_j·b)(Q_j·a) + ‖Q_j‖²‖b‖². Column (k, c) of w: ‖A e_(k,c)‖² + Σ_i [a_c² Σ_j P_jk² +
+    2 a_c b_k (PᵀQ)_kc + b_k² Σ_j Q_jc²]."""
+    P, a, Q, b = model.P, model.a, model.Q, model.b  # (B, N, q, K), (B, N, p), (B, N, q, p), (B, N, K)
+    B, m = model.gw.shape
+    aa, bb = a.pow(2), b.pow(2)
+    row = (P.pow(2).sum(-1) * aa.sum(-1, keepdim=True) + 2 * (P * b[:, :, None, :]).sum(-1) * (Q * a[:, :, None, :]).sum(-1)
+           + Q.pow(2).sum(-1) * bb.sum(-1, keepdim=True))  # (B, N, q)
+    x_cols = model.D.pow(2).sum(-2) + row
+    col = (P.pow(2).sum(-2)[..., :, None] * aa[..., None, :] + 2 * (P.transpose(-1, -2) @ Q) * b[..., :, None] * a[..., None, :]
+           + bb[..., :, None] * Q.pow(2).sum(-2)[..., None, :]).sum(1)  # (B, K, p)
+    w_cols = model.A.pow(2).sum(-2) + col.reshape(B, m)
+    return torch.maximum(w_cols.amax(-1), x_cols.amax((-2, -1))).sqrt()
 
 
 def arrow_certificate(model, rtol: float, *, scale_iters: int = 6,

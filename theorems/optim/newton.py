@@ -188,7 +188,13 @@ def _backward_t(L: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
 
 
 def schur_complement(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
-    """S = A + μI − Σ_i F_iᵀF_i (B, m, m) from the factors of F_i = L_i⁻¹C_iᵀ, F_i[j, (k, c)] = α_jk a_c + b_k β_jc.
+    """S = A + μI − Σ_i F_iᵀF_i (B, m, m); see ``_schur_and_factor``."""
+    return _schur_and_factor(model, alpha, beta, mu)[0]
+
+
+def _schur_and_factor(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor,
+                      mu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """(S, F): S = A + μI − Σ_i F_iᵀF_i (B, m, m) from the factors of F_i = L_i⁻¹C_iᵀ, F_i[j, (k, c)] = α_jk a_c + b_k β_jc.
 
     Expanding the product, with the per-feature Gram blocks α_iᵀα_i (K×K), α_iᵀβ_i (K×p), β_iᵀβ_i (p×p):
 
@@ -197,7 +203,8 @@ def schur_complement(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor,
     so the sum over i is two batched matmuls over the feature index of K²- and p²-sized outer products:
     O(N(K+p)²q + 6NK²p²) flops instead of the 2NqK²p² of forming F and FᵀF (~q/3 times fewer at d ≫ K). Its
     extra kernels and permuted copies cost more than they save on small blocks, where F is formed instead
-    (chosen by the flop counts, the Gram form charged GRAM_OVERHEAD times its flops).
+    (chosen by the flop counts, the Gram form charged GRAM_OVERHEAD times its flops). F (B, N·q, m) is returned
+    where it was formed (None otherwise), for the solve's products with F and Fᵀ.
     """
     B, m = model.gw.shape
     N, q, K = model.P.shape[1:]
@@ -211,7 +218,7 @@ def schur_complement(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor,
         F = F.reshape(B, N * q, m)
         S = model.A - F.transpose(-1, -2) @ F
         S.diagonal(dim1=-2, dim2=-1).add_(mu[:, None])
-        return S
+        return S, F
     ab = torch.cat([alpha, beta], dim=-1)
     G = ab.transpose(-1, -2) @ ab  # (B, N, K+p, K+p)
     # Σ_i (αᵀα)_i ⊗ a_i a_iᵀ + b_i b_iᵀ ⊗ (βᵀβ)_i, both as [k, k', c, c'], in one product over 2N rows
@@ -224,7 +231,7 @@ def schur_complement(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor,
     cross = cross.reshape(B, m, m)
     S = model.A - diag_terms - cross - cross.transpose(-1, -2)
     S.diagonal(dim1=-2, dim2=-1).add_(mu[:, None])
-    return S
+    return S, None
 
 
 def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -243,15 +250,20 @@ def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torc
     R = _forward(Lx, torch.cat([model.P, model.Q, model.gx[..., None]], dim=-1))
     # contiguous copies: the broadcasts below on strided slices of R ran ~3× slower than the copies cost
     alpha, beta, h = R[..., :K].contiguous(), R[..., K:K + p].contiguous(), R[..., K + p].contiguous()
-    S = schur_complement(model, alpha, beta, mu)
-    # Σ_i F_iᵀh_i through the factors: (Σ_j α_jk h_j) u_i + b_i (Σ_j β_j h_j)
-    ah, bh = (alpha * h[..., None]).sum(-2), (beta * h[..., None]).sum(-2)  # (B, N, K), (B, N, p)
-    rhs = (ah.transpose(-1, -2) @ model.a + model.b.transpose(-1, -2) @ bh).reshape(B, m) - model.gw
+    S, F = _schur_and_factor(model, alpha, beta, mu)
+    if F is not None:  # F formed: one product each instead of a dozen small kernels through the factors
+        rhs = torch.baddbmm(model.gw[..., None], F.transpose(-1, -2), h.reshape(B, N * q, 1), beta=-1.0)
+    else:  # Σ_i F_iᵀh_i through the factors: (Σ_j α_jk h_j) u_i + b_i (Σ_j β_j h_j)
+        ah, bh = (alpha * h[..., None]).sum(-2), (beta * h[..., None]).sum(-2)  # (B, N, K), (B, N, p)
+        rhs = ((ah.transpose(-1, -2) @ model.a + model.b.transpose(-1, -2) @ bh).reshape(B, m) - model.gw)[..., None]
     Lw, info_w = torch.linalg.cholesky_ex(S)
-    sw = torch.cholesky_solve(rhs[..., None], Lw)[..., 0]
-    Sw = sw.view(B, K, p)
-    Fsw = ((alpha * (model.a @ Sw.transpose(-1, -2))[:, :, None, :]).sum(-1)
-           + (beta * (model.b @ Sw)[:, :, None, :]).sum(-1))
+    sw = torch.cholesky_solve(rhs, Lw)[..., 0]
+    if F is not None:
+        Fsw = (F @ sw[..., None]).view(B, N, q)
+    else:
+        Sw = sw.view(B, K, p)
+        Fsw = ((alpha * (model.a @ Sw.transpose(-1, -2))[:, :, None, :]).sum(-1)
+               + (beta * (model.b @ Sw)[:, :, None, :]).sum(-1))
     sx = -_backward_t(Lx, h + Fsw)
     ok = ok_x.all(dim=-1) & (info_w == 0)
     return sw, sx, ok
@@ -296,7 +308,7 @@ def batched_arrow_newton(
     *,
     max_iter: int = 200,
     gtol: float = 1e-9,
-    mu0: float = 0.1,
+    mu0: float | torch.Tensor = 0.1,
     mu_min: float = 1e-10,
     mu_max: float = 1e20,
     eta: float = 0.1,
@@ -307,7 +319,8 @@ def batched_arrow_newton(
     """Minimise B problems from (w0 (B, m), x0 (B, N, q)) by damped Riemannian Newton steps.
 
     ``evaluate(w, x)`` returns the :class:`ArrowModel` at (w, x); ``retract(w, x, s_w, s_x, model)`` maps
-    a tangent step (in the coordinates of the model's gradient) back onto the manifold. Instances stop on
+    a tangent step (in the coordinates of the model's gradient) back onto the manifold (``mixed_precision_newton``
+    also calls it with zero steps and model None, to put a rounded point back onto the manifold). Instances stop on
     their own; only the active ones are evaluated and solved (the batch is compacted as they stop, since
     the work is proportional to the instances carried), and stopped ones never change again.
     """
@@ -319,7 +332,7 @@ def batched_arrow_newton(
     f, gw, gx = model.f.clone(), model.gw.clone(), model.gx.clone()
     gnorm = model.grad_norm()
     evaluations, factorizations = 1, 0
-    mu = torch.full((B,), mu0, dtype=dt, device=dev)
+    mu = torch.as_tensor(mu0, dtype=dt, device=dev).expand(B).clone()  # a float, or one per instance
     iterations = torch.zeros(B, dtype=torch.long, device=dev)
     status = [MAX_ITER] * B
     done = ~torch.isfinite(f) | (gnorm <= gtol)
@@ -332,10 +345,11 @@ def batched_arrow_newton(
         if act.numel() == 0:
             break
         mu_a = mu[act]
-        # Raise μ where H + μI is not positive definite, re-solving only those instances.
         sw, sx, ok = arrow_solve(model, mu_a)
         factorizations += 1
+        # Raise μ where H + μI is not positive definite, re-solving only those instances.
         bad = torch.nonzero(~ok).flatten()
+        bumped = ~ok
         while bad.numel() and bool((mu_a[bad] <= mu_max).any()):
             mu_a[bad] = torch.clamp_min(mu_a[bad] * bump, 1e-8)
             sw_b, sx_b, ok_b = arrow_solve(model.take(bad), mu_a[bad])
@@ -369,7 +383,9 @@ def batched_arrow_newton(
         model = trial
         gnorm_a = torch.where(accept, gnorm_try, gnorm_a)
         gnorm[act], f[act], gw[act], gx[act] = gnorm_a, model.f, model.gw, model.gx
-        very_good = accept & ((ratio > 0.75) | in_noise)
+        # μ that had to be raised for H + μI to be definite is not lowered in the same iteration: lowering it
+        # re-entered the indefinite range next time, and each re-solve is a separate small batch
+        very_good = accept & ((ratio > 0.75) | in_noise) & ~bumped
         poor = ok & ~(accept & (ratio >= 0.25)) & ~in_noise
         mu_a = torch.where(very_good, torch.clamp_min(mu_a / shrink, mu_min), mu_a)
         mu_a = torch.where(poor, torch.clamp_min(mu_a * grow, 1e-8), mu_a)
@@ -390,7 +406,10 @@ def batched_arrow_newton(
 
 WARM_GTOL = 1e-4  # the float32 stage stops here: ~1e3 float32 epsilons above its rounding floor at O(1) scales
 WARM_MU_MIN = 1e-5  # float32 Cholesky cannot factor the UFM's singular (rotation-orbit) Hessian + 1e-10·I
-POLISH_MU0 = 1e-4  # the float64 stage starts near the optimum, in Newton's local regime
+# The float64 stage starts where the float32 one converged, in Newton's local regime: μ = 1e-6 makes its first step
+# almost a Newton step (2 polish steps instead of 3 at K=4; 1e-4 damped the first step enough to need a third); starts
+# the float32 stage left unconverged keep the old, more damped 1e-4
+POLISH_MU0, POLISH_MU0_FAR = 1e-6, 1e-4
 
 
 def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tensor, x0: torch.Tensor, *,
@@ -410,15 +429,15 @@ def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tenso
     # back onto the manifold at float64 (a zero step through the retraction): the float32 point is off it by
     # ~1e-7, a jump the float64 model cannot predict, which made every polish step look like a bad one
     w32, x32 = warm.w.double(), warm.x.double()
-    w32, x32 = retract(w32, x32, torch.zeros_like(w32), torch.zeros_like(warm.gx, dtype=w32.dtype),
-                       evaluate(w32, x32))
+    w32, x32 = retract(w32, x32, torch.zeros_like(w32), torch.zeros_like(warm.gx, dtype=w32.dtype), None)
     # starts the float32 stage did not move, or whose float32 value is not finite, polish from their own start
     moved = (warm.iterations > 0) & torch.isfinite(warm.f)
     w1 = torch.where(moved[:, None], w32, w0)
     x1 = torch.where(moved[:, None, None], x32, x0)
     used = int(warm.iterations.max()) if warm.iterations.numel() else 0
-    res = batched_arrow_newton(evaluate, retract, w1, x1, max_iter=max(0, max_iter - used), gtol=gtol,
-                               mu0=POLISH_MU0)
+    local = torch.tensor([s == GTOL for s in warm.status], device=w0.device)
+    mu0 = torch.where(local, POLISH_MU0, POLISH_MU0_FAR).double()
+    res = batched_arrow_newton(evaluate, retract, w1, x1, max_iter=max(0, max_iter - used), gtol=gtol, mu0=mu0)
     res.polish_iterations = res.iterations
     res.iterations = res.iterations + warm.iterations
     res.evaluations += warm.evaluations
