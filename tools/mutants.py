@@ -488,7 +488,8 @@ def gate_tests(module: Path, root: Path = Path(".")) -> list[list[str]]:
         # run whole
         whole = [str(p.relative_to(root)) for kind in ("pins", "hypotheses")
                  for p in sorted(root.glob(f"checks/test_{kind}_*{PAPER_NUMBER[package]}*.py"))]
-        own = [node for f in files if f not in whole for node in _tests_naming(root / f, names, short)] + whole
+        own = [f + node[len(str(root / f)):] for f in files if f not in whole  # node ids relative to the root
+               for node in _tests_naming(root / f, names, short)] + whole
         if own:
             runs.append(own)
         return runs
