@@ -1,0 +1,42 @@
+"""Tolerances of paper 004 pinned by REGISTERED controls (issue 26, item 9).
+
+A tolerance is pinned when a registered negative control fails its claim by more than the allowance and by at most
+10 allowances: the tolerance loosened ×10 (or ×1000) lets that control pass, tightened ÷10 (or ÷1000) its failure is
+more than 10 allowances, so either mutant fails a row here. Each row names the control by its literal parameters
+(never built from the constant it pins, which would move with it) and the test finds it among ``Result.controls``:
+the registered control is what is checked, not a copy kept by a test or a report. Each row is one cheap evaluate.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from checks.pinning import assert_registered_pin
+
+NC = "neural_collapse."
+ATTAINING = dict(attaining=True, K=3, n=2, d0=6, d=4, loss="ce", L=3)
+
+# (result id, the registered control, the claims it pins, the claim kinds allowed)
+PINS = [
+    # RTOL = 1e-10 on the 1-D toy's closed form, from both sides (3 allowances)
+    ("toy_1d", dict(bound_scale=1 + 3e-10, allow_violation=True), ("optimiser_not_below_closed_form",), ("bound",)),
+    ("toy_1d", dict(bound_scale=1 - 3e-10, allow_violation=True), ("optimiser_reaches_closed_form",), ("bound",)),
+    # EXP_TOL = 0.07 from outside: the hypothesis L ≫ a dropped tilts the exponent to −1.118
+    ("toy_1d", dict(depths=(2, 8, 32, 128), allow_violation=True), ("cost_vanishes_at_rate_1_over_L",), ("bound",)),
+    # the deep UFM remark: LOWER_RTOL = 1e-10 on the attaining copy, REACH_RTOL = 1e-7 on the trained networks
+    ("deep_ufm_remark", dict(bound_scale=1 + 3e-10, allow_violation=True), ("deep_ufm_above_shallow_optimum",),
+     ("bound",)),
+    ("deep_ufm_remark", dict(bound_scale=1 - 3e-7, allow_violation=True), ("trained_reaches_shallow_optimum",),
+     ("bound",)),
+    # Theorem 4.3's lower bound where it binds (the attaining network): LOWER_RTOL = 1e-10
+    ("theorem_4_3", dict(ATTAINING, bound_scale=1 + 3e-10, allow_violation=True), ("attaining_net_above_gufm_optimum",),
+     ("bound",)),
+    # Appendix A's phase-1 mover: EXACT_RTOL = 1e-12 on the landing point, ANGLE_RTOL = 1e-6 on the exact angle
+    ("errata_a9", dict(step_scale=1 + 1e-9, allow_violation=True), ("lands_on_target",), ("bound",)),
+    ("errata_a9", dict(step_scale=1 + 1e-5, allow_violation=True), ("angle_formula_exact",), ("identity",)),
+]
+
+
+@pytest.mark.parametrize("rid, control, claims, kinds", PINS, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(PINS)])
+def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds):
+    assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
