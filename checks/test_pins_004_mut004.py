@@ -40,3 +40,22 @@ PINS = [
 @pytest.mark.parametrize("rid, control, claims, kinds", PINS, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(PINS)])
 def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds):
     assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
+
+
+# Lemma 4.2 (PIN = CE, K = 3, n = 2, d = 4): every tolerance of the corrected statement
+PIN_42 = dict(loss="ce", K=3, n=2, d=4)
+PINS_42 = [
+    (dict(PIN_42, closed_form_scale=1 + 3e-10, row_norm_scale=1 + 3e-4, allow_violation=True),
+     ("no_start_beats_closed_form", "row_norm")),  # LOWER_RTOL, ROW_NORM_RTOL
+    (dict(PIN_42, closed_form_scale=1 - 3e-7, allow_violation=True), ("best_run_reaches_closed_form",)),  # REACH_RTOL
+    (dict(PIN_42, perturb=3e-3, allow_violation=True),
+     ("optimum_collapsed_nc1", "optimum_collapsed_nc2a", "optimum_collapsed_nc3")),  # NC1_TOL, NC2_TOL, NC3_TOL
+    (dict(PIN_42, row_norm_scale=1 + 3e-6, allow_violation=True), ("converse_minimiser_is_c_star",)),  # CONVERSE_C
+    (dict(PIN_42, closed_form_scale=1 + 1e-9, row_norm_scale=1 + 1e-5, perturb=5e-3, allow_violation=True),
+     ("converse_attains_at_unique_c",)),  # CONVERSE_VALUE_RTOL
+]
+
+
+@pytest.mark.parametrize("control, claims", PINS_42, ids=[str(i) for i in range(len(PINS_42))])
+def test_lemma_4_2_tolerances_are_pinned_by_registered_controls(run, control, claims):
+    assert_registered_pin(run, NC + "lemma_4_2", control, claims)
