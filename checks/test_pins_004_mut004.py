@@ -59,3 +59,23 @@ PINS_42 = [
 @pytest.mark.parametrize("control, claims", PINS_42, ids=[str(i) for i in range(len(PINS_42))])
 def test_lemma_4_2_tolerances_are_pinned_by_registered_controls(run, control, claims):
     assert_registered_pin(run, NC + "lemma_4_2", control, claims)
+
+
+@pytest.mark.parametrize("claim, scale", [("optimiser_reaches_closed_form", 1 - 3e-10),
+                                          ("optimiser_not_below_closed_form", 1 + 3e-10)])
+def test_toy_1d_closed_form_claims_judge_every_depth(monkeypatch, claim, scale):
+    """The closed-form claims take the worst depth: a closed form off by 3 allowances at ONE depth (the deepest) fails
+    them, whatever the other depths do (a claim that took the best depth would pass)."""
+    import theorems
+    from theorems.neural_collapse import toy_1d as T1
+
+    exact = T1.closed_form
+    deepest = 64
+
+    def one_depth_off(a, L, layers):
+        value, w = exact(a, L, layers)
+        return (value * scale if L == deepest else value), w
+
+    monkeypatch.setattr(T1, "closed_form", one_depth_off)
+    ev = theorems.check(T1.ID, depths=(16, 32, deepest))
+    assert [c.name for c in ev.failed_bounds] == [claim], ev.explain()
