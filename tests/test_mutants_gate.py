@@ -70,10 +70,24 @@ def test_by_the_other_constant_only():
 
 def test_unrelated():
     assert 1
+
+
+def test_a_bare_word_is_not_the_module():
+    assert "the fake_mod word and a theorem_9x"
+
+
+def test_by_a_local_import():
+    from theorems.neural_collapse import fake_mod
+    assert fake_mod
+
+
+def test_by_a_quoted_short_id(rid):
+    assert rid == P + "theorem_9"
 '''
 
 SELECTED = {"test_lemma_9_by_its_name", "test_by_a_parametrized_id", "test_by_the_module_alias",
-            "test_by_a_tuple_constant", "test_by_a_helper", "test_by_an_imported_name"}
+            "test_by_a_tuple_constant", "test_by_a_helper", "test_by_an_imported_name", "test_by_a_local_import",
+            "test_by_a_quoted_short_id"}
 
 
 def _tree(tmp_path: Path) -> Path:

@@ -417,19 +417,23 @@ def _segment_of(source: str, node: ast.AST) -> str:
 
 def _tests_naming(path: Path, names: tuple[str, ...], short: tuple[str, ...] = ()) -> list[str]:
     """Node ids ``path::test_x`` of the test functions (and test classes) of ``path`` whose source (decorators
-    included) names one of ``names`` (a result id, a module name), or one of ``short`` (an id without its
-    package, e.g. ``lemma_4_2``) as a word or as a part of its name (``test_lemma_4_2_edge``, not
-    ``test_lemma_4_2x`` nor ``test_theorem_4_3`` for ``theorem_4``), or that uses a module-level helper,
-    constant or imported name that does."""
+    included) names one of ``names`` (a result id, the module's dotted name ``package.module``), that quotes
+    or whose name carries one of ``short`` (an id without its package: ``test_lemma_4_2_edge`` for ``lemma_4_2``, not
+    ``test_lemma_4_2x`` nor ``test_theorem_4_3`` for ``theorem_4``), or that uses a module-level helper, constant
+    or imported name (``from theorems.pkg import module as M``) that does. A bare module name is not a name: it is
+    often an English word ("errata", "construction", "paper") that a report test uses for something else."""
     source = path.read_text(encoding="utf-8")
     tree = ast.parse(source)
-    words = tuple(dict.fromkeys(names + short))
-    pattern = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in words))
+    # a name, a function-local `from theorems.pkg import module` of a `pkg.module` name, or a short id as a string
+    # (`rid == P + "theorem_3"`)
+    pattern = re.compile("|".join([rf"\b{re.escape(n)}\b" for n in names] + [
+        rf"\bfrom\s+theorems\.{re.escape(n.split('.')[0])}\s+import\s+[^\n]*\b{re.escape(n.split('.')[1])}\b"
+        for n in names if n.count(".") == 1] + [rf"[\"']{re.escape(s)}[\"']" for s in short]))
     in_name = re.compile("|".join(rf"(?:^|_){re.escape(s)}(?:$|_(?!\d))" for s in short)) if short else None
     # `from theorems.pkg.module import X, Y as Z` / `import theorems.pkg.module as m`: a test using X, Z or m uses it,
     # and `from theorems.pkg import module as M`: a test using M uses it
     known = {a.asname or a.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.module
-             for a in node.names if a.name != "*" and (pattern.search(node.module) or pattern.fullmatch(a.name))}
+             for a in node.names if a.name != "*" and (pattern.search(node.module) or pattern.search(f"{node.module}.{a.name}"))}
     known |= {a.asname for node in tree.body if isinstance(node, ast.Import) for a in node.names
               if a.asname and pattern.search(a.name)}
     # then the module-level helpers (functions, classes) and constants (`A, B = M.ID, M.ID_2` too) that use one of
@@ -445,11 +449,14 @@ def _tests_naming(path: Path, names: tuple[str, ...], short: tuple[str, ...] = (
                 v, ast.Tuple) and len(t.elts) == len(v.elts) else [(t, v)])]  # `A, B = X, Y`: A uses X only
             defs += [({n.id for n in ast.walk(t) if isinstance(n, ast.Name)}, ast.get_source_segment(source, v))
                      for t, v in pairs]
+    # a module-level definition may also hold a short id as a word (`A, B = (f"pkg.{n}" for n in ("a_id", "b_id"))`)
+    by_word = re.compile("|".join(rf"\b{re.escape(s)}\b" for s in short)) if short else None
     uses = pattern
     while True:
         if known:
             uses = re.compile(pattern.pattern + "|" + "|".join(rf"\b{re.escape(h)}\b" for h in sorted(known)))
-        more = {n for names_, text in defs if not names_ <= known and uses.search(text) for n in names_}
+        more = {n for names_, text in defs if not names_ <= known
+                and (uses.search(text) or (by_word and by_word.search(text))) for n in names_}
         if more <= known:
             break
         known |= more
@@ -476,10 +483,10 @@ def gate_tests(module: Path, root: Path = Path(".")) -> list[list[str]]:
             ids = [i for p in sorted((root / module).parent.glob("*.py")) if p.name != module.name
                    and users.search(t := p.read_text(encoding="utf-8")) for i in registered_ids(t)]
             # (a package's __init__ is named by its dotted path: "__init__" is every class's constructor)
-            names: tuple[str, ...] = (f"theorems.{package}",) if stem == "__init__" else (f"{package}.{stem}", stem)
+            names: tuple[str, ...] = (f"theorems.{package}",) if stem == "__init__" else (f"{package}.{stem}",)
             short: tuple[str, ...] = ()
         else:
-            names = tuple(dict.fromkeys([f"{package}.{stem}", stem] + ids))
+            names = tuple(dict.fromkeys([f"{package}.{stem}"] + ids))
             short = tuple(dict.fromkeys(i.split(".", 1)[1] for i in ids))
         if ids:
             runs.append(["checks/test_conformance.py", "-k", " or ".join(f"{i}]" for i in ids)])
