@@ -10,8 +10,10 @@ the registered control is what is checked, not a copy kept by a test or a report
 from __future__ import annotations
 
 import pytest
+import torch
 
 from checks.pinning import assert_registered_pin
+from theorems.core.errors import IdentityFailure
 
 NC = "neural_collapse."
 ATTAINING = dict(attaining=True, K=3, n=2, d0=6, d=4, loss="ce", L=3)
@@ -79,3 +81,20 @@ def test_toy_1d_closed_form_claims_judge_every_depth(monkeypatch, claim, scale):
     monkeypatch.setattr(T1, "closed_form", one_depth_off)
     ev = theorems.check(T1.ID, depths=(16, 32, deepest))
     assert [c.name for c in ev.failed_bounds] == [claim], ev.explain()
+
+
+def test_theorem_4_3_reduction_identity_judges_every_network(monkeypatch):
+    """The reduction identity takes the worst network: one network's GUFM part off by 1e-6 relative fails it (a
+    claim that took the best network would pass on the others, which are exact)."""
+    import theorems
+    from theorems.neural_collapse import theorem_4_3 as T
+
+    exact = T.ufm_objective
+
+    def first_network_off(*args, **kwargs):
+        value = exact(*args, **kwargs)
+        return value * torch.cat([torch.full_like(value[:1], 1 + 1e-6), torch.ones_like(value[1:])])
+
+    monkeypatch.setattr(T, "ufm_objective", first_network_off)
+    with pytest.raises(IdentityFailure, match="reduction_identity"):  # inside the hypotheses: a bug of the suite
+        theorems.check(T.ID, loss="ce")
