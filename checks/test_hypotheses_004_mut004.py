@@ -122,3 +122,11 @@ def test_every_bypassing_control_of_the_paper_violates_a_named_hypothesis():
             params = {k: v for k, v in control.items() if k not in ("form", "allow_violation")}
             _, violations = registry.validate(result, params, control.get("form", result.default_form))
             assert violations and all(v.hypothesis for v in violations), f"{rid}: {dict(control)} violates nothing"
+
+
+def test_the_cost_of_a_deep_network_grows_with_its_depth():
+    """Result.cost keeps an instance on the machine: a network twice as deep does twice the blocks' work."""
+    result = registry.get(NC + "theorem_4_3")
+    base = registry.validate_structure(result, {}, result.default_form)
+    deeper = registry.validate_structure(result, dict(L=2 * base["L"]), result.default_form)
+    assert result.cost(deeper).work > 1.5 * result.cost(base).work
