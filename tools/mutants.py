@@ -365,20 +365,11 @@ def sample(pool: list[Mutant], n: int, seed: int = 0, kinds: tuple[str, ...] = K
 
 
 # -- the tests CI runs for a module ---------------------------------------------------------------------
-PAPER_TESTS = {  # the edge and audit files are CI tests of these modules too (they were left out of the gate)
-    "deep_fusion": ["checks/test_000_deep_fusion.py", "checks/test_000_items.py", "tests/test_deep_fusion_machinery.py",
-                    "tests/test_second_order_audit.py"],
-    "ssl_dynamics": ["checks/test_002_ssl_dynamics.py", "checks/test_002_items.py", "checks/test_002_audit.py",
-                     "checks/test_002_remark_2.py", "tests/test_ssl_dynamics_machinery.py",
-                     "checks/test_002_fuzz_edges.py", "tests/test_fuzz_002_edges.py"],
-    "nonlinear_cl": ["checks/test_001_nonlinear_cl.py", "checks/test_001_remaining.py", "checks/test_001_audit.py",
-                     "checks/test_001_figures_11_12.py", "checks/test_fuzz_edges_001_004.py",
-                     "tests/test_nonlinear_cl_machinery.py", "tests/test_theorem_6_curvature.py",
-                     "checks/test_mutants_001_003.py"],
-    "cl_generalization": ["checks/test_003_cl_generalization.py", "checks/test_003_items.py",
-                          "checks/test_fuzz_edges_001_004.py", "tests/test_cl_generalization_population.py",
-                          "tests/test_second_order_audit.py", "checks/test_mutants_001_003.py"],
-}
+PAPER_NUMBER = {"deep_fusion": "000", "nonlinear_cl": "001", "ssl_dynamics": "002", "cl_generalization": "003",
+                "neural_collapse": "004"}
+TEST_GLOBS = ("checks/test_*.py", "tests/test_*.py")
+# The tests of this tool load it (by path or by name): they test the tool, not the module it mutates.
+_TOOL_TESTS = re.compile(r"\bimport mutants\b|tools\W+mutants\.py|\"mutants\.py\"")
 
 
 # Conformance checks the gate runs for a shared module, beyond the test files that import it: the verdict
@@ -389,63 +380,132 @@ SHARED_GATE = {
 }
 
 
-def _tests_naming(path: Path, names: tuple[str, ...]) -> list[str]:
-    """Node ids ``path::test_x`` of the test functions (and test classes) of ``path`` whose source names one
-    of ``names`` (a result id, a module name), or that call a module-level helper that does."""
+def registered_ids(source: str) -> list[str]:
+    """The ids a module registers, read from its syntax tree: the ``id=`` of every ``Result(...)`` call, a string
+    or a module-level string constant of any name (``ID``, ``ID_A9``, ``LEMMA_2``, ...), or written inline."""
+    tree = ast.parse(source)
+    strings = {t.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+               and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+               for t in node.targets if isinstance(t, ast.Name)}
+    ids = []
+    for node in ast.walk(tree):
+        func = getattr(node, "func", None)
+        if isinstance(node, ast.Call) and getattr(func, "id", getattr(func, "attr", "")) == "Result":
+            for kw in node.keywords:
+                if kw.arg == "id":
+                    value = kw.value.value if isinstance(kw.value, ast.Constant) else strings.get(
+                        getattr(kw.value, "id", ""))
+                    if isinstance(value, str):
+                        ids.append(value)
+    return list(dict.fromkeys(ids))
+
+
+def paper_test_files(package: str, root: Path = Path(".")) -> list[str]:
+    """The test files of a paper, discovered: every ``checks/test_*.py`` and ``tests/test_*.py`` whose text names
+    the package (its ids all carry it: ``neural_collapse.lemma_4_2``), except the tests of this tool. A new test
+    file counts without editing the tool; which of its tests run is ``_tests_naming``'s choice."""
+    named = re.compile(rf"\b{re.escape(package)}\b")
+    return [str(p.relative_to(root)) for g in TEST_GLOBS for p in sorted(root.glob(g))
+            if named.search(text := p.read_text(encoding="utf-8")) and not _TOOL_TESTS.search(text)]
+
+
+def _segment_of(source: str, node: ast.AST) -> str:
+    """The source of a definition with its decorators (``parametrize`` lists name ids too)."""
+    first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    return "".join(source.splitlines(keepends=True)[first - 1: node.end_lineno])
+
+
+def _tests_naming(path: Path, names: tuple[str, ...], short: tuple[str, ...] = ()) -> list[str]:
+    """Node ids ``path::test_x`` of the test functions (and test classes) of ``path`` whose source (decorators
+    included) names one of ``names`` (a result id, the module's dotted name ``package.module``), that quotes
+    or whose name carries one of ``short`` (an id without its package: ``test_lemma_4_2_edge`` for ``lemma_4_2``, not
+    ``test_lemma_4_2x`` nor ``test_theorem_4_3`` for ``theorem_4``), or that uses a module-level helper, constant
+    or imported name (``from theorems.pkg import module as M``) that does. A bare module name is not a name: it is
+    often an English word ("errata", "construction", "paper") that a report test uses for something else."""
     source = path.read_text(encoding="utf-8")
     tree = ast.parse(source)
-    pattern = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in names))
-    helpers = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))
-               and not node.name.startswith(("test_", "Test")) and pattern.search(ast.get_source_segment(source, node))}
-    constants = {t.id for node in tree.body if isinstance(node, ast.Assign)
-                 and pattern.search(ast.get_source_segment(source, node)) for t in node.targets
-                 if isinstance(t, ast.Name)}
-    uses = pattern if not (helpers | constants) else re.compile(
-        pattern.pattern + "|" + "|".join(rf"\b{re.escape(h)}\b" for h in sorted(helpers | constants)))
+    # a name, a function-local `from theorems.pkg import module` of a `pkg.module` name, or a short id as a string
+    # (`rid == P + "theorem_3"`)
+    pattern = re.compile("|".join([rf"\b{re.escape(n)}\b" for n in names] + [
+        rf"\bfrom\s+theorems\.{re.escape(n.split('.')[0])}\s+import\s+[^\n]*\b{re.escape(n.split('.')[1])}\b"
+        for n in names if n.count(".") == 1] + [rf"[\"']{re.escape(s)}[\"']" for s in short]))
+    in_name = re.compile("|".join(rf"(?:^|_){re.escape(s)}(?:$|_(?!\d))" for s in short)) if short else None
+    # `from theorems.pkg.module import X, Y as Z` / `import theorems.pkg.module as m`: a test using X, Z or m uses it,
+    # and `from theorems.pkg import module as M`: a test using M uses it
+    known = {a.asname or a.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.module
+             for a in node.names if a.name != "*" and (pattern.search(node.module) or pattern.search(f"{node.module}.{a.name}"))}
+    known |= {a.asname for node in tree.body if isinstance(node, ast.Import) for a in node.names
+              if a.asname and pattern.search(a.name)}
+    # then the module-level helpers (functions, classes) and constants (`A, B = M.ID, M.ID_2` too) that use one of
+    # those, and those that use them in turn
+    defs = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith(("test_", "Test")):
+            defs.append(({node.name}, _segment_of(source, node)))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            pairs = [(t, node.value) for t in targets]
+            pairs = [p for t, v in pairs for p in (zip(t.elts, v.elts) if isinstance(t, ast.Tuple) and isinstance(
+                v, ast.Tuple) and len(t.elts) == len(v.elts) else [(t, v)])]  # `A, B = X, Y`: A uses X only
+            defs += [({n.id for n in ast.walk(t) if isinstance(n, ast.Name)}, ast.get_source_segment(source, v))
+                     for t, v in pairs]
+    # a module-level definition may also hold a short id as a word (`A, B = (f"pkg.{n}" for n in ("a_id", "b_id"))`)
+    by_word = re.compile("|".join(rf"\b{re.escape(s)}\b" for s in short)) if short else None
+    uses = pattern
+    while True:
+        if known:
+            uses = re.compile(pattern.pattern + "|" + "|".join(rf"\b{re.escape(h)}\b" for h in sorted(known)))
+        more = {n for names_, text in defs if not names_ <= known
+                and (uses.search(text) or (by_word and by_word.search(text))) for n in names_}
+        if more <= known:
+            break
+        known |= more
     return [f"{path}::{node.name}" for node in tree.body
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name.startswith(("test_", "Test"))
-            and uses.search(ast.get_source_segment(source, node))]
-
-
-PAPER_NUMBER = {"deep_fusion": "000", "nonlinear_cl": "001", "ssl_dynamics": "002", "cl_generalization": "003"}
+            and (uses.search(_segment_of(source, node)) or (in_name and in_name.search(node.name[4:].lstrip("_"))))]
 
 
 def gate_tests(module: Path, root: Path = Path(".")) -> list[list[str]]:
     """The pytest invocations (argument lists) that the CI gate runs for ``module``: the conformance
-    checks of its result (``checks/test_conformance.py -k <id>]``), then the tests of the paper's own test
-    files that name the module or its id. A module with no result of its own (shared machinery) gets
-    the tests that name it."""
+    checks of its result (``checks/test_conformance.py -k <id>]``), then the tests of the paper's test
+    files (``paper_test_files``) that name the module or one of its ids. A module with no result of its own
+    (package machinery) gets the conformance checks of the results that import it and the tests that name it;
+    shared machinery outside the paper packages gets the test files that import it."""
     module = Path(module)
     parts = module.with_suffix("").parts
     runs: list[list[str]] = []
-    if len(parts) == 3 and parts[0] == "theorems" and parts[1] in PAPER_TESTS:
-        rid = f"{parts[1]}.{parts[2]}"
-        registers = re.compile(r'^ID = |^RESULT = register\(', re.M)
-        text = module.read_text(encoding="utf-8")
-        if registers.search(text):  # every id the module registers (ID, LIMIT_ID, RATE_ID, ...)
-            ids = list(dict.fromkeys([rid] + re.findall(rf'^[A-Z_]*ID = "({re.escape(parts[1])}\.\w+)"', text, re.M)))
-        else:  # package machinery: the conformance checks of every result of the package that imports it
-            users = re.compile(rf"^from \.{re.escape(parts[2])} import|^from \. import .*\b{re.escape(parts[2])}\b", re.M)
-            ids = [f"{parts[1]}.{p.stem}" for p in sorted(module.parent.glob("*.py"))
-                   if p != module and registers.search(t := p.read_text(encoding="utf-8")) and users.search(t)]
+    if len(parts) == 3 and parts[0] == "theorems" and parts[1] in PAPER_NUMBER:
+        package, stem = parts[1], parts[2]
+        ids = registered_ids((root / module).read_text(encoding="utf-8"))
+        if not ids:  # package machinery: the conformance checks of every result of the package that imports it
+            users = re.compile(rf"^from (?:\.|theorems\.{re.escape(package)}\.){re.escape(stem)} import|"
+                               rf"^from (?:\.|theorems\.{re.escape(package)}) import .*\b{re.escape(stem)}\b", re.M)
+            ids = [i for p in sorted((root / module).parent.glob("*.py")) if p.name != module.name
+                   and users.search(t := p.read_text(encoding="utf-8")) for i in registered_ids(t)]
+            # (a package's __init__ is named by its dotted path: "__init__" is every class's constructor)
+            names: tuple[str, ...] = (f"theorems.{package}",) if stem == "__init__" else (f"{package}.{stem}",)
+            short: tuple[str, ...] = ()
+        else:
+            names = tuple(dict.fromkeys([f"{package}.{stem}"] + ids))
+            short = tuple(dict.fromkeys(i.split(".", 1)[1] for i in ids))
         if ids:
             runs.append(["checks/test_conformance.py", "-k", " or ".join(f"{i}]" for i in ids)])
-        files = PAPER_TESTS[parts[1]]
-        names: tuple[str, ...] = (rid, parts[2])
+        files = [f for f in paper_test_files(package, root) if f != "checks/test_conformance.py"]
         # the pin and hypothesis files check every registered control and hypothesis edge of their papers, cheaply:
         # run whole
         whole = [str(p.relative_to(root)) for kind in ("pins", "hypotheses")
-                 for p in sorted(root.glob(f"checks/test_{kind}_*{PAPER_NUMBER[parts[1]]}*.py"))]
-    else:  # shared machinery: the test files that import it, then the conformance checks SHARED_GATE names
-        dotted = ".".join(parts)
-        importers = re.compile(rf"^\s*(from {re.escape(dotted)} import|import {re.escape(dotted)}\b)", re.M)
-        files = [str(p.relative_to(root)) for p in sorted(root.glob("tests/test_*.py"))
-                 if importers.search(p.read_text(encoding="utf-8"))]
-        return ([files] if files else []) + SHARED_GATE.get(str(module), [])
-    own = [node for f in files if (root / f).exists() for node in _tests_naming(root / f, names)] + whole
-    if own:
-        runs.append(own)
-    return runs
+                 for p in sorted(root.glob(f"checks/test_{kind}_*{PAPER_NUMBER[package]}*.py"))]
+        own = [f + node[len(str(root / f)):] for f in files if f not in whole  # node ids relative to the root
+               for node in _tests_naming(root / f, names, short)] + whole
+        if own:
+            runs.append(own)
+        return runs
+    # shared machinery: the test files that import it, then the conformance checks SHARED_GATE names
+    dotted = ".".join(parts)
+    importers = re.compile(rf"^\s*(from {re.escape(dotted)} import|import {re.escape(dotted)}\b)", re.M)
+    files = [str(p.relative_to(root)) for p in sorted(root.glob("tests/test_*.py"))
+             if importers.search(p.read_text(encoding="utf-8"))]
+    return ([files] if files else []) + SHARED_GATE.get(str(module), [])
 
 
 # -- running ----------------------------------------------------------------------------------------------

@@ -45,8 +45,8 @@ is feasible; with two layers the split of each product g_l = x_l y_l is minimise
 
 Status: **trend**. The default (m = 1) holds: exponent −1.02 over depths 16…1024. The trend control is the
 regime where the paper predicts otherwise, for its reason: with two layers per block (m = 2) the fitted
-exponent is ≈ 0 (C_2 → 2a) and the same rate claim fails. Negative controls: ``bound_scale`` = 1 + 1e-8 and
-1 − 1e-8 (literal numbers; 100 × RTOL) break the two closed-form claims; depths 2, 8, 32, 128 at a = 1 (the
+exponent is ≈ 0 (C_2 → 2a) and the same rate claim fails. Negative controls: ``bound_scale`` = 1 + 3e-10 and
+1 − 3e-10 (literal numbers; 3 × RTOL) break the two closed-form claims; depths 2, 8, 32, 128 at a = 1 (the
 hypothesis L ≫ a dropped) give exponent −1.12 and break the rate claim (EXP_TOL pinned from outside).
 """
 
@@ -67,7 +67,7 @@ ID = "neural_collapse.toy_1d"
 
 # -- tolerances -----------------------------------------------------------------------------------------
 # The optimum of an O(a²/L)…O(a) smooth objective in float64, from a converged L-BFGS (gradient ≤ GTOL): the
-# value is within ~GTOL² / curvature of the minimum, far below 1e-10 relative; the controls at 1 ± 1e-8 pin it.
+# value is within ~GTOL² / curvature of the minimum, far below 1e-10 relative; the controls at 1 ± 3e-10 pin it.
 RTOL = 1e-10
 GTOL = 1e-11
 # The local exponent of L(e^{a/L} − 1)² is about −1 − a/L (its Taylor correction), so over depths ≥ 16·a the
@@ -176,8 +176,10 @@ def cost(p: dict) -> Cost:
 
 
 CONTROLS = (
-    dict(bound_scale=1 + 1e-8, allow_violation=True),  # a closed form 1e-8 too high: the optimiser is below it
-    dict(bound_scale=1 - 1e-8, allow_violation=True),  # 1e-8 too low: the optimiser does not reach it
+    # the closed form 3e-10 too high (the optimiser is below it) and too low (it does not reach it): 3 allowances of
+    # RTOL outside, so RTOL loosened ×10 lets them pass
+    dict(bound_scale=1 + 3e-10, allow_violation=True),
+    dict(bound_scale=1 - 3e-10, allow_violation=True),
     # The hypothesis L ≫ a dropped (smallest depth 2a, not 16a): the Taylor correction −a/L tilts the fitted exponent
     # to −1.118 (numpy polyfit of L(e^{1/L} − 1)² over 2, 8, 32, 128), outside EXP_TOL by 0.048: the rate claim fails.
     # It pins EXP_TOL from outside (×1.7 of it) and shows where the hypothesis bites.

@@ -1,0 +1,155 @@
+"""The gate of tools/mutants.py (`gate_tests`): which tests a mutant of a module is run against. A paper's test files
+are discovered (a new file counts without editing the tool), every id a module registers is found whatever constant
+holds it, and a test is selected when it names the module or one of its ids, in its body, its decorators or its name.
+Each case here was missed by the hand-kept lists and the ``^ID = `` lookup this replaces."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("mutants_gate_tool", ROOT / "tools" / "mutants.py")
+mutants = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = mutants  # dataclasses look their module up there
+_spec.loader.exec_module(mutants)
+
+MODULE = '''"""A result module whose ids are held by constants of other names than ID, and one written inline."""
+LEMMA_2 = "neural_collapse.lemma_9"
+THEOREM_4 = "neural_collapse.theorem_9"
+RESULT_A = register(Result(id=LEMMA_2, paper=PAPER))
+RESULT_B = register(Result(id=THEOREM_4, paper=PAPER))
+INLINE = register(Result(
+    id="neural_collapse.inline_9", paper=PAPER))
+'''
+
+TESTS = '''import pytest
+from theorems.neural_collapse import fake_mod as FM
+from theorems.neural_collapse.fake_mod import RESULT_A
+
+A, OTHER = FM.LEMMA_2, "neural_collapse.somewhere_else"
+
+
+def _helper():
+    return check(A)
+
+
+def test_lemma_9_by_its_name():
+    assert 1
+
+
+def test_theorem_9x_alone():
+    assert 1
+
+
+@pytest.mark.parametrize("rid", ["neural_collapse.inline_9"])
+def test_by_a_parametrized_id(rid):
+    assert rid
+
+
+def test_by_the_module_alias():
+    assert FM
+
+
+def test_by_a_tuple_constant():
+    assert A
+
+
+def test_by_a_helper():
+    assert _helper()
+
+
+def test_by_an_imported_name():
+    assert RESULT_A
+
+
+def test_by_the_other_constant_only():
+    assert OTHER
+
+
+def test_unrelated():
+    assert 1
+
+
+def test_a_bare_word_is_not_the_module():
+    assert "the fake_mod word and a theorem_9x"
+
+
+def test_by_a_local_import():
+    from theorems.neural_collapse import fake_mod
+    assert fake_mod
+
+
+def test_by_a_quoted_short_id(rid):
+    assert rid == P + "theorem_9"
+'''
+
+SELECTED = {"test_lemma_9_by_its_name", "test_by_a_parametrized_id", "test_by_the_module_alias",
+            "test_by_a_tuple_constant", "test_by_a_helper", "test_by_an_imported_name", "test_by_a_local_import",
+            "test_by_a_quoted_short_id"}
+
+
+def _tree(tmp_path: Path) -> Path:
+    (tmp_path / "theorems" / "neural_collapse").mkdir(parents=True)
+    (tmp_path / "theorems" / "neural_collapse" / "fake_mod.py").write_text(MODULE, encoding="utf-8")
+    for d in ("checks", "tests"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "checks" / "test_brand_new_file.py").write_text(TESTS, encoding="utf-8")
+    (tmp_path / "tests" / "test_other_paper.py").write_text("def test_x():\n    check('deep_fusion.fake_mod')\n",
+                                                            encoding="utf-8")
+    (tmp_path / "tests" / "test_tool.py").write_text("import mutants\n\n\ndef test_gate():\n"
+                                                     "    mutants.gate_tests('theorems/neural_collapse/fake_mod.py')\n",
+                                                     encoding="utf-8")
+    (tmp_path / "checks" / "test_pins_004_someone.py").write_text("def test_pin():\n    pass\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_ids_are_read_from_every_result_whatever_constant_holds_them():
+    assert mutants.registered_ids(MODULE) == ["neural_collapse.lemma_9", "neural_collapse.theorem_9",
+                                              "neural_collapse.inline_9"]
+    real = {p: mutants.registered_ids((ROOT / p).read_text(encoding="utf-8")) for p in (
+        "theorems/cl_generalization/barlow_twins.py", "theorems/nonlinear_cl/examples.py",
+        "theorems/neural_collapse/errata.py", "theorems/neural_collapse/depth_trend.py")}
+    assert real == {
+        "theorems/cl_generalization/barlow_twins.py": ["cl_generalization.lemma_2", "cl_generalization.theorem_4"],
+        "theorems/nonlinear_cl/examples.py": ["nonlinear_cl.categorical_model", "nonlinear_cl.summation_model",
+                                              "nonlinear_cl.linear_vs_relu"],
+        "theorems/neural_collapse/errata.py": ["neural_collapse.errata_a9", "neural_collapse.errata_a12"],
+        "theorems/neural_collapse/depth_trend.py": ["neural_collapse.theorem_4_3_depth", "neural_collapse.theorem_4_6"],
+    }
+
+
+def test_a_new_test_file_counts_and_its_tests_are_selected_by_what_they_name(tmp_path):
+    root = _tree(tmp_path)
+    runs = mutants.gate_tests(Path("theorems/neural_collapse/fake_mod.py"), root)
+    assert runs[0] == ["checks/test_conformance.py", "-k", "neural_collapse.lemma_9] or neural_collapse.theorem_9] "
+                       "or neural_collapse.inline_9]"]
+    chosen = {node.split("::")[1] for node in runs[1] if "::" in node}
+    assert chosen == SELECTED
+    assert "checks/test_pins_004_someone.py" in runs[1]  # the paper's pin files run whole
+    assert not [n for n in runs[1] if "test_other_paper" in n or "test_tool" in n]  # another paper, the tool's tests
+
+
+def test_paper_test_files_are_discovered_not_listed(tmp_path):
+    root = _tree(tmp_path)
+    assert mutants.paper_test_files("neural_collapse", root) == ["checks/test_brand_new_file.py"]
+    assert mutants.paper_test_files("deep_fusion", root) == ["tests/test_other_paper.py"]
+
+
+def test_a_short_id_in_a_test_name_stops_at_a_digit(tmp_path):
+    path = tmp_path / "test_names.py"
+    path.write_text("def test_theorem_4_bound():\n    pass\n\n\ndef test_theorem_4_3_depth():\n    pass\n",
+                    encoding="utf-8")
+    nodes = mutants._tests_naming(path, ("cl_generalization.theorem_4",), ("theorem_4",))
+    assert [n.split("::")[1] for n in nodes] == ["test_theorem_4_bound"]
+
+
+def test_the_real_gate_of_paper_004_and_of_a_module_with_several_ids():
+    lemma = mutants.gate_tests(Path("theorems/neural_collapse/lemma_4_2.py"), ROOT)
+    assert lemma[0] == ["checks/test_conformance.py", "-k", "neural_collapse.lemma_4_2]"]
+    assert any(n.startswith("checks/test_004_neural_collapse.py::") for n in lemma[1])
+    barlow = mutants.gate_tests(Path("theorems/cl_generalization/barlow_twins.py"), ROOT)
+    assert barlow[0] == ["checks/test_conformance.py", "-k", "cl_generalization.lemma_2] or cl_generalization.theorem_4]"]
+    trend = mutants.gate_tests(Path("theorems/neural_collapse/depth_trend.py"), ROOT)
+    assert any(n.startswith("checks/test_004_deep_collapse.py::") for n in trend[1])  # via `DT.ID_43` constants
