@@ -23,7 +23,11 @@ computed exactly. Asserted (proved) claims:
   nested template bank).
 Measured, not asserted (``observed``): the Spearman correlation between s and the mean error; ``bound`` is the
 predicted sign (0: a negative correlation means stronger augmentation helps). Details carry every curve.
-Negative controls: ``templates=replace`` (only the views at s: not nested, σ need not be monotone) and ``thr_slack``.
+Negative control: ``thr_slack``. ``templates=replace`` (only the views at s: not nested) is run outside the
+hypotheses for contrast, but it is *not* a control: in this harness two views of one template differ by
+(1−s)(z−z′), so d_A falls with s for any template bank and σ stayed monotone on every replace instance tried
+(12 combinations of strengths and seeds). ``concentration_monotone`` therefore has no instance that makes it
+fail: it is an identity of this harness (below), never evidence, and the result stays open.
 
 Quantifiers: an empirical trend, not a quantified statement: "for the augmentation families of E1/E2, accuracy
 increases with richness / strength"; the theory's part is ∀ nested augmentations A ⊆ A': d_{A'} ≤ d_A.
