@@ -104,7 +104,6 @@ def test_batched_heads_are_the_per_seed_loop(sequence):
 
 
 def test_views_are_drawn_chunk_by_chunk_and_no_further():
-    shape = HeadShape(S=2, L=1, d=4, H=2)
     ctx = Context.make(seed=3)
     source = SubspaceSource(random_subspaces(ctx, 2, 4, 2, 1), (2, 2))
     assert [c.shape for c in view_chunks(ctx, source, CHUNK + 2, 0.05)] == [(CHUNK, 2, 2, 4, 4), (2, 2, 2, 4, 4)]
