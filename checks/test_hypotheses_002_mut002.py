@@ -27,6 +27,19 @@ CASES = [
     # new_data_point: h ≥ d + z with d = 2
     ("ssl_dynamics.new_data_point", None, dict(h=3, z=1), None),
     ("ssl_dynamics.new_data_point", None, dict(h=2, z=1), "h ≥ d + z"),
+    # remark_3: λ_min(C) < 0, strict
+    ("ssl_dynamics.remark_3", None, dict(C="0,0;0,2", d=2, r=2, z=2), "λ_min(C) < 0"),
+    ("ssl_dynamics.remark_3", None, dict(C="-0.5,0;0,2", d=2, r=2, z=2), None),
+    # theorem_1_rate: h ≥ z judged at the smallest width of the sweep
+    ("ssl_dynamics.theorem_1_rate", None, dict(widths=(2, 100, 1000), z=3), "h ≥ z"),
+    ("ssl_dynamics.theorem_1_rate", None, dict(widths=(3, 100, 1000), z=3), None),
+    # figure_3: 2η·8·max|λ(C)| < 1 on the default half moons (max|λ| = 0.930): 0.95 and 1.05 of the edge
+    ("ssl_dynamics.figure_3", None, dict(eta=0.06386), None),
+    ("ssl_dynamics.figure_3", None, dict(eta=0.070582), "the 2η runs are stable"),
+    # trace_form.symmetric_C_violations: an asymmetry at rounding level relative to C's scale is symmetric
+    ("ssl_dynamics.proposition_1", None, dict(C="-1000,1e-10;0,500", d=2, eta=1e-4, eta_two_layer=1e-4), None),
+    ("ssl_dynamics.proposition_1", None, dict(C="-1000,1e-8;0,500", d=2, eta=1e-4, eta_two_layer=1e-4),
+     "C symmetric"),
 ]
 
 

@@ -33,6 +33,78 @@ PINS = [
 ]
 
 
+def test_theorem_1_relu_control_pins_its_constant(run):
+    """relu has no finite c = sup|φ''|; CONTROL_C's c = 1 makes its bound finite. On the binding instance the
+    worst-W₂ gap (1.42) lies in (bound, 10·bound] (1.22 bounds): c loosened ×10 lets the control pass, ÷10 puts
+    it 12 bounds out."""
+    control = dict(h=300_000, d=1, w2="worst", draws=16, activation="relu", allow_violation=True)
+    result = registry.get("ssl_dynamics.theorem_1")
+    assert control in [dict(c) for c in result.pins]
+    c = recording.expect(run_spec(run, result, control), recording.FAILS).claim("bound_holds_every_draw")
+    assert c.bound < c.observed <= 10 * c.bound, c
+
+
+def test_theorem_1_proof_chain_is_finite_from_width_two(run):
+    """Lemma 2's L = max|W₁ᵢⱼ|√h/log h is finite for every h ≥ 2 (log 2 > 0): the chain's excess is a number on
+    the registered h = 2 control, inf only at h = 1."""
+    control = dict(h=2, d=1, z=1, r=0.1, activation="softplus2", w2="worst", allow_violation=True)
+    result = registry.get("ssl_dynamics.theorem_1")
+    assert control in [dict(c) for c in result.controls]
+    ev = recording.expect(run_spec(run, result, control), *recording.OUTCOMES)
+    assert math.isfinite(ev.claim("proof_constant_chain").observed)
+    assert math.isfinite(ev.claim("K_proof").observed)
+
+
+def test_lemma_1_ntk_rate_slack_is_pinned_from_below(run):
+    """Seed 2 fits −0.466 (seeds 0–4: −0.52 … −0.47): inside −1/2 + RATE_SLACK = −0.35, outside it with the slack
+    ÷10 (−0.485). The off-diagonal blocks decay at the same central-limit rate."""
+    ev = run("ssl_dynamics.lemma_1_ntk_limit", seed=2)
+    assert ev.holds and -0.485 < ev.claim("ntk_error_decays_at_the_clt_rate").observed < -0.35
+    assert -0.7 < ev.claim("offdiagonal_exponent").observed < -0.3
+
+
+def _swept():
+    return [rid for rid in registry.ids() if rid.startswith("ssl_dynamics.")
+            and any(p.name == "widths" for p in registry.get(rid).params)]
+
+
+@pytest.mark.parametrize("rid", _swept())
+def test_memory_grows_with_the_widest_width(rid):
+    """What a sweep holds at once is its widest width's batch: doubling the widest width raises Result.cost's
+    elements (not only its work, which grows with any width)."""
+    result = registry.get(rid)
+    base = {p.name: p.default for p in result.params}
+    grown = {**base, "widths": tuple(base["widths"][:-1]) + (2 * base["widths"][-1],)}
+    assert result.cost(grown).elements > result.cost(base).elements
+
+
+@pytest.mark.parametrize("name", ["identity", "tanh", "softplus2"])
+def test_second_derivative_constants_are_sup_and_value_at_zero(name):
+    """trace_form.SECOND_DERIVATIVE = (sup|φ''|, φ''(0)), against φ'' by autograd on a fine grid (independent)."""
+    import torch
+
+    from theorems.ssl_dynamics.trace_form import SECOND_DERIVATIVE, activation
+
+    x = torch.linspace(-6, 6, 120_001, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(activation(name)(x).sum(), x, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), x) if g.requires_grad else (torch.zeros_like(x),)
+    sup, at0 = SECOND_DERIVATIVE[name]
+    assert float(h.abs().max()) == pytest.approx(sup, rel=1e-6, abs=1e-12)
+    assert float(h[60_000]) == pytest.approx(at0, abs=1e-9)
+
+
+def test_theorem_3_eigenspace_of_typed_spectra():
+    """Typed eigenvalues 1e-10 apart are distinct (SIMPLE_ATOL = 1e-12 groups only exact repeats): e₂ is then at
+    distance √2 from the unit λ₁-eigenvectors, and at 0 when λ₂ = λ₁."""
+    import numpy as np
+
+    from theorems.ssl_dynamics.theorem_3 import printed_distance
+
+    e2 = np.array([0.0, 1.0, 0.0])
+    assert printed_distance(np.array([-1.0, -1.0 + 1e-10, 0.5]), e2) == pytest.approx(math.sqrt(2), rel=1e-12)
+    assert printed_distance(np.array([-1.0, -1.0, 0.5]), e2) == pytest.approx(0.0, abs=1e-15)
+
+
 @pytest.mark.parametrize("rid, control, claims, kinds", PINS, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(PINS)])
 def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds):
     assert_registered_pin(run, rid, control, claims, kinds=kinds)
@@ -94,3 +166,18 @@ def test_proposition_2_pin_is_short_of_the_certificate(run):
     ev = recording.expect(run_spec(run, registry.get("ssl_dynamics.proposition_2"), control), recording.NOT_CONVERGED)
     assert ev.converged is False and ev.details["nonlinear_converged"] == 0
     assert 1.0 < excess(ev.claim("nonlinear_minimiser_rank_one")) <= 10.0
+
+
+def test_proposition_2_gtol_is_pinned_by_a_short_budget(run):
+    """80 PGD iterations leave the best start's projected-gradient residual 2.3 GTOLs above the certificate: not
+    converged. GTOL loosened ×10 certifies starts there (the instance converges), tightened ÷10 puts it 23 out."""
+    control = dict(max_iter=80)
+    ev = recording.expect(run_spec(run, registry.get("ssl_dynamics.proposition_2"), control), recording.NOT_CONVERGED)
+    assert ev.converged is False and ev.details["starts_converged"] == 0
+    assert 1.0 < ev.details["residual_over_gtol_min"] <= 10.0
+
+
+def test_proposition_2_width_one_ends_cleanly(run):
+    """h = 1 (a declared width): the optimal W₂ has one singular value, its σ₂/σ₁ is 0 by definition."""
+    ev = recording.expect(run("ssl_dynamics.proposition_2", h=1), *recording.OUTCOMES)
+    assert ev.claim("nonlinear_minimiser_rank_one").observed == 0.0
