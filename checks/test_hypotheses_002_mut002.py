@@ -27,6 +27,7 @@ CASES = [
     # new_data_point: h ≥ d + z with d = 2
     ("ssl_dynamics.new_data_point", None, dict(h=3, z=1), None),
     ("ssl_dynamics.new_data_point", None, dict(h=2, z=1), "h ≥ d + z"),
+    ("ssl_dynamics.remark_3", None, dict(gd_scale=1 + 1e-12), "gradient descent Θ − η∇L"),
     # remark_3: λ_min(C) < 0, strict
     ("ssl_dynamics.remark_3", None, dict(C="0,0;0,2", d=2, r=2, z=2), "λ_min(C) < 0"),
     ("ssl_dynamics.remark_3", None, dict(C="-0.5,0;0,2", d=2, r=2, z=2), None),

@@ -347,7 +347,10 @@ RESULT = register(Result(
     # Pin of TWO_LAYER_RANK_TOL: η₂ = 0.5 (past the step condition 2η₂ max|λ(C)| < 1 on the default C, λ = −4.07)
     # blows up in 3 steps, before the rank has collapsed: σ₂/σ₁ = 4.3e-4 at blow-up, 4.3 allowances out (a literal;
     # loosened ×10 the control passes; checks/test_pins_002_mut002.py).
-    pins=(dict(eta_two_layer=0.5, allow_violation=True),),
+    # Pins of CLOSED_FORM_RTOL and FLOW_RTOL: the closed forms' 2 off by 1e-10 and 3e-9 relative (literals) miss
+    # gd_matches_closed_form by 3.8 allowances (500 steps) and flow_matches_exponential by 2.4 (T = 1).
+    pins=(dict(eta_two_layer=0.5, allow_violation=True), dict(closed_form_factor=2.0000000002, allow_violation=True),
+          dict(closed_form_factor=2.000000006, allow_violation=True)),
     strategy=_strategy,
     params=(
         data_param(), loss_param(), nc_sign_param(), explicit_C_param("symmetric, λ_min < 0 simple"),
