@@ -189,3 +189,30 @@ def test_proposition_2_width_one_ends_cleanly(run):
     """h = 1 (a declared width): the optimal W₂ has one singular value, its σ₂/σ₁ is 0 by definition."""
     ev = recording.expect(run("ssl_dynamics.proposition_2", h=1), *recording.OUTCOMES)
     assert ev.claim("nonlinear_minimiser_rank_one").observed == 0.0
+
+
+def test_figure_3_escape_time_is_measured(run):
+    """The escape time t_½ (first time L ≤ λ₁/2) grows like log h at the rate 1/(8|λ₁|) of the linearisation at 0:
+    on the registered T = 6 control (every run has escaped by then) the fitted slope is a number within a factor 2
+    of it (1.32×), never NaN from a threshold no run reaches (L ≤ λ₁ is reached only in the limit)."""
+    control = dict(T=6.0, allow_violation=True)
+    result = registry.get("ssl_dynamics.figure_3")
+    assert control in [dict(c) for c in result.controls]
+    ev = recording.expect(run_spec(run, result, control), *recording.OUTCOMES)
+    c = ev.claim("escape_time_slope")
+    assert all(math.isfinite(t) for t in ev.details["median_half_time"])
+    assert 0.5 < c.observed / c.bound < 2.0, c
+
+
+def test_example_1_growth_threshold_is_pinned_from_both_sides(run):
+    """'Diverge' is growth by GROWTH = 10³ within the run. The unconstrained 2-layer model blows up in finite time:
+    after 23 steps the slowest start has grown 10^2.23 (the registered pin: fails, not converged), after 24 steps at
+    η = 0.0495 10^3.65 (holds): GROWTH ÷10 passes the first, ×10 fails the second."""
+    result = registry.get("ssl_dynamics.example_1")
+    assert dict(steps=23) in [dict(c) for c in result.controls]
+    short = recording.expect(run_spec(run, result, dict(steps=23)), recording.NOT_CONVERGED)
+    c = short.claim("unconstrained_diverges")
+    assert not c.passed and 2.0 < c.observed < 3.0 == c.bound, c
+    longer = recording.expect(run("ssl_dynamics.example_1", steps=24, eta=0.0495), recording.NOT_CONVERGED)
+    c = longer.claim("unconstrained_diverges")
+    assert c.passed and 3.0 < c.observed < 4.0, c
