@@ -216,3 +216,14 @@ def test_example_1_growth_threshold_is_pinned_from_both_sides(run):
     longer = recording.expect(run("ssl_dynamics.example_1", steps=24, eta=0.0495), recording.NOT_CONVERGED)
     c = longer.claim("unconstrained_diverges")
     assert c.passed and 3.0 < c.observed < 4.0, c
+
+
+def test_theorem_3_outside_the_unit_ball_abs_e1_decreases(run):
+    """The corrected proof step (|e₁ᵀq| never decreases) fails outside the unit ball: the registered ‖q₀‖ = 1.5
+    control's |e₁ᵀq| drops by 0.053 between recorded times (the largest drop, over every start and time)."""
+    control = dict(lams="-0.5,-0.4", q0_norm=1.5, allow_violation=True)
+    result = registry.get("ssl_dynamics.theorem_3")
+    assert control in [dict(c) for c in result.controls]
+    ev = recording.expect(run_spec(run, result, control), *recording.OUTCOMES)
+    c = ev.claim("abs_e1_component_nondecreasing")
+    assert not c.passed and 0.01 < c.observed == ev.details["e1_drop"] < 1.0, c
