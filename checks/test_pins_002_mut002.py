@@ -227,3 +227,16 @@ def test_theorem_3_outside_the_unit_ball_abs_e1_decreases(run):
     ev = recording.expect(run_spec(run, result, control), *recording.OUTCOMES)
     c = ev.claim("abs_e1_component_nondecreasing")
     assert not c.passed and 0.01 < c.observed == ev.details["e1_drop"] < 1.0, c
+
+
+def test_proposition_2_minimiser_claims_take_the_worst_judged_start(run):
+    """The rank and alignment claims are ∀ over the certified minimisers: the worst judged start decides. On the
+    registered spectral control the judged starts' alignments spread over 0.23–0.91, so the worst is not any start."""
+    control = dict(constraint="spectral", allow_violation=True)
+    result = registry.get("ssl_dynamics.proposition_2")
+    assert control in [dict(c) for c in result.controls]
+    ev = recording.expect(run_spec(run, result, control), *recording.OUTCOMES)
+    aligns, ratios = ev.details["judged_alignments"], ev.details["judged_sv_ratios"]
+    assert len(aligns) > 1 and max(aligns) - min(aligns) > 0.1
+    assert ev.claim("minimiser_along_v1").observed == max(aligns)
+    assert ev.claim("minimiser_rank_one").observed == max(ratios)

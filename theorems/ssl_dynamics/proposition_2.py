@@ -131,7 +131,8 @@ def _linear_part(ctx, p, C, lam, V):
     details = {"closed_form": bound, "lambda": lam.tolist(), "best_value": float(vals[best]), "values": vals.tolist(),
                "starts_converged": int(conv.sum()), "starts_reaching": int(hit.sum()),
                "best_residual": float(res[best]), "gtol": gtol, "iterations": iters, "best_sv_ratio": float(ratio[best]),
-               "residual_over_gtol_min": float((res / gtol).min())}
+               "residual_over_gtol_min": float((res / gtol).min()),
+               "judged_sv_ratios": ratio[judged].tolist(), "judged_alignments": align[judged].tolist()}
     return claims, details, bool(hit.any())
 
 
