@@ -157,7 +157,12 @@ def _collapse(traj, lam, V, eta, f):
     ok = rr > 1e-300
     slope = float(np.polyfit(kk[ok], np.log(rr[ok]), 1)[0]) if ok.sum() >= 2 else -math.inf
     lam_np = lam.cpu().numpy()
-    pred = math.log((1 - f * eta * lam_np[1]) / (1 - f * eta * lam_np[0])) if len(lam_np) > 1 else -math.inf
+    pred = -math.inf
+    if len(lam_np) > 1:
+        # |per-step factor ratio|: past the step condition (a control) a factor is 0 (η = 1/(2λ₂): the log is −inf,
+        # not a math domain error) or negative (an oscillating component decays by its absolute value)
+        num, den = 1 - f * eta * float(lam_np[1]), 1 - f * eta * float(lam_np[0])
+        pred = -math.inf if num == 0 else math.inf if den == 0 else math.log(abs(num / den))
     cos = (traj[-1] @ V[:, 0]).abs() / traj[-1].norm(dim=1)
     return ratio, slope, pred, float(1 - cos.min())
 
@@ -339,6 +344,13 @@ RESULT = register(Result(
               # converged) ends 1–10 allowances outside each: σ₂/σ₁ = 2.65e-6 after 1380 steps, 1 − |cos| ≈ 3e-6
               # after 740 (checks/test_pins_000_002_b.py); the other controls miss these claims by ≥ 5 orders
               dict(BINDING_GAP, steps=1380), dict(BINDING_GAP, steps=740)),
+    # Pin of TWO_LAYER_RANK_TOL: η₂ = 0.5 (past the step condition 2η₂ max|λ(C)| < 1 on the default C, λ = −4.07)
+    # blows up in 3 steps, before the rank has collapsed: σ₂/σ₁ = 4.3e-4 at blow-up, 4.3 allowances out (a literal;
+    # loosened ×10 the control passes; checks/test_pins_002_mut002.py).
+    # Pins of CLOSED_FORM_RTOL and FLOW_RTOL: the closed forms' 2 off by 1e-10 and 3e-9 relative (literals) miss
+    # gd_matches_closed_form by 3.8 allowances (500 steps) and flow_matches_exponential by 2.4 (T = 1).
+    pins=(dict(eta_two_layer=0.5, allow_violation=True), dict(closed_form_factor=2.0000000002, allow_violation=True),
+          dict(closed_form_factor=2.000000006, allow_violation=True)),
     strategy=_strategy,
     params=(
         data_param(), loss_param(), nc_sign_param(), explicit_C_param("symmetric, λ_min < 0 simple"),

@@ -130,7 +130,9 @@ def _linear_part(ctx, p, C, lam, V):
                                  atol=ALIGN_TOL)]
     details = {"closed_form": bound, "lambda": lam.tolist(), "best_value": float(vals[best]), "values": vals.tolist(),
                "starts_converged": int(conv.sum()), "starts_reaching": int(hit.sum()),
-               "best_residual": float(res[best]), "gtol": gtol, "iterations": iters, "best_sv_ratio": float(ratio[best])}
+               "best_residual": float(res[best]), "gtol": gtol, "iterations": iters, "best_sv_ratio": float(ratio[best]),
+               "residual_over_gtol_min": float((res / gtol).min()),
+               "judged_sv_ratios": ratio[judged].tolist(), "judged_alignments": align[judged].tolist()}
     return claims, details, bool(hit.any())
 
 
@@ -231,6 +233,11 @@ RESULT = register(Result(
     controls=(dict(constraint="spectral", allow_violation=True),
               dict(bound_scale=PIN_ABOVE, allow_violation=True),
               dict(bound_scale=PIN_BELOW, allow_violation=True)),
+    # Pin of RANK_TOL: PGD stopped after 32 iterations (not converged) leaves the nonlinear inner problem's W₂ at
+    # σ₂/σ₁ between 1 and 10 RANK_TOLs (a literal budget; loosened ×10 the claim passes; checks/test_pins_002_mut002.py).
+    # Pin of GTOL: 80 iterations leave every start's projected-gradient residual 2.3–11 GTOLs (not converged);
+    # GTOL loosened ×10 certifies them (checks/test_pins_002_mut002.py).
+    pins=(dict(max_iter=32), dict(max_iter=80)),
     strategy=_strategy,
     params=(
         data_param(), loss_param(), nc_sign_param(), explicit_C_param("symmetric, λ_min < 0 simple (linear part only)"),

@@ -226,6 +226,10 @@ BINDING_RANDOM = dict(h=300_000, d=1, w2="worst", draws=16)
 # 0.894. Wherever bound ≥ (c/2)‖x‖² (details['bound_implied_for_every_W1']: d = 1, 3 ≤ h ≲ 5·10⁴, and the default
 # h = 1000, d = 3) the bound holds for every orthonormal W₁ by eq. (13): an identity there, which this control shows.
 ALIGNED_CONTROL = dict(BINDING_RANDOM, w1="aligned", allow_violation=True)
+# φ'' unbounded (relu, a kink at 0: no finite c): on the same instance the worst-W₂ gap stays O(‖x‖) (1.42) while the
+# bound with CONTROL_C's c = 1 has decayed to 1.16, 1.22 bounds out. It pins CONTROL_C["relu"] (×10 passes, ÷10 puts
+# it 12 bounds out; checks/test_pins_002_mut002.py).
+RELU_CONTROL = dict(BINDING_RANDOM, activation="relu", allow_violation=True)
 
 
 def report_instances(suite):
@@ -267,6 +271,7 @@ RESULT = register(Result(
               dict(h=1, d=1, z=1, allow_violation=True),
               dict(h=2, d=1, z=1, r=0.1, activation="softplus2", w2="worst", allow_violation=True),
               ALIGNED_CONTROL),
+    pins=(RELU_CONTROL,),
     strategy=_strategy,
     params=(
         Param("activation", str, "tanh", "φ (relu, sigmoid: controls outside the hypotheses)", "tanh | softplus2",

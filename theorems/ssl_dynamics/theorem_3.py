@@ -172,7 +172,7 @@ def _drops(q):
             float(np.maximum(np.abs(e1[:-1]) - np.abs(e1[1:]), 0.0).max()))
 
 
-def _claims(form, lam, dist, pdist, drops, worst_fit, rate, T, starts):
+def _claims(form, lam, dist, pdist, drops, worst_fit, rate, T, starts, rate_scale=1.0):
     """The printed form: the limit is 0 or a unit λ₁-eigenvector, e₁ᵀq never decreases (the proof's step); the
     corrected: the limit is sign(e₁ᵀq₀)e₁ or 0, |e₁ᵀq| never decreases, and the asymptotic rate."""
     signed_drop, drop = drops
@@ -193,7 +193,8 @@ def _claims(form, lam, dist, pdist, drops, worst_fit, rate, T, starts):
         claims.append(Claim.at_most("abs_e1_component_nondecreasing", drop, 0.0,
                                     "largest decrease of |e₁ᵀq(t)| between recorded times", kind="proof_step",
                                     atol=MONOTONE_TOL))
-    return claims + [Claim.at_least("asymptotic_rate", worst_fit, rate,
+    # rate_scale ≠ 1: a deliberately wrong constant in the predicted rate (a control)
+    return claims + [Claim.at_least("asymptotic_rate", worst_fit, rate_scale * rate,
                                     "smallest fitted decay rate of ‖q(t) − q∞‖ over the starts vs the predicted",
                                     rtol=RATE_RTOL)]
 
@@ -209,7 +210,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     fitted = _fitted_rates(t, dist)
     worst_fit = float(np.min(np.where(np.isnan(fitted), -np.inf, fitted)))
     T = float(t[-1])
-    claims = _claims(form, lam, dist, pdist, _drops(q), worst_fit, rate, T, p["starts"])
+    claims = _claims(form, lam, dist, pdist, _drops(q), worst_fit, rate, T, p["starts"], p["rate_scale"])
     rel = np.abs(fitted - rate) / rate
     details = {"q0": q0[0].tolist(), "q0_norm": float(np.linalg.norm(q0[0])), "q_T": q[-1, 0].tolist(),
                "q_T_all": q[-1].tolist(), "predicted_limit": limit[0].tolist(), "distance_T": float(dist[-1].max()),
@@ -237,6 +238,9 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         out.append(Violation("‖q₀‖ ≤ 1 (q₀ = (W₂ᵀW₁V)ᵀ of orthonormal factors)",
                              f"q0_norm = {p['q0_norm']} is not realisable by Stiefel factors; outside the unit ball "
                              "|e₁ᵀq| need not grow (negative control)", ("q0_norm",)))
+    if p["rate_scale"] != 1.0:
+        out.append(Violation("the predicted rate min(8|λ₁|, 2(λ₂ − λ₁)) (4λ_min near 0)", f"rate_scale = "
+                             f"{p['rate_scale']} multiplies it (a wrong constant, a control)", ("rate_scale",)))
     if np.any(lam == 0):
         out.append(Violation("no zero eigenvalue", "neither case of the theorem covers λ = 0", ("lams",)))
     if form == CORRECTED and lam[0] < 0:
@@ -325,6 +329,10 @@ RESULT = register(Result(
               # Pin of LIMIT_TOL: the default spectrum stopped at T = 9.7 (predicted rate 1.4: the automatic horizon
               # is 21.4) is 3.1e-6 from its limit, 3.1 allowances out and not converged (checks/test_pins_000_002_b.py)
               dict(T=9.7)),
+    # Pin of RATE_RTOL: the default spectrum's predicted rate ×1.06 lies 2.8 allowances above the fitted rate (which
+    # matches the unscaled prediction to 1e-8): a literal, so RATE_RTOL loosened ×10 lets it pass
+    # (checks/test_pins_002_mut002.py).
+    pins=(dict(rate_scale=1.06, allow_violation=True),),
     strategy=_strategy,
     params=(
         Param("lams", list[float], (-1.0, -0.3, 0.5, 2.0), "eigenvalues of C (C = diag(lams))", "non-zero; λ₁ simple",
@@ -336,6 +344,8 @@ RESULT = register(Result(
         Param("h", int, 8, "width of the network start", "h > d", low=1, high=100_000),
         Param("T", float, 0.0, f"horizon (0: {RATE_HORIZON:g} / predicted rate)", low=0.0, high=1e4),
         Param("starts", int, 8, "starting points q₀ (or Haar networks) run at once", low=1, high=4096),
+        Param("rate_scale", float, 1.0, "multiplies the predicted asymptotic rate of the corrected claim (≠ 1: a "
+              "control)", "= 1", low=0.5, high=2.0),
         seed_param("seed of q₀ / the network"),
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED, CORRECTED), report_instances=report_instances,

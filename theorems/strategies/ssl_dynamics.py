@@ -73,10 +73,15 @@ def ssl_lemma2_params(draw) -> dict:
     widths = tuple(sorted(draw(st.sets(st.integers(max(d, 2), 3000), min_size=1, max_size=4))))
     params = {name: draw(param(param_of(rid, name))) for name in ("draws", "L", "s", "seed")}
     from ..ssl_dynamics.instances import epsilon
+    from ..ssl_dynamics.lemma_2 import bites
 
-    if not any(epsilon(h, d, params["L"], params["s"]) < 1 for h in widths):
-        # The check judges widths with ε_h < 1 only: add the first such width of a geometric grid up to 10⁴, if any.
-        grid = [h for h in (30, 100, 300, 1000, 3000, 10_000) if h >= d and epsilon(h, d, params["L"], params["s"]) < 1]
+    def judged(h):
+        return bites(epsilon(h, d, params["L"], params["s"]), params["draws"])
+
+    if not any(judged(h) for h in widths):
+        # The check judges only widths whose ε_h the draws can contradict (ε_h^draws < PVALUE_MIN): add the first
+        # such width of a geometric grid up to 10⁴, if any.
+        grid = [h for h in (30, 100, 300, 1000, 3000, 10_000) if h >= d and judged(h)]
         assume(bool(grid))
         widths = tuple(sorted({*widths, grid[0]}))
     return valid_for(rid, AS_PRINTED)({**params, "d": d, "widths": widths})
