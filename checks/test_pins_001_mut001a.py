@@ -1,0 +1,143 @@
+"""Tolerance pins of paper 001 (Lemmas 1, 2, 5, Theorem 6 and its Remark, Corollary 2) and the tolerances of the LME
+classifier, each by a literal instance 1–10 allowances outside (issue 26, item 9).
+
+A pin is a REGISTERED control (``Result.pins``, found among ``Result.controls``), never a copy kept here: the test
+looks it up by its literal parameters and measures how many allowances it lies outside. Each pin perturbs one side of
+its claim by a literal factor (``*_scale`` = 1 + 5·tolerance, written out), so the tolerance loosened ×10 lets it pass
+and tightened ÷10 puts it 50 allowances out: both fail here. Identity and proof-step claims are pinned the same way
+(they test the code; the status does not rest on them, but a tolerance that cannot fail is still a defect).
+
+The LME classifier (``nonlinear_cl.lme``) is machinery with no result of its own: its thresholds are pinned by
+hand-made spectra on either side of each threshold, at 5 and 1/5 of it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from checks.pinning import assert_registered_pin, excess
+from theorems.core import recording, registry
+from theorems.core.verdict import run_spec
+from theorems.nonlinear_cl import lme
+from theorems.nonlinear_cl.common import without_allow
+
+# (result id, the registered pin, the claims it pins, their kinds)
+PINS = [
+    ("nonlinear_cl.lemma_1", dict(map_scale=1 + 5e-10, allow_violation=True), ("feature_map_reproduces_alpha",)),
+    ("nonlinear_cl.lemma_1", dict(near=1e-4, psd_shift=5e-12, allow_violation=True), ("gram_psd",)),
+    ("nonlinear_cl.theorem_6_remark", dict(eps_max=1.0, mc=1000, formula_scale=1 + 1e-11, allow_violation=True),
+     ("formula_155_quadrature",)),
+    ("nonlinear_cl.theorem_6_remark", dict(eps_max=1.0, mc=1000, bound_scale=1 + 5e-12, allow_violation=True),
+     ("positive_modulation",)),
+]
+# pins of claims that are not ``bound``s: the instance may still hold (its bounds pass), so 'holds' is expected too
+OTHER_PINS = [
+    ("nonlinear_cl.corollary_2", dict(clusters=1, tau=20.0, quad_scale=1 + 5e-10, allow_violation=True),
+     ("quadrature_matches_closed_form",), "identity"),
+    ("nonlinear_cl.lemma_2", dict(alpha="uniform", N_min=8, doublings=2, replicates=8, rep_scale=1 + 5e-10,
+                                  allow_violation=True), ("representation_4",), "identity"),
+    ("nonlinear_cl.theorem_6", dict(inits=16, ode_scale=1 + 5e-8, allow_violation=True),
+     ("ode_closed_form", "blowup_time", "blowup_time_derivative"), "proof_step"),
+]
+
+
+@pytest.mark.parametrize("rid, control, claims", PINS, ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(PINS)])
+def test_registered_pin_sits_one_to_ten_allowances_out(run, rid, control, claims):
+    assert_registered_pin(run, rid, control, claims)
+
+
+@pytest.mark.parametrize("rid, control, claims, kind", OTHER_PINS, ids=[r for r, *_ in OTHER_PINS])
+def test_registered_pin_of_an_identity_or_proof_step(run, rid, control, claims, kind):
+    result = registry.get(rid)
+    assert control in [dict(c) for c in result.pins], f"{rid}: {control} is not a registered pin"
+    ev = recording.expect(run_spec(run, result, control), *recording.OUTCOMES)
+    for name in claims:
+        c = ev.claim(name)
+        assert c.kind == kind and c.allowance > 0 and not c.passed, c
+        assert 1.0 < excess(c) <= 10.0, f"{rid}: {name} is {excess(c):.3g} allowances outside on {control}"
+
+
+def test_lemma_5_rank_counts_a_direction_five_rank_tolerances_up():
+    """RANK_RTOL pinned from above: the registered pin's second singular value is 5e-9 of the first (a class of
+    probability 2.5e-9), and the numerical rank must count it, so the deliberately wrong bound C − 2 fails."""
+    result = registry.get("nonlinear_cl.lemma_5")
+    control = dict(rare_class=2.5e-9, rank_slack=-2, allow_violation=True)
+    assert control in [dict(c) for c in result.pins]
+    import theorems
+
+    ev = recording.expect(theorems.check(result.id, **control), recording.FAILS)
+    sv = ev.details["singular_values"]
+    assert 1e-9 < sv[1] / sv[0] <= 1e-8, sv  # literal window: 1–10 of RANK_RTOL = 1e-9
+    assert ev.details["rank"] == 2 and not ev.claim("between_class_rank").passed, ev.explain()
+
+
+def test_lemma_5_registered_binding_makes_a_class_rare(run):
+    """The registered binding instance is where p_c > 0 nearly binds: p_0 of order 1e-6, not 1e-5 or above."""
+    (binding,) = registry.get("nonlinear_cl.lemma_5").binding
+    ev = run("nonlinear_cl.lemma_5", **binding.params)
+    assert ev.holds and ev.details["min_p_c"] < 5e-6, ev.explain()
+
+
+def test_lemma_2_view_alpha_misses_the_finite_n_mean_by_under_ten_times_mean_z(run):
+    """MEAN_Z (5 standard errors) pinned by the REGISTERED trend control α-on-views with 32 replicates: its mean at
+    the largest N is off by 45 standard errors, 9× MEAN_Z, so MEAN_Z ×10 lets it pass and ÷10 puts it at 90×."""
+    result = registry.get("nonlinear_cl.lemma_2")
+    spec = dict(alpha_on_views=True, replicates=32, allow_violation=True)
+    assert spec in [dict(c) for c in result.trend_controls]
+    c = recording.expect(run_spec(run, result, spec), recording.FAILS).claim("mean_at_largest_N")
+    assert c.kind == "bound" and not c.passed and 1.0 < c.observed / c.bound <= 10.0, c
+
+
+# -- the LME classifier (nonlinear_cl.lme) ---------------------------------------------------------------------------
+DT = torch.float64
+
+
+def _const(A: torch.Tensor):
+    return lambda W: A.expand(W.shape[0], -1, -1)
+
+
+@pytest.mark.parametrize("gap, is_lme", [(5e-8, True), (5e-9, False)])  # GAP_RTOL = 1e-8: ×5 and ÷2
+def test_lme_needs_a_distinct_top_eigenvalue(gap, is_lme):
+    A = torch.diag(torch.tensor([1.0, 1.0 - gap, 0.5], dtype=DT))
+    cl = lme.classify(_const(A), torch.tensor([[1.0, 0.0, 0.0]], dtype=DT))
+    assert bool(cl.is_lme[0]) is is_lme, (float(cl.gap[0]), lme.GAP_RTOL)
+
+
+@pytest.mark.parametrize("tilt, is_lme", [(5e-10, True), (5e-9, False)])  # RESIDUAL_TOL = 1e-9: ÷2 and ×5
+def test_lme_needs_the_top_eigenvector_to_the_residual_tolerance(tilt, is_lme):
+    A = torch.diag(torch.tensor([1.0, 0.5, 0.0], dtype=DT))
+    w = torch.tensor([[math.sqrt(1 - tilt**2), 0.0, tilt]], dtype=DT)  # top residual ‖Aw − λ₁w‖/‖A‖ = tilt
+    cl = lme.classify(_const(A), w)
+    assert bool(cl.is_lme[0]) is is_lme, (float(cl.top_residual[0]), lme.RESIDUAL_TOL)
+
+
+@pytest.mark.parametrize("margin, is_kink", [(5e-10, True), (5e-9, False)])  # KINK_TOL = 1e-9: ÷2 and ×5
+def test_an_atom_within_the_kink_tolerance_is_a_kink(margin, is_kink):
+    A = torch.diag(torch.tensor([1.0, 0.5], dtype=DT))
+    cl = lme.classify(_const(A), torch.tensor([[1.0, 0.0]], dtype=DT),
+                      kink_fn=lambda W: torch.full((W.shape[0],), margin, dtype=DT))
+    assert bool(cl.is_kink[0]) is is_kink and bool(cl.is_lme[0]) is not is_kink
+
+
+@pytest.mark.parametrize("one_minus_cos, kept", [(5e-7, 1), (5e-6, 2)])  # SAME_COS_TOL = 1e-6: ÷2 and ×5
+def test_directions_closer_than_the_cosine_tolerance_are_one_lme(one_minus_cos, kept):
+    t = math.acos(1 - one_minus_cos)
+    W = torch.tensor([[1.0, 0.0], [math.cos(t), math.sin(t)]], dtype=DT)
+    assert len(lme.distinct(W)) == kept
+
+
+def test_find_lmes_runs_power_iteration_to_a_hundredth_of_the_residual_tolerance():
+    """The search stops at residual ≤ RESIDUAL_TOL·1e-2 = 1e-11 (checked every 5 steps of contraction 0.9: the last
+    start ends within (0.6, 1]·1e-11); a stop 10× earlier leaves it above the literal 5e-11."""
+    A = torch.diag(torch.tensor([1.0, 0.9, 0.5, 0.1], dtype=DT))
+    W0 = torch.randn(8, 4, dtype=DT, generator=torch.Generator().manual_seed(0))
+    search = lme.find_lmes(_const(A), W0)
+    assert search.n_unconverged == 0 and len(search.lmes) == 2  # ±e₁ (not merged: up_to_sign=False)
+    assert float(search.classified.residual.max()) <= 5e-11
+
+
+def test_without_allow_drops_only_the_flag():
+    assert without_allow(dict(eps_max=1.5, allow_violation=True)) == dict(eps_max=1.5)
