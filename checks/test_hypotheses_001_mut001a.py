@@ -27,6 +27,7 @@ EDGES = [
     ("nonlinear_cl.lemma_1", None, dict(map_scale=1.001), "the proof's map itself"),
     ("nonlinear_cl.lemma_1", None, dict(psd_shift=1e-12), "α itself (no shift)"),  # any shift > 0
     ("nonlinear_cl.lemma_2", None, dict(rep_scale=1.001), "the printed form of the limit itself"),
+    ("nonlinear_cl.lemma_2", None, dict(psd_shift=1e-12), "the limit L itself (no shift)"),
     ("nonlinear_cl.lemma_5", None, dict(rank_slack=-1), "rank ≤ C"),
     ("nonlinear_cl.lemma_5", None, dict(rank_slack=1), "rank ≤ C"),
     ("nonlinear_cl.lemma_5", None, dict(power=3), "the coefficient p_c(1 − p_c)² of eq. (13)"),

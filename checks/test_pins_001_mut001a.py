@@ -39,6 +39,8 @@ OTHER_PINS = [
      ("quadrature_matches_closed_form",), "identity"),
     ("nonlinear_cl.lemma_2", dict(alpha="uniform", N_min=8, doublings=2, replicates=8, rep_scale=1 + 5e-10,
                                   allow_violation=True), ("representation_4",), "identity"),
+    ("nonlinear_cl.lemma_2", dict(alpha="uniform", atoms=2, N_min=8, doublings=3, replicates=8, psd_shift=5e-12,
+                                  allow_violation=True), ("limit_psd",), "identity"),
     ("nonlinear_cl.theorem_6", dict(inits=16, ode_scale=1 + 5e-8, allow_violation=True),
      ("ode_closed_form", "blowup_time", "blowup_time_derivative"), "proof_step"),
 ]
@@ -58,6 +60,20 @@ def test_registered_pin_of_an_identity_or_proof_step(run, rid, control, claims, 
         c = ev.claim(name)
         assert c.kind == kind and c.allowance > 0 and not c.passed, c
         assert 1.0 < excess(c) <= 10.0, f"{rid}: {name} is {excess(c):.3g} allowances outside on {control}"
+
+
+def test_theorem_6_flow_tolerance_is_pinned_on_both_sides(run):
+    """FLOW_TOL = 1e-6 (the flow's convergence certificate) between two literal instances: the registered pin (250
+    Euler steps) ends at a largest residual in (1e-6, 1e-5] and is not converged, so FLOW_TOL ×10 would certify it;
+    300 steps end in (1e-7, 1e-6] and are converged, so FLOW_TOL ÷10 would not certify them."""
+    result = registry.get("nonlinear_cl.theorem_6")
+    pin = dict(inits=16, steps=250)
+    assert pin in [dict(c) for c in result.pins]
+    ev = recording.expect(run_spec(run, result, pin), recording.NOT_CONVERGED)
+    assert ev.converged is False and 1e-6 < ev.details["max_residual"] <= 1e-5, ev.details["max_residual"]
+    assert ev.details["saddle_end_points"] == 0  # unconverged by the residual alone
+    ok = run("nonlinear_cl.theorem_6", inits=16, steps=300)
+    assert ok.converged and ok.holds and 1e-7 < ok.details["max_residual"] <= 1e-6, ok.explain()
 
 
 def test_lemma_5_rank_counts_a_direction_five_rank_tolerances_up():
