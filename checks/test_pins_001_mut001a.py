@@ -189,3 +189,22 @@ def test_lemma_2_conditional_moments_match_monte_carlo_at_small_augmentation():
         g = torch.cat([x, torch.relu(x @ w)[:, None]], 1)
         assert torch.allclose(m[a], g.mean(0), atol=5e-3), (m[a], g.mean(0))
         assert torch.allclose(V[a], torch.cov(g.T), atol=1e-2), (V[a], torch.cov(g.T))
+
+
+# -- the kinks of Lemmas 3 and 4's registered binding instance, counted independently -------------------------------
+def test_lemmas_3_and_4_binding_has_exact_zero_preactivations_in_both_views(run):
+    """The binding (integer lattice) is where h'(0) decides the gradient: its reported count of exactly-zero
+    pre-activations is the count over both views of the same instance, redrawn here, and each view has some."""
+    from theorems.core.context import Context
+    from theorems.nonlinear_cl import lemma_3, lemma_4
+
+    for module in (lemma_3, lemma_4):
+        (binding,) = module.RESULT.binding
+        ev = run(module.ID, **binding.params)
+        p = registry.validate_structure(module.RESULT, dict(binding.params), module.RESULT.default_form)
+        x1, x2, W = module.instance(p, Context.make("cpu", seed=p["seed"]))[:3]
+        if module is lemma_3:
+            zeros = [int(((x @ W.T) == 0).sum()) for x in (x1, x2)]
+        else:
+            zeros = [int((torch.einsum("kmd,nkd->nkm", W, x) == 0).sum()) for x in (x1, x2)]
+        assert ev.holds and min(zeros) > 0 and ev.details["zero_preactivations"] == sum(zeros), (module.ID, zeros)
