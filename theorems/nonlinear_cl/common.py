@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core.result import Violation
+from .two_layer import HOMOGENEOUS
 
 # Lemmas 3 and 4 check the gradient formulas (7) and (12) under the same premises, on parameters of the same names:
 # a homogeneous activation (Assumption 1), α held fixed (the stop-gradient of eq. 2), and ReLU's h'(0) = 0 at
@@ -12,8 +13,24 @@ GRADIENT_FORMULA_CONTROLS = (
     dict(activation="quadratic", allow_violation=True),  # h'(s)s = 2h: Assumption 1 fails, the formula is off by 2
     dict(activation="tanh", allow_violation=True),  # not homogeneous
     dict(alpha="infonce", stop_gradient=False, allow_violation=True),  # α differentiated through
-    dict(formula_scale=1 + 1e-9, allow_violation=True),  # 10× either lemma's RTOL = 1e-10 (a literal): pins it
+    # relative error 5e-10 = 5 allowances of either lemma's RTOL = 1e-10 (a literal, not built from RTOL): RTOL ×10
+    # lets it pass, RTOL ÷10 puts it 50 allowances out; both are caught by the pin test
+    dict(formula_scale=1 + 5e-10, allow_violation=True),
 )
+
+
+def gradient_formula_hypotheses(p: dict, formula: str) -> list[Violation]:
+    """Lemma 3 (eq. 7) and Lemma 4 (eq. 12): Assumption 1, α held fixed, and the exact formula (``formula``, e.g.
+    '(7)'); ``formula_scale`` ≠ 1 is the negative control that pins the tolerance."""
+    out = []
+    if p["activation"] not in HOMOGENEOUS:
+        out.append(Violation("homogeneous activation h(x) = h'(x)x (Assumption 1)", f"{p['activation']} is not "
+                             "homogeneous (negative control)", ("activation",)))
+    out += alpha_hypotheses(p)
+    if p["formula_scale"] != 1.0:
+        out.append(Violation(f"exact formula {formula}", "formula_scale ≠ 1 multiplies the formula (negative control)",
+                             ("formula_scale",)))
+    return out
 
 
 def alpha_hypotheses(p: dict) -> list[Violation]:

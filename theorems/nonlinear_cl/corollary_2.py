@@ -52,6 +52,8 @@ corollary's identity holds; the inference built on it does not, in this setting.
 
 Negative control: ``alpha_offset`` ≠ 0 builds α_g on a direction u rotated from w_* (violating "the 1-D Gaussian α of
 w_*"): h(uᵀx) ≠ 0 on the plane w_*ᵀx = 0, every ϕ_l contributes, and r(w_*, α_g) ≠ z₀(u)·r(w_*, α_u).
+``quad_scale`` = 1 + 5e-10 (a pin) perturbs the quadrature of the identity
+``quadrature_matches_closed_form`` by 5 allowances of QUAD_RTOL.
 Binding: τ = 0.5, the smallest τ allowed (z₀ smallest, the most features).
 
 Status: new result, verified (the identity holds to 1e-14 on the default, binding and searched instances; the
@@ -87,10 +89,14 @@ LINE_POINTS = 2001  # grid on the line w_*ᵀx = 0, then as many points across t
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
+    out = []
     if p["alpha_offset"] != 0:
-        return [Violation("α_g is the 1-D Gaussian α of w_* itself", "alpha_offset ≠ 0 builds α_g on a rotated "
-                          "direction (negative control)", ("alpha_offset",))]
-    return []
+        out.append(Violation("α_g is the 1-D Gaussian α of w_* itself", "alpha_offset ≠ 0 builds α_g on a rotated "
+                             "direction (negative control)", ("alpha_offset",)))
+    if p["quad_scale"] != 1.0:
+        out.append(Violation("the s-quadrature itself (no scale)", "quad_scale ≠ 1 multiplies the quadrature's A "
+                             "(negative control pinning QUAD_RTOL)", ("quad_scale",)))
+    return out
 
 
 def cost(p: dict) -> Cost:
@@ -171,7 +177,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     r_g, r_u = r_values(gm, w, q, u, tau, order, z)
     Dg, Du = roughness(gm, w, q, u, tau)
     Ag = A_kernel_alpha(gm, w, u, tau)
-    quad_u = A_kernel_alpha(gm, w, u, None)
+    quad_u = p["quad_scale"] * A_kernel_alpha(gm, w, u, None)
     Au = A_mixture(gm, w)
     M_q = -roughness_D_mixture(gm, w)[0] @ q[0] / h_mean  # M q, from the uniform-α closed form D_u = −𝔼[h]M
     rho_g, rho_u = float(Dg.norm()), float(Du.norm())
@@ -206,6 +212,9 @@ BINDING = dict(tau=0.5)
 # identity by 5.7 (FD_RTOL): they pin those tolerances (0.3 rad misses by 4e8).
 CONTROLS = (dict(alpha_offset=0.3, allow_violation=True), dict(alpha_offset=3e-9, allow_violation=True),
             dict(alpha_offset=2e-5, allow_violation=True))
+# The quadrature identity (an identity: it tests the code) pinned by a deliberately perturbed quadrature: relative
+# error 5e-10 = 5 allowances of QUAD_RTOL (a literal), on a cheap instance (one cluster, τ = 20: few features).
+PINS = (dict(clusters=1, tau=20.0, quad_scale=1 + 5e-10, allow_violation=True),)
 
 
 RESULT = register(Result(
@@ -225,6 +234,8 @@ RESULT = register(Result(
         seed_param("seed of the mixture"),
         Param("alpha_offset", float, 0.0, "α_g built on w_* rotated by this angle (negative control)", "0",
               low=-3.14, high=3.14),
+        Param("quad_scale", float, 1.0, "multiplies the uniform-α s-quadrature (negative control pinning QUAD_RTOL)",
+              "1", low=0.5, high=2.0),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
@@ -244,5 +255,6 @@ RESULT = register(Result(
         params={}, claim="roughness_can_destabilise"),),
     binding=(Binding("τ > 0", BINDING, "τ = 0.5, the smallest allowed: z₀ smallest, most features"),),
     controls=CONTROLS,
+    pins=PINS,
     strategy=lambda: declared_strategy(ID),
 ))

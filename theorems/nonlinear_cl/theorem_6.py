@@ -37,7 +37,7 @@ The proof's 1-D steps (App. C.3), as ``proof_step`` claims on the (y_l(0), b_l) 
 ``ode_closed_form`` (eq. 147 against RK4 of ẏ = (y + b)y up to 0.9 t*), ``blowup_time`` (eq. 150 against the zero of
 u = 1/y, which solves the linear u̇ = −1 − bu, found by RK4 and Newton steps), ``blowup_time_derivative`` (eq. 151
 against autograd of t*(b)) and ``blowup_time_decreasing_in_b`` (∂t*/∂b < 0 for y(0) ∈ [1e-6, 1], b ∈ [1e-3, 10]).
-All hold (relative errors ≤ 2e-10).
+All hold (relative errors ≤ 2e-10). ``ode_scale`` = 1 + 5e-8 (a pin) multiplies the three printed forms: 5× ODE_RTOL.
 
 Proof erratum (App. C.3, eq. 148 and the sentence after it): the proof drops the projection, solves the unnormalised
 ODE and argues that the ratios y_l/y_l' are "normalisation-free", so that the component with the earliest blow-up
@@ -165,6 +165,9 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     elif p["c_max"] < 0:
         out.append(Violation("c > 0 (positive modulation)", "c < 0 is negative modulation (negative control)",
                              ("c_max",)))
+    if p["ode_scale"] != 1.0:
+        out.append(Violation("eqs. (147), (150), (151) as printed (no scale)", "ode_scale ≠ 1 multiplies the three "
+                             "closed forms of the 1-D proof steps (negative control pinning ODE_RTOL)", ("ode_scale",)))
     return out
 
 
@@ -208,9 +211,10 @@ def blowup_time_numeric(y0: torch.Tensor, b: torch.Tensor, steps: int = ODE_STEP
     return torch.where(found, last_t + delta, torch.full_like(y0, float("nan")))
 
 
-def one_d_proof_steps(Y0: torch.Tensor, b: torch.Tensor, ctx) -> tuple[list[Claim], dict]:
+def one_d_proof_steps(Y0: torch.Tensor, b: torch.Tensor, ctx, scale: float = 1.0) -> tuple[list[Claim], dict]:
     """The 1-D ODE of the proof (eq. 146): closed form (147), blow-up time (150) and ∂t*/∂b < 0 (151), on the
-    (y_l(0), b_l) pairs of ``ODE_STARTS`` starts with |y_l(0)| ≥ ODE_Y_MIN, plus a log grid for (151)."""
+    (y_l(0), b_l) pairs of ``ODE_STARTS`` starts with |y_l(0)| ≥ ODE_Y_MIN, plus a log grid for (151). ``scale``
+    multiplies the three printed forms (the negative control ``ode_scale``)."""
     starts = min(ODE_STARTS, Y0.shape[0])  # fewer inits than ODE_STARTS: all of them
     y0 = Y0[:starts].expand(b.shape[0], -1, -1).reshape(-1)
     bb = b.expand(-1, starts, -1).reshape(-1)
@@ -219,15 +223,15 @@ def one_d_proof_steps(Y0: torch.Tensor, b: torch.Tensor, ctx) -> tuple[list[Clai
     pos = y0 > 0
     horizon = torch.where(pos, 0.9 * blowup_time(y0.abs(), bb), 3 / bb)  # before blow-up, or well into the decay
     numeric = rk4(lambda y: (y + bb) * y, y0, horizon, ODE_STEPS)
-    ode_err = float(((numeric - closed_form(y0, bb, horizon)).abs() / numeric.abs()).max())
+    ode_err = float(((numeric - scale * closed_form(y0, bb, horizon)).abs() / numeric.abs()).max())
     t_num = blowup_time_numeric(y0[pos], bb[pos])
-    t_err = float(((t_num - blowup_time(y0[pos], bb[pos])) / t_num).abs().max())
+    t_err = float(((t_num - scale * blowup_time(y0[pos], bb[pos])) / t_num).abs().max())
     g = torch.logspace(-6, 0, 25, dtype=ctx.dtype, device=ctx.device)
     gy, gb = torch.meshgrid(g, torch.logspace(-3, 1, 25, dtype=ctx.dtype, device=ctx.device), indexing="ij")
     gy, gb = torch.cat([gy.flatten(), y0[pos]]), torch.cat([gb.flatten(), bb[pos]]).requires_grad_(True)
     (dt_db,) = torch.autograd.grad(blowup_time(gy, gb).sum(), gb)
     x = gb.detach() / gy
-    printed = (x / (1 + x) - torch.log1p(x)) / gb.detach() ** 2  # eq. (151)
+    printed = scale * (x / (1 + x) - torch.log1p(x)) / gb.detach() ** 2  # eq. (151)
     claims = [
         Claim.at_most("ode_closed_form", ode_err, 0.0, "eq. (147) vs RK4 of ẏ = (y + b)y up to 0.9 t*, max "
                       "relative error", kind="proof_step", atol=ODE_RTOL),
@@ -276,7 +280,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         Claim.at_least("basin_strictly_larger", int(in_basin[-1].sum() - in_basin[0].sum()), 1,
                        "starts converging to u₁ at c_max minus at c = 0"),
     ]
-    ode_claims, ode_details = one_d_proof_steps(Y0, b, ctx)
+    ode_claims, ode_details = one_d_proof_steps(Y0, b, ctx, p["ode_scale"])
     winner, winner_details = winner_step(Y0, Y, b)
     claims += [*ode_claims, winner]
     details = {"c": cs.tolist(), "basin_fraction": frac.tolist(), "symmetric_negative_fraction": sym.tolist(),
@@ -308,6 +312,8 @@ RESULT = register(Result(
         Param("steps", int, 1000, "Euler steps (T = 200: the slowest attracting mode decays at rate 1 − c_max)", low=1,
               high=1_000_000),
         seed_param("seed of the starts"),
+        Param("ode_scale", float, 1.0, "multiplies the closed forms (147), (150), (151) of the 1-D proof steps "
+              "(negative control pinning ODE_RTOL)", "1", low=0.5, high=2.0),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,
@@ -325,5 +331,10 @@ RESULT = register(Result(
         params={}, claim="winner_is_first_blowup"),),
     binding=(Binding("c > 0", dict(c_max=0.02), "c_max = 0.02: basin fraction 0.159 → 0.163 (4 starts of 1000)"),),
     controls=(dict(c_max=-0.5, allow_violation=True),),
+    # ODE_RTOL pinned by the printed forms × (1 + 5e-8) (a literal): 5 allowances on top of the ≤ 1.2e-9 of RK4, on
+    # 16 starts (the 1-D checks take ODE_STARTS = 16 of them)
+    pins=(dict(inits=16, ode_scale=1 + 5e-8, allow_violation=True),
+          # FLOW_TOL pinned from above: 250 steps end at a largest residual 4.6e-6, 4.6 FLOW_TOLs: not converged
+          dict(inits=16, steps=250)),
     strategy=lambda: declared_strategy(ID, inits=400),
 ))
