@@ -4,9 +4,7 @@ verdict on valid input into a named defect, never a silent "fails"; and the defe
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,19 +14,10 @@ import theorems
 from theorems.core.errors import ParameterError, ResourceLimit, UnknownResult
 from theorems.core.evidence import Claim
 from theorems.core.result import Status
+from tool_modules import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _fuzz():
-    spec = importlib.util.spec_from_file_location("fuzz_tool", ROOT / "tools" / "fuzz.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["fuzz_tool"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-fuzz = _fuzz()
+fuzz = load_tool("fuzz", "fuzz_tool")
 
 
 def test_domain_edges_reach_both_ends_lengths_one_and_every_choice():

@@ -5,15 +5,12 @@ Each case here was missed by the hand-kept lists and the ``^ID = `` lookup this 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
+from tool_modules import load_tool
+
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("mutants_gate_tool", ROOT / "tools" / "mutants.py")
-mutants = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = mutants  # dataclasses look their module up there
-_spec.loader.exec_module(mutants)
+mutants = load_tool("mutants", "mutants_gate_tool")
 
 MODULE = '''"""A result module whose ids are held by constants of other names than ID, and one written inline."""
 LEMMA_2 = "neural_collapse.lemma_9"

@@ -5,18 +5,14 @@ first, and a mutated file is restored whatever happens to the test run."""
 from __future__ import annotations
 
 import ast
-import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tool_modules import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("mutants_tool", ROOT / "tools" / "mutants.py")
-mutants = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = mutants  # dataclasses look their module up there
-_spec.loader.exec_module(mutants)
+mutants = load_tool("mutants", "mutants_tool")
 
 SOURCE = '''"""Docstring: 1.5 < 2 is not code."""
 TOL = 1e-9  # ρ: a tolerance after a non-ASCII comment

@@ -47,9 +47,9 @@ def test_the_declared_default_leaves_the_pins_out(registered):
 
 
 def test_example_1s_short_horizons_are_pins_run_as_controls_and_not_reported():
-    """ssl_dynamics.example_1's two short horizons pin REACH_RTOL and PROJ_TOL by ending not converged."""
+    """ssl_dynamics.example_1's three short horizons pin REACH_RTOL, PROJ_TOL and GROWTH by ending not converged."""
     result = theorems.get("ssl_dynamics.example_1")
-    assert result.pins == ({"steps": 100}, {"steps": 130})
+    assert result.pins == ({"steps": 100}, {"steps": 130}, {"steps": 23})
     assert all(pin in result.controls for pin in result.pins)  # what the conformance checks and the pin tests run
     plan = planned(result.id)
     assert not [p for _, p, _ in plan if p in result.pins]

@@ -209,7 +209,7 @@ PIN_STEPS_GROWTH = 23
 CONTROLS = (dict(C="0.5,0;0,0.2", h=4, allow_violation=True),
             dict(C="-1,0;0,0.5", z=2, h=2, allow_violation=True),
             dict(steps=PIN_STEPS_GROWTH))
-PINS = (dict(steps=PIN_STEPS_REACH), dict(steps=PIN_STEPS_PROJ))
+PINS = (dict(steps=PIN_STEPS_REACH), dict(steps=PIN_STEPS_PROJ), dict(steps=PIN_STEPS_GROWTH))
 
 
 RESULT = register(Result(

@@ -133,6 +133,17 @@ def gapped_spectrum_values(rng, d: int, gap: float = 0.1) -> tuple[float, ...]:
     return gapped_spectrum(rng.uniform(*SPECTRUM_START), [rng.uniform(gap, SPECTRUM_STEP_MAX) for _ in range(d - 1)])
 
 
+# Lemma 2: a width's exceedance count is inconsistent with ε_h when its binomial tail probability is below this
+# (the claim is checked on every width of a sweep: a family-wise level of about widths × 1e-6).
+PVALUE_MIN = 1e-6
+
+
+def bites(eps: float, draws: int) -> bool:
+    """Whether ``draws`` exceedance counts can contradict the probability bound ``eps``: even K = draws is
+    significant only if P(Bin(draws, eps) ≥ draws) = eps^draws is below PVALUE_MIN (never where eps ≥ 1)."""
+    return min(eps, 1.0) ** draws < PVALUE_MIN
+
+
 def epsilon(h: int, d: int, L: float, s: float) -> float:
     """The proof's ε_h with explicit constants: d·h·2Φ̄(t log h) + d·e^{−hs²/4}, t = L√(1 − s)."""
     t = L * math.sqrt(1 - s)

@@ -55,22 +55,13 @@ from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Pro
                            seed_param)
 from ..optim.stiefel import haar_stiefel
 from ..optim.threads import one_thread
-from .instances import epsilon, widths_param
+from .instances import PVALUE_MIN, bites, epsilon, widths_param
 from .paper import PAPER
 
 ID = "ssl_dynamics.lemma_2"
 LAWS = ("haar", "coordinate")
-# A width's exceedance count is inconsistent with ε_h when its binomial tail probability is below this
-# (the claim is checked on every width of a sweep: a family-wise level of about widths × 1e-6).
-PVALUE_MIN = 1e-6
 # The printed tail bound vs the exact probability: both closed forms, so only rounding separates them.
 TAIL_ATOL = 1e-12
-
-
-def bites(eps: float, draws: int) -> bool:
-    """Whether ``draws`` exceedance counts can contradict the probability bound ``eps``: even K = draws is
-    significant only if P(Bin(draws, eps) ≥ draws) = eps^draws is below PVALUE_MIN (never where eps ≥ 1)."""
-    return min(eps, 1.0) ** draws < PVALUE_MIN
 
 
 def _draws(ctx, p, h):

@@ -72,8 +72,7 @@ def ssl_lemma2_params(draw) -> dict:
     d = draw(param(param_of(rid, "d")))
     widths = tuple(sorted(draw(st.sets(st.integers(max(d, 2), 3000), min_size=1, max_size=4))))
     params = {name: draw(param(param_of(rid, name))) for name in ("draws", "L", "s", "seed")}
-    from ..ssl_dynamics.instances import epsilon
-    from ..ssl_dynamics.lemma_2 import bites
+    from ..ssl_dynamics.instances import bites, epsilon
 
     def judged(h):
         return bites(epsilon(h, d, params["L"], params["s"]), params["draws"])
