@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from checks.pinning import assert_registered_pin
+from theorems.core import recording
 from theorems.core.errors import IdentityFailure
 
 NC = "neural_collapse."
@@ -79,7 +80,7 @@ def test_toy_1d_closed_form_claims_judge_every_depth(monkeypatch, claim, scale):
         return (value * scale if L == deepest else value), w
 
     monkeypatch.setattr(T1, "closed_form", one_depth_off)
-    ev = theorems.check(T1.ID, depths=(16, 32, deepest))
+    ev = recording.expect(theorems.check(T1.ID, depths=(16, 32, deepest)), recording.FAILS)  # a patched closed form
     assert [c.name for c in ev.failed_bounds] == [claim], ev.explain()
 
 
