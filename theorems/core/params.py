@@ -112,6 +112,11 @@ class Param:
     switches, deliberately wrong constants. ``role``: what the parameter is for, declared apart from the
     theorem's own parameters: ``"effort"`` (restarts, max_iter, steps, seeds), ``"control"`` (bound_scale,
     rate_shift: a negative control's switch) or ``"theorem"``; see `Param.purpose`.
+
+    ``breaks``: for a negative control's switch, the hypothesis that any value other than the default breaks
+    (e.g. ``"exact constants δ, Δ"``). The result then records that violation itself (`Param.violation`,
+    collected by `theorems.core.result.Result`), with ``doc`` as its reason: a module does not write the
+    ``if p["x_scale"] != 1.0: Violation(...)`` test by hand. Such a parameter is a CONTROL.
     """
 
     name: str
@@ -130,10 +135,15 @@ class Param:
     log: bool = False
     # THEOREM, EFFORT or CONTROL (above); "" infers it from the name.
     role: str = ""
+    # The hypothesis a non-default value breaks (a negative control's switch; above).
+    breaks: str = ""
 
     def __post_init__(self) -> None:
         if self.role not in ("", *ROLES):
             raise ValueError(f"Param {self.name!r}: role {self.role!r} is not one of {', '.join(ROLES)}")
+        if self.breaks and self.role not in ("", CONTROL):
+            raise ValueError(f"Param {self.name!r}: a switch that breaks {self.breaks!r} is a control, "
+                             f"not role {self.role!r}")
         if self.kind not in SCALAR_KINDS and self.kind not in LIST_KINDS:
             raise TypeError(f"Param {self.name!r}: kind {self.kind!r} is not one of "
                             f"{', '.join(kind_name(k) for k in (*SCALAR_KINDS, *LIST_KINDS))}")
@@ -153,6 +163,8 @@ class Param:
         works) or CONTROL (a switch that breaks the statement on purpose, for a negative control)."""
         if self.role:
             return self.role
+        if self.breaks:
+            return CONTROL
         if self.sample is None and (self.name in CONTROL_NAMES or _CONTROL_DOC.search(self.doc)):
             return CONTROL
         if self.sample is None and self.name in EFFORT_NAMES:

@@ -99,6 +99,12 @@ class Violation:
     bypassable: bool = True
 
 
+def switch_violations(params: Sequence[Param], values: Mapping[str, Any]) -> list[Violation]:
+    """The hypotheses broken by negative-control switches (``Param(breaks=...)``) set off their defaults."""
+    return [Violation(p.breaks, f"{p.name} = {values[p.name]!r} ≠ {p.default!r}: {p.doc}", (p.name,))
+            for p in params if p.breaks and p.name in values and values[p.name] != p.default]
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What a result's evaluation produces; `theorems.check` wraps it into an :class:`Evidence`.
@@ -286,6 +292,14 @@ class Result:
             object.__setattr__(self, "controls", (*self.controls, *missing))
         if isinstance(self.report_instances, DeclaredInstances) and self.report_instances.result is not self:
             object.__setattr__(self, "report_instances", DeclaredInstances(self))
+        switches = tuple(p for p in self.params if p.breaks)
+        if switches:  # the switches' violations are the suite's to record (Param.breaks), after the module's own
+            own = self.hypotheses
+
+            def hypotheses(params: dict, form: str) -> list[Violation]:
+                return [*own(params, form), *switch_violations(switches, params)]
+
+            object.__setattr__(self, "hypotheses", hypotheses)
 
     def is_pin(self, form: str, params: Mapping[str, Any]) -> bool:
         """Whether the instance (``form``, ``params``) is one of the result's tolerance ``pins``."""

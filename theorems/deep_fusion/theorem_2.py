@@ -111,12 +111,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         if p["signs"] != "cone":
             out.append(Violation("sign-consistent clusters", "Δ needs the signed margin x_iᵀw ≥ ρ (noise lemma)",
                                  ("signs",)))
-    if p["constant_scale"] != 1.0:
-        out.append(Violation("exact constants δ, Δ", "constant_scale ≠ 1 replaces δ by c·δ and Δ by Δ/c in the "
-                             "entry bounds (a deliberately wrong constant)", ("constant_scale",)))
-    if p["gamma_factor"] != 1.0:
-        out.append(Violation("exact γ_B", "gamma_factor ≠ 1 multiplies γ_B (a deliberately wrong constant)",
-                             ("gamma_factor",)))
     return out
 
 
@@ -436,8 +430,10 @@ RESULT = register(Result(
               "R^(m×n) with unit columns)", choices=("none", "unit_columns")),
         Param("restarts", int, 32, "random witnesses of each kind per instance", low=1, high=1024),
         Param("constant_scale", float, 1.0, "δ → c·δ, Δ → Δ/c in the entry bounds (≠ 1: wrong constant)", "= 1",
+              breaks="exact constants δ, Δ",
               low=1e-6, high=1e6),
-        Param("gamma_factor", float, 1.0, "multiplies γ_B (≠ 1: wrong constant)", "= 1", low=1e-300, high=1e300),
+        Param("gamma_factor", float, 1.0, "multiplies γ_B (≠ 1: wrong constant)", "= 1", low=1e-300, high=1e300,
+              breaks="exact γ_B"),
         Param("instance", str, "random", "random, or fixed: " + ", ".join(INSTANCES[1:]), choices=INSTANCES),
         instances_param(32, "instances simulated together"),
         seed_param(),

@@ -1,0 +1,41 @@
+"""`Param(breaks=...)`: a negative control's switch whose violation the suite records itself."""
+import pytest
+
+from theorems.core.params import CONTROL, Param
+from theorems.core.registry import get, ids, validate
+from theorems.core.result import Outcome, Result, Violation
+
+
+def _result(own=lambda p, form: []):
+    return Result(id="t.switch", paper="000", evaluate=lambda p, form, ctx: Outcome(), hypotheses=own, params=(
+        Param("n", int, 3, "a size", low=1, high=10),
+        Param("bound_scale", float, 1.0, "multiplies the bound (≠ 1: wrong constant)", breaks="exact bound"),
+    ))
+
+
+def test_a_switch_off_its_default_is_a_violation_named_after_it():
+    r = _result()
+    assert r.hypotheses({"n": 3, "bound_scale": 1.0}, "as-printed") == []
+    (v,) = r.hypotheses({"n": 3, "bound_scale": 2.0}, "as-printed")
+    assert v.hypothesis == "exact bound" and v.names == ("bound_scale",) and "2.0" in v.message
+
+
+def test_the_modules_own_violations_come_first_and_are_kept():
+    own = Violation("n odd", "n must be odd", ("n",))
+    r = _result(lambda p, form: [own] if p["n"] % 2 == 0 else [])
+    assert [v.hypothesis for v in r.hypotheses({"n": 4, "bound_scale": 0.5}, "as-printed")] == ["n odd", "exact bound"]
+
+
+def test_a_switch_is_a_control_and_cannot_be_declared_otherwise():
+    assert Param("s", float, 1.0, "a switch", breaks="h").purpose == CONTROL
+    with pytest.raises(ValueError, match="control"):
+        Param("s", float, 1.0, "a switch", breaks="h", role="theorem")
+
+
+def test_every_registered_switch_is_a_violation_off_its_default():
+    switches = [(r, p) for r in map(get, ids()) for p in r.params if p.breaks]
+    assert switches, "no result declares a Param(breaks=...) switch"
+    for r, p in switches:
+        off = p.default * 2 if p.default else 1.0
+        assert not any(p.name in v.names for v in validate(r, {}, r.default_form)[1]), (r.id, p.name)
+        assert p.breaks in [v.hypothesis for v in validate(r, {p.name: off}, r.default_form)[1]], (r.id, p.name)
