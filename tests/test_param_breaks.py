@@ -39,3 +39,10 @@ def test_every_registered_switch_is_a_violation_off_its_default():
         off = p.default * 2 if p.default else 1.0
         assert not any(p.name in v.names for v in validate(r, {}, r.default_form)[1]), (r.id, p.name)
         assert p.breaks in [v.hypothesis for v in validate(r, {p.name: off}, r.default_form)[1]], (r.id, p.name)
+
+
+def test_show_names_what_the_switch_breaks_and_the_manifest_keeps_it():
+    from theorems.core.manifest import _param_from_json, _param_to_json
+    p = Param("bound_scale", float, 1.0, "multiplies the bound (≠ 1: wrong constant)", "= 1", breaks="exact bound")
+    assert p.describe().endswith("any other value breaks: exact bound")
+    assert _param_from_json(_param_to_json(p)) == p

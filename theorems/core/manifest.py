@@ -86,7 +86,7 @@ def info_of(result: Any) -> ResultInfo:
 
 # The Param fields the manifest keeps besides name, kind, default, doc (their defaults are left out).
 _PARAM_FIELDS = ("valid", "choices", "low", "high", "finite", "length", "increasing", "distinct", "sample", "log",
-                 "role")
+                 "role", "breaks")
 _PARAM_DEFAULTS = {f: Param.__dataclass_fields__[f].default for f in _PARAM_FIELDS}
 
 

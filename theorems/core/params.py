@@ -277,6 +277,8 @@ class Param:
                 parts.append(f"drawn from {', '.join(map(repr, self.sample))}")
         if self.valid:
             parts.append(f"hypothesis: {self.valid}")
+        if self.breaks:
+            parts.append(f"any other value breaks: {self.breaks}")
         return "; ".join(parts)
 
     # -- drawing --------------------------------------------------------------------------------------------

@@ -79,8 +79,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         out.append(Violation(f"≤ {REFERENCE_MAX_N} out-of-cluster samples (exact ρ by sign enumeration, checked "
                              "by a reference solver)", "both solvers enumerate 2^(N−1) sign patterns",
                              ("K", "nu", "imbalance"), False))
-    if p["row_norm"] != 1.0:
-        out.append(Violation("unit-norm rows", "ρ 'ranges from 0 to 1' only for unit rows", ("row_norm",)))
     if p["instance"] == "intersecting" and p["offset"] == 0:
         out.append(Violation("x_i ∉ 𝒰_k for every sample of another cluster",
                              "instance='intersecting' puts a cluster-2 sample on 𝒰_1 ∩ 𝒰_2", ("instance",)))
@@ -216,8 +214,9 @@ RESULT = register(Result(
         Param("instance", str, "random", "random | intersecting (a sample on 𝒰_1 ∩ 𝒰_2)", choices=INSTANCES),
         Param("offset", float, 0.0, "instance='intersecting': distance parameter of the shared sample from 𝒰_1 "
               "(0: on 𝒰_1 ∩ 𝒰_2)", "> 0 for the hypothesis", low=0.0, high=1.0),
-        Param("row_norm", float, 1.0, "norm of every row (≠ 1 breaks the unit-row reading)", "= 1", low=1e-3,
-              high=1e3),
+        Param("row_norm", float, 1.0,
+              "norm of every row: ρ 'ranges from 0 to 1' only for unit rows (≠ 1 breaks that reading)", "= 1", low=1e-3,
+              high=1e3, breaks="unit-norm rows"),
         Param("patterns", str, "all", "sign patterns enumerated: all | positive (s ≡ +1 only)",
               choices=("all", "positive")),
         instances_param(8),

@@ -90,9 +90,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["mode"] == "adversarial" and p["theta_scale"] < 1.0:
         out.append(Violation("extremal construction (θ = φ)", "the bounds are attained only at the full noise "
                              "angle", ("theta_scale", "mode")))
-    if p["noisy_norm"] != 1.0:
-        out.append(Violation("unit-norm noisy samples", "‖x̃‖ ≠ 1 breaks the cosine reading of eq. (6)",
-                             ("noisy_norm",)))
     return out
 
 
@@ -274,7 +271,8 @@ RESULT = register(Result(
               choices=("random", "adversarial"), sample=("random", "adversarial")),
         Param("theta_scale", float, 1.0, "noise angle θ = theta_scale·φ (> 1 leaves eq. 6)", "≤ 1", low=0.0,
               high=10.0),
-        Param("noisy_norm", float, 1.0, "‖x̃‖ (≠ 1 breaks the unit-norm reading)", "= 1", low=1e-3, high=1e3),
+        Param("noisy_norm", float, 1.0, "‖x̃‖: ≠ 1 breaks the cosine reading of eq. (6)", "= 1", low=1e-3, high=1e3,
+              breaks="unit-norm noisy samples"),
         Param("margin_sign", str, "positive", "sign of x_iᵀu in case 2 (Definition 1 allows both)",
               choices=("positive", "negative"), sample=("positive", "negative")),
         Param("adversarial_steps", int, 0, "gradient steps moving the noise directions toward the bounds", low=0,
