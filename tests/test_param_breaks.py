@@ -32,11 +32,22 @@ def test_a_switch_is_a_control_and_cannot_be_declared_otherwise():
         Param("s", float, 1.0, "a switch", breaks="h", role="theorem")
 
 
+def _off(p: Param):
+    """A value of the switch inside its structural domain other than the default."""
+    if p.kind is bool:
+        return not p.default
+    for off in (p.default * 2, p.default / 2, p.default + 1, p.default - 1, 0.5, 1):
+        off = p.kind(off)
+        if off != p.default and (p.low is None or off >= p.low) and (p.high is None or off <= p.high):
+            return off
+    raise AssertionError(f"no value of {p.name} off its default {p.default!r}")
+
+
 def test_every_registered_switch_is_a_violation_off_its_default():
     switches = [(r, p) for r in map(get, ids()) for p in r.params if p.breaks]
     assert switches, "no result declares a Param(breaks=...) switch"
     for r, p in switches:
-        off = p.default * 2 if p.default else 1.0
+        off = _off(p)
         assert not any(p.name in v.names for v in validate(r, {}, r.default_form)[1]), (r.id, p.name)
         assert p.breaks in [v.hypothesis for v in validate(r, {p.name: off}, r.default_form)[1]], (r.id, p.name)
 

@@ -60,9 +60,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["alpha_diag"]:
         out.append(Violation("α_ii = 0 (the sum in eq. 1 excludes j = i)", "alpha_diag=True normalises over every j "
                              "including i (negative control)", ("alpha_diag",)))
-    if p["energy_scale"] != 1.0:
-        out.append(Violation("c = 2N²", "energy_scale ≠ 1 multiplies the constant (negative control)",
-                             ("energy_scale",)))
     return out
 
 
@@ -153,7 +150,8 @@ RESULT = register(Result(
         Param("eps", float, 0.0, "ε of eq. (1); > 0 with the printed α is a negative control", "ε = 0", low=0.0,
               high=1e3),
         Param("alpha_diag", bool, False, "normalise α over every j including i (negative control)", "False"),
-        Param("energy_scale", float, 1.0, "multiplies c = 2N² (negative control)", "1", low=1e-3, high=1e3),
+        Param("energy_scale", float, 1.0, "multiplies c = 2N² (≠ 1: a wrong constant, negative control)", "1", low=1e-3,
+              high=1e3, breaks="c = 2N²"),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,

@@ -73,9 +73,6 @@ AUGMENTATIONS = ("rotation", "none")  # "none": Fig. 8's kinked landscape (its m
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = []
-    if p["orbit_tilt"] != 0:
-        out.append(Violation("the orbit direction Jw*", f"orbit_tilt = {p['orbit_tilt']} tilts it (negative control)",
-                             ("orbit_tilt",)))
     if p["augmentation"] != "rotation" or p["half_width_deficit"] != 0:
         out.append(Violation("augmentation by a 1-D rotation group with uniform t (eq. 106)", f"augmentation = "
                           f"{p['augmentation']!r}, t uniform on [−c, c] with c = π(1 − {p['half_width_deficit']}) "
@@ -236,8 +233,9 @@ RESULT = register(Result(
         Param("augmentation", str, "rotation", "x = R(t)x₀ with t uniform, or none", "rotation", choices=AUGMENTATIONS),
         Param("half_width_deficit", float, 0.0, "t uniform on [−c, c], c = π(1 − deficit): 0 is the group, > 0 an "
               "interval that is not one (negative controls)", "0", low=0.0, high=0.99),
-        Param("orbit_tilt", float, 0.0, "tilts the orbit direction u towards the transverse one (negative control)",
-              "0", low=0.0, high=1.0),
+        Param("orbit_tilt", float, 0.0,
+              "tilts the orbit direction u towards the transverse one (≠ 0: not the orbit direction, negative control)",
+              "0", low=0.0, high=1.0, breaks="the orbit direction Jw*"),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,

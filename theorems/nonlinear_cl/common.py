@@ -19,17 +19,14 @@ GRADIENT_FORMULA_CONTROLS = (
 )
 
 
-def gradient_formula_hypotheses(p: dict, formula: str) -> list[Violation]:
-    """Lemma 3 (eq. 7) and Lemma 4 (eq. 12): Assumption 1, α held fixed, and the exact formula (``formula``, e.g.
-    '(7)'); ``formula_scale`` ≠ 1 is the negative control that pins the tolerance."""
+def gradient_formula_hypotheses(p: dict) -> list[Violation]:
+    """Lemma 3 (eq. 7) and Lemma 4 (eq. 12): Assumption 1 and α held fixed. The exact formula is declared with
+    ``formula_scale`` (``Param(breaks=...)``), the negative control that pins the tolerance."""
     out = []
     if p["activation"] not in HOMOGENEOUS:
         out.append(Violation("homogeneous activation h(x) = h'(x)x (Assumption 1)", f"{p['activation']} is not "
                              "homogeneous (negative control)", ("activation",)))
     out += alpha_hypotheses(p)
-    if p["formula_scale"] != 1.0:
-        out.append(Violation(f"exact formula {formula}", "formula_scale ≠ 1 multiplies the formula (negative control)",
-                             ("formula_scale",)))
     return out
 
 

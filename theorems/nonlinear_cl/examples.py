@@ -85,12 +85,6 @@ def categorical_hypotheses(p: dict, form: str) -> list[Violation]:
     if not p["p_min"] < 1 / p["M"]:
         out.append(Violation("0 ≤ p_min < 1/M", "P[y = 1] of the rare pattern (0: no override); P[y = m] > 0 is "
                              "needed for a distinct top eigenvalue", ("p_min", "M"), bypassable=False))
-    if p["closed_form_scale"] != 1.0:
-        out.append(Violation("exact closed form (8)", "closed_form_scale ≠ 1 deliberately scales p_m(1 − p_m) "
-                             "(negative control)", ("closed_form_scale",)))
-    if p["h_prime_at_zero"] != 0.0:
-        out.append(Violation("h'(0) = 0 (the paper's ReLU convention, B.1)", "with h'(0) ≠ 0 the atoms on the gating "
-                             "plane of u_m count as active and the identity changes", ("h_prime_at_zero",)))
     return out
 
 
@@ -145,11 +139,13 @@ CATEGORICAL = register(Result(
     params=(
         Param("M", int, 4, "number of latent patterns (= d)", low=2, high=10, sample=(2, 8)),
         seed_param("seed of U and of p (Dirichlet)"),
-        Param("h_prime_at_zero", float, 0.0, "ReLU'(0); the paper's convention is 0", "0", low=0.0, high=1.0),
+        Param("h_prime_at_zero", float, 0.0, "ReLU'(0); the paper's convention is 0 (≠ 0: the atoms on the gating "
+              "plane of u_m count as active and the identity changes)", "0", low=0.0, high=1.0,
+              breaks="h'(0) = 0 (the paper's ReLU convention, B.1)"),
         Param("p_min", float, 0.0, "if > 0, P[y = 1] (a rare pattern; the others rescaled)", "[0, 1/M)", low=0.0,
               high=0.5, sample=(1e-8, 1e-2), log=True),
-        Param("closed_form_scale", float, 1.0, "multiplies the closed form (8) (negative control)", "1", low=1e-3,
-              high=1e3),
+        Param("closed_form_scale", float, 1.0, "multiplies p_m(1 − p_m) in the closed form (8) (≠ 1: a deliberately "
+              "wrong constant, negative control)", "1", low=1e-3, high=1e3, breaks="exact closed form (8)"),
     ),
     evaluate=categorical_evaluate, hypotheses=categorical_hypotheses, cost=_discrete_cost, forms=(AS_PRINTED,),
     report_instances=categorical_reports, module=__name__,
@@ -169,12 +165,6 @@ def summation_hypotheses(p: dict, form: str) -> list[Violation]:
     if abs(p["q"] - Q_STAR) < 1e-6:
         out.append(Violation("|q − (3 − √5)/2| ≥ 1e-6 (verifier)", "at the threshold the gap is 0 to within float64 "
                              "resolution and neither side can be certified", ("q",), bypassable=False))
-    if p["threshold"] != Q_STAR:
-        out.append(Violation("the printed threshold (3 − √5)/2", "threshold ≠ (3 − √5)/2 is a deliberately wrong "
-                             "constant (negative control)", ("threshold",)))
-    if p["closed_form_scale"] != 1.0:
-        out.append(Violation("exact closed forms (9)", "closed_form_scale ≠ 1 deliberately falsifies A(u_m) and "
-                             "λ_gap (negative control)", ("closed_form_scale",)))
     return out
 
 
@@ -266,10 +256,12 @@ SUMMATION = register(Result(
               sample=(0.02, 0.95)),
         seed_param("seed of U and of the perturbations"),
         Param("perturb", float, 0.02, "angle of the perturbation of u_1 for the rate check", low=1e-8, high=0.05),
-        Param("threshold", float, Q_STAR, "the threshold the check predicts with; ≠ (3 − √5)/2 is a wrong "
-              "constant (negative control)", "(3 − √5)/2", low=0.0, high=1.0),
-        Param("closed_form_scale", float, 1.0, "multiplies the closed forms of A(u_m) and λ_gap (negative control)",
-              "1", low=1e-3, high=1e3),
+        Param("threshold", float, Q_STAR, "the threshold the check predicts with; ≠ (3 − √5)/2 is a deliberately "
+              "wrong constant (negative control)", "(3 − √5)/2", low=0.0, high=1.0,
+              breaks="the printed threshold (3 − √5)/2"),
+        Param("closed_form_scale", float, 1.0, "multiplies the closed forms (9) of A(u_m) and λ_gap (≠ 1 "
+              "deliberately falsifies them: negative control)", "1", low=1e-3, high=1e3,
+              breaks="exact closed forms (9)"),
     ),
     evaluate=summation_evaluate, hypotheses=summation_hypotheses, cost=_discrete_cost, forms=(AS_PRINTED,),
     report_instances=summation_reports, module=__name__,

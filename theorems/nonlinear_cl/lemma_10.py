@@ -49,7 +49,7 @@ BOUND_PIN = 0.451640238157
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
-    return judged_step_hypotheses(p, "ν_t(1 − c_t)")
+    return judged_step_hypotheses(p)
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
@@ -89,7 +89,7 @@ RESULT = register(Result(
     statement="If c_t > 0 and λ_i(t) > 0 for all i, then |d_t − c_{t+1}| ≤ ν_t(1 − c_t), "
               "ν = 2κL²(1 + μc) + 2Lλ_gap⁻¹√(μ(1 + μc)), κ the constant of Lemma 9 (Lemma 10, App. G).",
     status=Status.VERIFIED,
-    params=params() + judged_step_params(),
+    params=params() + judged_step_params("ν_t(1 − c_t)"),
     evaluate=evaluate,
     hypotheses=hypotheses,
     cost=cost,

@@ -61,7 +61,7 @@ ONE_LAYER_ACTIVATIONS = HOMOGENEOUS + ("quadratic", "tanh")
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
-    return gradient_formula_hypotheses(p, "(7)")
+    return gradient_formula_hypotheses(p)
 
 
 def cost(p: dict) -> Cost:
@@ -146,7 +146,8 @@ def params(activations=ONE_LAYER_ACTIVATIONS, activation="relu") -> tuple[Param,
         Param("aug", float, 0.5, "standard deviation of the second view's augmentation", low=0.0, high=10.0,
               sample=(0.0, 1.5)),
         seed_param("seed of data, views, filters and α"),
-        Param("formula_scale", float, 1.0, "multiplies the formula (negative control)", "1", low=1e-3, high=1e3),
+        Param("formula_scale", float, 1.0, "multiplies the formula (negative control)", "1", low=1e-3, high=1e3,
+              breaks="exact formula (7)"),
     )
 
 

@@ -66,14 +66,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["dependent"]:
         out.append(Violation("Assumption 2(iii): x_k conditionally independent given z", "dependent=True couples the "
                              "RFs' atoms (negative control)", ("dependent",)))
-    if p["power"] != 2:
-        out.append(Violation("the coefficient p_c(1 − p_c)² of eq. (13)", f"power = {p['power']} (negative control)",
-                             ("power",)))
-    if p["formula_scale"] != 1.0:
-        out.append(Violation("exact eq. (13)", "formula_scale ≠ 1 (negative control)", ("formula_scale",)))
-    if p["rank_slack"] != 0:
-        out.append(Violation("rank ≤ C", f"rank_slack = {p['rank_slack']} changes the bound (negative control)",
-                             ("rank_slack",)))
     return out
 
 
@@ -177,10 +169,13 @@ RESULT = register(Result(
               sample=(0.0, 0.5)),
         seed_param("seed of the atoms, probabilities and filters"),
         Param("dependent", bool, False, "couple the RFs' atoms within a class (negative control)", "False"),
-        Param("power", int, 2, "exponent of (1 − p_c) in the formula (negative control: 1)", "2", low=0, high=3),
-        Param("formula_scale", float, 1.0, "multiplies the between-class term (negative control)", "1", low=1e-3,
-              high=1e3),
-        Param("rank_slack", int, 0, "added to the rank bound C (negative control: −2)", "0", low=-5, high=5),
+        Param("power", int, 2,
+              "exponent of (1 − p_c) in the formula (≠ 2: not eq. (13)'s coefficient; negative control: 1)", "2", low=0,
+              high=3, breaks="the coefficient p_c(1 − p_c)² of eq. (13)"),
+        Param("formula_scale", float, 1.0, "multiplies the between-class term of eq. (13) (≠ 1: negative control)", "1",
+              low=1e-3, high=1e3, breaks="exact eq. (13)"),
+        Param("rank_slack", int, 0, "added to the rank bound C (≠ 0 changes the bound; negative control: −2)", "0",
+              low=-5, high=5, breaks="rank ≤ C"),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,

@@ -42,7 +42,7 @@ BOUND_PIN = 0.99291074751
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
-    return judged_step_hypotheses(p, "√(2(1 + μ_tc_t)(1 − c_t))")
+    return judged_step_hypotheses(p)
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:
@@ -79,7 +79,7 @@ RESULT = register(Result(
     title="Lemma 8: ‖w(t+1) − w(t)‖ ≤ √(2(1 + μ_tc_t)(1 − c_t)) along power iteration (A positive definite)",
     statement="If c_t > 0 and λ_i(t) > 0 for all i, then ‖δw(t)‖₂ ≤ √(2(1 + μ_tc_t)(1 − c_t)) (Lemma 8, App. G).",
     status=Status.VERIFIED,
-    params=params() + judged_step_params(),
+    params=params() + judged_step_params("√(2(1 + μ_tc_t)(1 − c_t))"),
     evaluate=evaluate,
     hypotheses=hypotheses,
     cost=cost,

@@ -125,15 +125,6 @@ def estimate_kappa(A: torch.Tensor, idx_a: torch.Tensor, idx_b: torch.Tensor) ->
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = []
-    if p["cap_scale"] != 1.0:
-        out.append(Violation("exact cap B_γ", "cap_scale ≠ 1 deliberately scales the angular radius of B_γ "
-                             "(negative control)", ("cap_scale",)))
-    if p["radius_scale"] != 1.0:
-        out.append(Violation("exact radius R_γ", "radius_scale ≠ 1 deliberately shrinks R_γ (negative control)",
-                             ("radius_scale",)))
-    if p["rate_bound_scale"] != 1.0:
-        out.append(Violation("exact rate γ^t(1 − c₀)", "rate_bound_scale ≠ 1 deliberately scales Lemma 11's rate "
-                             "bound (tolerance pin)", ("rate_bound_scale",)))
     return out
 
 
@@ -294,12 +285,14 @@ RESULT = register(Result(
         seed_param("seed of the perturbation direction and of the cap sample"),
         Param("pi_iters", int, PI_ITERS, "power-iteration steps (too few: the run is not converged, and "
               "an unconverged run never holds)", low=1, high=10_000),
-        Param("cap_scale", float, 1.0, "multiplies the angular radius of B_γ; ≠ 1 is a wrong constant (control)",
-              "1", low=0.01, high=100.0),
-        Param("radius_scale", float, 1.0, "multiplies R_γ; < 1 is a wrong constant (negative control)", "1", low=0.01,
-              high=100.0),
-        Param("rate_bound_scale", float, 1.0, "multiplies the bound 1 of rate_bound; ≠ 1 is a wrong constant (the "
-              "tolerance pin of RATE_SLACK)", "1", low=0.01, high=100.0),
+        Param("cap_scale", float, 1.0, "multiplies the angular radius of B_γ (≠ 1: a wrong constant, negative control)",
+              "1", low=0.01, high=100.0, breaks="exact cap B_γ"),
+        Param("radius_scale", float, 1.0,
+              "multiplies R_γ (< 1 deliberately shrinks it: a wrong constant, negative control)", "1", low=0.01,
+              high=100.0, breaks="exact radius R_γ"),
+        Param("rate_bound_scale", float, 1.0,
+              "multiplies Lemma 11's rate bound γ^t(1 − c₀) (≠ 1: a wrong constant, the tolerance pin of RATE_SLACK)",
+              "1", low=0.01, high=100.0, breaks="exact rate γ^t(1 − c₀)"),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,

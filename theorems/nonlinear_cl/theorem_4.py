@@ -71,15 +71,9 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["activation"] != "linear":
         out.append(Violation("linear activation", "with ReLU the gated inputs differ per filter (negative control)",
                              ("activation",)))
-    if p["top_rank"] != 1:
-        out.append(Violation("rank-1 top layer S = ssᵀ", "a higher-rank S mixes RF directions (negative control)",
-                             ("top_rank",)))
     if not p["critical_start"]:
         out.append(Violation("part (2): W* is a critical point", "critical_start=False starts the path at a generic "
                              "W* (negative control)", ("critical_start",)))
-    if p["formula_scale"] != 1.0:
-        out.append(Violation("exact formula (14)", "formula_scale ≠ 1 deliberately scales s_km b_k (negative control)",
-                             ("formula_scale",)))
     return out
 
 
@@ -191,12 +185,14 @@ RESULT = register(Result(
         Param("d_out", int, 5, "output dimension of the top layer", low=1, high=16),
         seed_param("seed of data, α, weights and top layer"),
         Param("activation", str, "linear", "hidden activation", "linear", choices=("linear", "relu")),
-        Param("top_rank", int, 1, "rank of the top layer V (S = VᵀV)", "1", low=1, high=16),
+        Param("top_rank", int, 1, "rank of the top layer V (S = VᵀV; > 1 mixes RF directions: negative control)", "1",
+              low=1, high=16, breaks="rank-1 top layer S = ssᵀ"),
         Param("critical_start", bool, True, "part (2) starts from a constructed critical point W*", "True"),
         Param("s_small", float, 0.0, "if > 0, |s_11| is set to this fraction of the RMS entry of s", low=0.0,
               high=0.999, sample=(0.0, 0.1)),
-        Param("formula_scale", float, 1.0, "multiplies the formula s_km b_k (negative control)", "1", low=1e-3,
-              high=1e3),
+        Param("formula_scale", float, 1.0,
+              "multiplies the formula (14) s_km b_k (≠ 1 deliberately falsifies it: negative control)", "1", low=1e-3,
+              high=1e3, breaks="exact formula (14)"),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,

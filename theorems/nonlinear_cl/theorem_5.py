@@ -71,12 +71,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["dependent"]:
         out.append(Violation("Assumption 2(iii): x_k conditionally independent given z", "dependent=True couples the "
                              "RFs' atoms (negative control)", ("dependent",)))
-    if p["delta_scale"] != 1.0:
-        out.append(Violation("exact δ_k", "delta_scale ≠ 1 deliberately falsifies δ_k (negative control)",
-                             ("delta_scale",)))
-    if p["bns_tilt"] != 0.0:
-        out.append(Violation("exact s_BNS", "bns_tilt ≠ 0 deliberately rotates s_BNS off itself (tolerance pin)",
-                             ("bns_tilt",)))
     return out
 
 
@@ -216,9 +210,11 @@ RESULT = register(Result(
         Param("p1", float, 0.4, "P[z = 1]", low=1e-6, high=1 - 1e-6, sample=(0.05, 0.95)),
         seed_param("seed of the atoms, probabilities and filters"),
         Param("dependent", bool, False, "couple the RFs given z (violates Assumption 2(iii); negative control)", "False"),
-        Param("delta_scale", float, 1.0, "multiplies δ_k (negative control)", "1", low=-1e3, high=1e3),
-        Param("bns_tilt", float, 0.0, "rotates s_BNS by this angle (radians; ≠ 0: the tolerance pin of "
-              "bns_eigenvector)", "0", low=0.0, high=1.0),
+        Param("delta_scale", float, 1.0, "multiplies δ_k (≠ 1 deliberately falsifies it: negative control)", "1",
+              low=-1e3, high=1e3, breaks="exact δ_k"),
+        Param("bns_tilt", float, 0.0,
+              "rotates s_BNS off itself by this angle (radians; ≠ 0: the tolerance pin of bns_eigenvector)", "0",
+              low=0.0, high=1.0, breaks="exact s_BNS"),
         Param("weak_rf", float, 1.0, "scale of the z-signal (Δ_k) of RFs 2..K; small: δ_1 close to 0", low=1e-6,
               high=1.0, sample=(1e-3, 1.0), log=True),
     ),
