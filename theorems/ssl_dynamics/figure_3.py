@@ -233,9 +233,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["projection"] != "polar":
         out.append(Violation("projection onto WᵀW = I (the nearest point, UVᵀ)",
                              "projection = 'qr' orthonormalises by QR, a retraction with wrong fixed points", ("projection",)))
-    if p["ode_start_perturb"] != 0:
-        out.append(Violation("(12) started at the network's q₀", f"ode_start_perturb = {p['ode_start_perturb']}",
-                             ("ode_start_perturb",)))
     lam = spectrum_of(p)
     if lam[0] >= 0 or not is_simple(lam):
         out.append(Violation("λ₁(C) < 0 simple (Theorem 3's case (ii): 'converge to either of two points')",
@@ -308,8 +305,8 @@ RESULT = register(Result(
               "polar", choices=PROJECTIONS),
         Param("step_sign", float, -1.0, "−1: W − η∇L (descent); +1: eq. (11) as printed (control)", "−1",
               choices=(-1.0, 1.0)),
-        Param("ode_start_perturb", float, 0.0, "moves (12)'s start off the network's q₀ (control)", "= 0",
-              low=-1.0, high=1.0),
+        Param("ode_start_perturb", float, 0.0, "moves (12)'s start off the network's q₀ (≠ 0: a control)", "= 0",
+              low=-1.0, high=1.0, breaks="(12) started at the network's q₀"),
         seed_param("seed of the data and the initialisations"),
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,

@@ -231,12 +231,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if sum(v > 0 for v in spec) < 2:
         out.append(Violation("anchors spanning at least two directions", f"spectrum = {spec} has rank "
                              f"{sum(v > 0 for v in spec)}", ("spectrum",)))
-    if p["coupling_at"] != 1.0:
-        out.append(Violation("coupling measured at the trained weights", f"coupling_at = {p['coupling_at']} scales "
-                             "them towards 0, where every loss is (1)'s quadratic form", ("coupling_at",)))
-    if p["expansion_scale"] != 1.0:
-        out.append(Violation("the expansion InfoNCE(0) + ε²·(quadratic term)", "expansion_scale ≠ 1 is a wrong "
-                             "constant", ("expansion_scale",)))
     return out
 
 
@@ -297,10 +291,13 @@ RESULT = register(Result(
         Param("negatives", str, "one", "InfoNCE negatives: one per anchor (the structure of (1)) or the batch",
               choices=NEGATIVES),
         Param("restarts", int, 4, "L-BFGS starts at scale 0.01, and as many at scale 1, batched", low=1, high=128),
-        Param("coupling_at", float, 1.0, "scale of Θ where the coupling is measured (≠ 1: control)", "= 1",
-              low=1e-6, high=1e3),
-        Param("expansion_scale", float, 1.0, "multiplies the expansion's quadratic term (≠ 1: control)", "= 1",
-              low=-1e3, high=1e3),
+        Param("coupling_at", float, 1.0,
+              "scale of Θ where the coupling is measured (≠ 1 scales the trained weights towards 0, where every loss "
+              "is (1)'s quadratic form: a control)",
+              "= 1", low=1e-6, high=1e3, breaks="coupling measured at the trained weights"),
+        Param("expansion_scale", float, 1.0,
+              "multiplies the expansion's quadratic term (≠ 1: a wrong constant, a control)", "= 1", low=-1e3, high=1e3,
+              breaks="the expansion InfoNCE(0) + ε²·(quadratic term)"),
         seed_param(),
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
