@@ -294,12 +294,6 @@ def bt_cost(p: dict) -> Cost:
 
 def lemma_2_hypotheses(p, form):
     out = bt_hypotheses(p, form)
-    if p["split_scale"] != 1.0:
-        out.append(Violation("exact split", "split_scale ≠ 1 multiplies λL₂ in the split (a wrong constant)",
-                             ("split_scale",)))
-    if p["align_scale"] != 1.0:
-        out.append(Violation("E‖f₁ − f₂‖² = 2Σ(1 − C_ii) exactly", "align_scale ≠ 1 multiplies 2Σ(1 − C_ii) (a wrong "
-                             "constant)", ("align_scale",)))
     return out
 
 
@@ -308,12 +302,6 @@ def theorem_4_hypotheses(p, form):
     if p["tau_scale"] < 1.0:
         out.append(Violation("τ ≥ ‖E f₁f₂ᵀ − Σ p_k μ_kμ_kᵀ‖_F²", "tau_scale < 1 uses a τ below the required "
                              "upper bound (a negative control)", ("tau_scale",)))
-    if p["residual_coef"] != 1.0:
-        out.append(Violation("exact residual d − K", "residual_coef ≠ 1 rescales the d − K of identity (1) (a "
-                             "wrong constant)", ("residual_coef",)))
-    if p["psd_shift"] != 0.0:
-        out.append(Violation("C − Σ p_kμ_kμ_kᵀ itself (no shift)", "psd_shift ≠ 0 subtracts a multiple of I before "
-                             "the PSD check (a negative control)", ("psd_shift",)))
     return out
 
 
@@ -383,10 +371,11 @@ LEMMA_2_RESULT = register(Result(
                                 "equal)", params=BINDING, margin="L_pos / 2√(d L₁) = 0.99 (details)"),),
     controls=LEMMA_2_CONTROLS,
     strategy=_strategy(LEMMA_2),
-    params=bt_params(Param("split_scale", float, 1.0, "multiplies λL₂ in the split (negative control)", "1",
-                           low=0.0, high=10.0),
-                     Param("align_scale", float, 1.0, "multiplies 2Σ(1 − C_ii) in the alignment identity (negative "
-                           "control)", "1", low=0.0, high=10.0)),
+    params=bt_params(Param("split_scale", float, 1.0, "multiplies λL₂ in the split (≠ 1: a wrong constant, negative "
+                           "control)", "1", low=0.0, high=10.0, breaks="exact split"),
+                     Param("align_scale", float, 1.0, "multiplies 2Σ(1 − C_ii) in the alignment identity (≠ 1: a wrong "
+                           "constant, negative control)", "1", low=0.0, high=10.0,
+                           breaks="E‖f₁ − f₂‖² = 2Σ(1 − C_ii) exactly")),
     cost=bt_cost, evaluate=evaluate_lemma_2, hypotheses=lemma_2_hypotheses, forms=(AS_PRINTED,), report_instances=lemma_2_reports,
     module=__name__,
 ))
@@ -407,9 +396,10 @@ THEOREM_4_RESULT = register(Result(
     params=bt_params(
         Param("tau_scale", float, 1.0, "τ = tau_scale · τ_exact, τ_exact = ‖C − Σ p_k μ_kμ_kᵀ‖_F²", "≥ 1", low=0.0,
               high=1e3),
-        Param("residual_coef", float, 1.0, "coefficient of d − K (negative control)", "1", low=-10.0, high=10.0),
-        Param("psd_shift", float, 0.0, "subtracted (times I) from C − Σ p_kμ_kμ_kᵀ before its PSD check (negative "
-              "control)", "0", low=-1.0, high=1.0)),
+        Param("residual_coef", float, 1.0, "coefficient of the d − K of identity (1) (≠ 1: a wrong constant, negative "
+              "control)", "1", low=-10.0, high=10.0, breaks="exact residual d − K"),
+        Param("psd_shift", float, 0.0, "subtracted (times I) from C − Σ p_kμ_kμ_kᵀ before its PSD check (≠ 0: negative "
+              "control)", "0", low=-1.0, high=1.0, breaks="C − Σ p_kμ_kμ_kᵀ itself (no shift)")),
     cost=bt_cost, evaluate=evaluate_theorem_4, hypotheses=theorem_4_hypotheses, forms=(AS_PRINTED,),
     report_instances=theorem_4_reports, module=__name__,
 ))

@@ -129,12 +129,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["rho_mutation"] != "none":
         out.append(Violation("exact ρ_max", f"rho_mutation={p['rho_mutation']} deliberately breaks the constant "
                              "(a negative control)", ("rho_mutation",)))
-    if p["thr_slack"] != 0.0:
-        out.append(Violation("exact divergence threshold", "thr_slack ≠ 0 moves the threshold on μ_ℓᵀμ_k (a "
-                             "negative control)", ("thr_slack",)))
-    if p["bound_scale"] != 1.0:
-        out.append(Violation("exact bound (1−σ)+R_ε", "bound_scale ≠ 1 rescales the conclusion (a negative "
-                             "control)", ("bound_scale",)))
     return out
 
 
@@ -398,9 +392,11 @@ RESULT = register(Result(
               "(sphere harness, identity encoder); 0 = none", low=0, high=2000),
         Param("rho_mutation", str, "none", "negative control: drop_a, drop_R, drop_sigma (drop a term of "
               "ρ_max) or lipschitz_tenth (L/10)", "none", choices=D.MUTATIONS),
-        Param("thr_slack", float, 0.0, "added to the threshold, in units of r² (negative control)", "0", low=-10.0,
-              high=10.0),
-        Param("bound_scale", float, 1.0, "multiplies (1−σ)+R_ε (negative control)", "1", low=0.0, high=10.0),
+        Param("thr_slack", float, 0.0,
+              "added to the threshold on μ_ℓᵀμ_k, in units of r² (≠ 0 moves it: negative control)", "0", low=-10.0,
+              high=10.0, breaks="exact divergence threshold"),
+        Param("bound_scale", float, 1.0, "multiplies (1−σ)+R_ε (≠ 1 rescales the conclusion: negative control)", "1",
+              low=0.0, high=10.0, breaks="exact bound (1−σ)+R_ε"),
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,

@@ -69,9 +69,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     if p["tau"] < 0:
         out.append(Violation("τ ≥ 0", "the slide's τ(σ,δ,ε,R_ε) is a non-negative term; τ < 0 is a negative control",
                              ("tau",)))
-    if p["repair_scale"] != 1.0:
-        out.append(Violation("exact T_kℓ", "repair_scale ≠ 1 deliberately rescales T_kℓ (a negative control)",
-                             ("repair_scale",)))
     return out
 
 
@@ -194,7 +191,8 @@ RESULT = register(Result(
               high=100.0),
         Param("pairing", str, "iid", "positive pairs: iid draws from A(x) or distinct views (control)", "iid",
               choices=P.PAIRINGS),
-        Param("repair_scale", float, 1.0, "multiplies T_kℓ (negative control)", "1", low=0.0, high=10.0),
+        Param("repair_scale", float, 1.0, "multiplies T_kℓ (≠ 1 deliberately rescales it: negative control)", "1",
+              low=0.0, high=10.0, breaks="exact T_kℓ"),
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
