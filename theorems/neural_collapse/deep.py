@@ -43,9 +43,6 @@ def deep_hypotheses(p: dict, form: str) -> list[Violation]:
     if p.get("last_bias", False):
         out.append(Violation("no last-layer bias (f = W_L X_L)", "the GUFM has no bias (erratum A6); a bias is only "
                              "a negative control", ("last_bias",)))
-    if p.get("ln_gain", 1.0) != 1.0:
-        out.append(Violation("LayerNorm without affine parameters", "ln_gain ≠ 1 scales every LN output, so features "
-                             "leave the GUFM's sphere ‖x‖ = √d (a negative control)", ("ln_gain",)))
     return out
 
 

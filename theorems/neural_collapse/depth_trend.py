@@ -385,9 +385,9 @@ def _params(arch_default: str, archs: tuple[str, ...], lam_doc: str, train_iter:
         Param("duplicates", int, 0, "inputs of class 1 copied from class 0 (breaks Assumption 4.4: a trend control)",
               "0", low=0, high=64),
         Param("rate_shift", float, 0.0, "added to the asserted exponent ceiling of the certified excess; < 0 asserts a "
-              "deliberately faster rate (negative control)", "0.0", low=-10.0, high=10.0),
-        Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0",
-              low=1e-6, high=1e15),
+              "deliberately faster rate (negative control)", "0.0", low=-10.0, high=10.0, breaks="the predicted rate"),
+        Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant (falsifies the "
+              "lower bound)", "1.0", low=1e-6, high=1e15, breaks="the exact L*_GUFM"),
     )
 
 

@@ -94,9 +94,6 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         out.append(Violation("weight decay on every trained block parameter (Appendix C's regime)", "bias_decay="
                              "false leaves the block biases free (θ̄ of objective (11)): a zero-weight block still "
                              "moves the features at no cost (the module's 'Finding')", ("bias_decay",)))
-    if p["flat_scale"] != 1.0:
-        out.append(Violation("the flatness tolerance", "flat_scale ≠ 1 is a deliberately different tolerance (a "
-                             "negative control)", ("flat_scale",)))
     return out
 
 
@@ -155,7 +152,7 @@ RESULT = register(Result(
         Param("inner_lambda", str, "constant", "'constant' (Figure 2) or 'vanishing' (Figure 1's λ₀/L; the trend "
               "control)", "constant", choices=F1.LAMBDAS),
         Param("flat_scale", float, 1.0, "multiplies FLAT_TOL; ≠ 1 is a deliberately different tolerance (negative "
-              "control)", "1.0", low=0.0, high=1e3),
+              "control)", "1.0", low=0.0, high=1e3, breaks="the flatness tolerance"),
     ),
     evaluate=evaluate,
     hypotheses=hypotheses,

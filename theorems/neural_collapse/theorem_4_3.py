@@ -81,9 +81,6 @@ RANDOM_SCALE_DECADES = (-1.0, 1.0)
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = deep_hypotheses(p, form)
-    if p["bound_scale"] != 1.0:
-        out.append(Violation("exact GUFM optimum", "bound_scale ≠ 1 deliberately falsifies L*_GUFM (a negative "
-                             "control)", ("bound_scale",)))
     if p["lam"] == 0:
         out.append(Violation("λ > 0 (weight decay)", "at λ = 0 L*_GUFM = 0 and the lower bound is the trivial L ≥ 0: "
                              "there is nothing to check, not even as a negative control", ("lam",), bypassable=False))
@@ -226,8 +223,9 @@ COMMON_PARAMS = (
     Param("duplicates", int, 0, "inputs of class 1 copied from class 0 (breaks Assumption 4.4)", "0", low=0,
           high=64),
     Param("last_bias", bool, False, "add an unregularised last-layer bias (negative control, erratum A6)", "False"),
-    Param("ln_gain", float, 1.0, "gain on every LN output (an affine LN; negative control)", "1.0", low=1e-6,
-          high=1e6),
+    Param("ln_gain", float, 1.0, "gain on every LN output (an affine LN: ≠ 1 scales every LN output, so features "
+          "leave the GUFM's sphere ‖x‖ = √d; negative control)", "1.0", low=1e-6, high=1e6,
+          breaks="LayerNorm without affine parameters"),
 )
 
 RESULT = register(Result(
@@ -248,7 +246,7 @@ RESULT = register(Result(
         Param("train_iter", int, 60, "L-BFGS iterations of the trained networks", low=0, high=100_000,
               sample=(0, 20)),
         Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0",
-              low=1e-6, high=1e6),
+              low=1e-6, high=1e6, breaks="exact GUFM optimum"),
         Param("attaining", bool, False, "also evaluate the network built to attain the bound (ResNets, d0 ≥ Kn)",
               "needs d0 ≥ Kn"),
     ),

@@ -268,10 +268,11 @@ def _params(arch_default: str, archs: tuple[str, ...], lam_doc: str) -> tuple[Pa
         Param("window", int, 20, "L-BFGS iterations per plateau window (fresh memory each)", low=1, high=10_000),
         Param("target", float, 0.01, "ceiling on (U*(L) − L*_GUFM)/L*_GUFM at the deepest trained depth (recorded: "
               "the status is open)", low=1e-12, high=1.0, log=True),
-        Param("rate_shift", float, 0.0, "added to the exponent ceiling of the certified excess (recorded)", "0.0",
-              low=-10.0, high=10.0),
-        Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant", "1.0",
-              low=1e-6, high=1e15),
+        Param("rate_shift", float, 0.0, "added to the exponent ceiling of the certified excess (recorded; ≠ 0 "
+              "asserts a deliberately wrong rate: a control)", "0.0", low=-10.0, high=10.0,
+              breaks="the predicted rate"),
+        Param("bound_scale", float, 1.0, "multiplies L*_GUFM; ≠ 1 is a deliberately wrong constant (falsifies the "
+              "lower bound)", "1.0", low=1e-6, high=1e15, breaks="the exact L*_GUFM"),
     )
 
 
