@@ -94,19 +94,17 @@ PARAMS = (
     Param("n", int, 5, "dimension of x", valid="n ≥ 1", low=1, high=4096, sample=(1, 64)),
     # Effort: how hard the suite looks (not part of the statement).
     Param("draws", int, 256, "random vectors tried besides e₁", low=1, high=1_000_000, role="effort"),
-    # Control switch: 1 is the statement; any other value breaks it on purpose (a negative control).
+    # Control switch: 1 is the statement; any other value breaks it on purpose (a negative control). ``breaks``
+    # names the hypothesis it breaks: the suite records that violation itself whenever the switch is off its default.
     Param("bound_scale", float, 1.0, "multiplies the bound; ≠ 1 is a deliberately wrong constant", valid="= 1",
-          low=0.0, high=10.0, role="control"),
+          low=0.0, high=10.0, role="control", breaks="the bound as printed"),
     seed_param(),
 )
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
-    """The theorem's hypotheses (TODO: yours), and the deliberately wrong constants of the negative controls."""
-    out = []
-    if p["bound_scale"] != 1.0:
-        out.append(Violation("the bound as printed", "bound_scale ≠ 1 changes the bound (a negative control)",
-                             ("bound_scale",)))
+    """The theorem's hypotheses (TODO: yours); the control switches' are declared with ``Param(breaks=...)``."""
+    out: list[Violation] = []
     return out
 
 
