@@ -150,3 +150,28 @@ def test_the_real_gate_of_paper_004_and_of_a_module_with_several_ids():
     assert barlow[0] == ["checks/test_conformance.py", "-k", "cl_generalization.lemma_2] or cl_generalization.theorem_4]"]
     trend = mutants.gate_tests(Path("theorems/neural_collapse/depth_trend.py"), ROOT)
     assert any(n.startswith("checks/test_004_deep_collapse.py::") for n in trend[1])  # via `DT.ID_43` constants
+
+
+SWITCHES = '''RESULT = register(Result(id="x.y", params=(
+    Param("n", int, 3, "a size", low=1, high=9),
+    Param("bound_scale", float, 1.0, "multiplies the bound (negative control)", "1", low=0.0, high=10.0,
+          breaks="exact bound"),
+    Param("inert", float, 1.0, "no switch", breaks=""),
+)))
+SHARED = replace(P, breaks=f"exact formula {FORMULA}")
+'''
+
+
+def test_a_switch_declared_with_breaks_is_a_hypothesis_mutant_run_against_its_gate():
+    """A ``Param(breaks=...)`` switch records its violation itself: dropping ``breaks`` is the mutant that used to
+    be ``out.append(Violation(...))`` made a ``pass``, and the converted modules' gates still run the paper's
+    hypothesis-edge files that kill it."""
+    found = [m for m in mutants.sites(SWITCHES) if m.what == "breaks dropped"]
+    assert [(m.line, m.kind) for m in found] == [(4, "hypothesis"), (7, "hypothesis")]
+    mutated = found[0].apply(SWITCHES)
+    assert 'breaks="exact bound"' not in mutated and mutated.count('breaks=""') == 2
+    toy = Path("theorems/neural_collapse/toy_1d.py")
+    assert sum(m.what == "breaks dropped" for m in mutants.sites((ROOT / toy).read_text(encoding="utf-8"))) == 2
+    gate = mutants.gate_tests(toy, ROOT)
+    assert gate[0] == ["checks/test_conformance.py", "-k", "neural_collapse.toy_1d]"]
+    assert any("test_hypotheses_004" in n or "test_pins_004" in n for n in gate[1])

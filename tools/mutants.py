@@ -18,11 +18,13 @@ constant that can change a verdict and every comparison, each with its operators
   ``min`` ↔ ``max`` (also ``.min``/``.max``, ``minimum``/``maximum``, ``amin``/``amax``), ``and`` ↔ ``or``,
   ``not`` dropped, ``Claim.at_most`` ↔ ``Claim.at_least``;
 * ``hypothesis``: a hypothesis check dropped: ``raise HypothesisViolation/ParameterError(...)`` or
-  ``out.append(Violation(...))`` made a ``pass``;
+  ``out.append(Violation(...))`` made a ``pass``, or a negative control's switch declared with
+  ``Param(..., breaks="...")`` (or ``replace(param, breaks=...)``) made ``breaks=""`` (the switch off its default
+  then no longer counts as a violation);
 * ``other``: a number elsewhere in a function body (an iteration count, a guard).
 
-Not mutated: docstrings and strings (f-strings included), ``Param(...)`` / ``*_param(s)(...)`` declarations (the declared domains
-have their own conformance checks), ``report_instances``, ``cost``, ``details`` and ``Claim.measurement``
+Not mutated: docstrings and strings (f-strings included), ``Param(...)`` / ``*_param(s)(...)`` declarations other than
+their ``breaks`` (the declared domains have their own conformance checks), ``report_instances``, ``cost``, ``details`` and ``Claim.measurement``
 (they decide no verdict), subscripts (indices),
 exponents of ``**``, zero floats (×10 of 0 is 0: an equivalent mutant).
 
@@ -216,7 +218,9 @@ class _Sites(ast.NodeVisitor):
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         if name == "Param" or name.endswith(("_param", "_params")):  # declarations of parameters
-            return
+            return self._breaks(node)
+        if name == "replace":  # dataclasses.replace(param, breaks=...): a shared Param given its own switch
+            self._breaks(node)
         if isinstance(func, ast.Attribute) and func.attr == "update" and getattr(func.value, "id", "") == "details":
             return  # what a report shows, not what decides
         if name in MINMAX and not (name in ("min", "max") and isinstance(func, ast.Attribute)
@@ -229,6 +233,13 @@ class _Sites(ast.NodeVisitor):
                 return  # a measurement is recorded, never judged
             return self._within("claim", node)
         self.generic_visit(node)
+
+    def _breaks(self, node):
+        """A negative control's switch (``breaks="..."``) dropped: its violation is no longer recorded."""
+        for kw in node.keywords:
+            if kw.arg == "breaks" and not (isinstance(kw.value, ast.Constant) and kw.value.value == ""):
+                self.out.append(Mutant(kw.lineno, kw.col_offset, kw.end_lineno, kw.end_col_offset, 'breaks=""',
+                                       "hypothesis", "breaks dropped"))
 
     def _swap_name(self, func, name):
         if isinstance(func, ast.Attribute):
