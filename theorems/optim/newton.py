@@ -110,6 +110,12 @@ class ArrowModel:
         return ArrowModel(**{fl.name: None if getattr(self, fl.name) is None else getattr(self, fl.name)[idx]
                              for fl in fields(self)})
 
+    @staticmethod
+    def concat(parts: "list[ArrowModel]") -> "ArrowModel":
+        """The instances of ``parts``, in order, as one model."""
+        return ArrowModel(**{fl.name: None if getattr(parts[0], fl.name) is None
+                             else torch.cat([getattr(m, fl.name) for m in parts]) for fl in fields(ArrowModel)})
+
     def put_rows(self, idx: torch.Tensor, other: "ArrowModel") -> None:
         """Overwrite the instances ``idx`` with the rows of ``other`` (which holds exactly those), in place."""
         for fl in fields(self):
@@ -283,6 +289,9 @@ class NewtonResult:
     factorizations: int  # batched Schur solves (one per iteration, more where μ had to grow)
     mu: torch.Tensor  # (B,) final damping
     polish_iterations: torch.Tensor | None = None  # (B,) of ``iterations``, those of the float64 stage (mixed precision)
+    # the model at the final iterates, every instance (the last evaluation there: a caller's second-order test at the
+    # returned point reuses it instead of evaluating it again)
+    model: ArrowModel | None = None
 
     @property
     def converged(self) -> torch.Tensor:
@@ -294,8 +303,10 @@ class NewtonResult:
         if len(parts) == 1:
             return parts[0]
         cat = {fl.name: None if getattr(parts[0], fl.name) is None else torch.cat([getattr(r, fl.name) for r in parts])
-               for fl in fields(NewtonResult) if fl.name not in ("status", "evaluations", "factorizations")}
-        return NewtonResult(**cat, status=[s for r in parts for s in r.status],
+               for fl in fields(NewtonResult) if fl.name not in ("status", "evaluations", "factorizations", "model")}
+        models = [r.model for r in parts]
+        return NewtonResult(**cat, model=None if any(m is None for m in models) else ArrowModel.concat(models),
+                            status=[s for r in parts for s in r.status],
                             evaluations=sum(r.evaluations for r in parts),
                             factorizations=sum(r.factorizations for r in parts))
 
@@ -339,6 +350,7 @@ def batched_arrow_newton(
     for i in torch.nonzero(done).flatten().tolist():
         status[i] = NONFINITE if not bool(torch.isfinite(f[i])) else GTOL
     act = torch.nonzero(~done).flatten()  # indices of the active instances; `model` holds their rows
+    final = model  # every instance's model at its current point, written back as instances stop
     model = model.take(act)
 
     for _ in range(max_iter):
@@ -398,10 +410,13 @@ def batched_arrow_newton(
             for i, conv, stall in zip(act.tolist(), converged.tolist(), stalled.tolist()):
                 if conv or stall:
                     status[i] = GTOL if conv else STALLED
+            final.put_rows(act[stop], model.take(torch.nonzero(stop).flatten()))
             act, model = act[~stop], model.take(torch.nonzero(~stop).flatten())
+    if act.numel():
+        final.put_rows(act, model)
 
     return NewtonResult(w=w, x=x, f=f, gw=gw, gx=gx, stationarity=gnorm, iterations=iterations,
-                        status=status, evaluations=evaluations, factorizations=factorizations, mu=mu)
+                        status=status, evaluations=evaluations, factorizations=factorizations, mu=mu, model=final)
 
 
 WARM_GTOL = 1e-4  # the float32 stage stops here: ~1e3 float32 epsilons above its rounding floor at O(1) scales
