@@ -432,15 +432,10 @@ def batched_arrow_newton(
 
 WARM_GTOL = 1e-4  # the float32 stage stops here: ~1e3 float32 epsilons above its rounding floor at O(1) scales
 WARM_MU_MIN = 1e-5  # float32 Cholesky cannot factor the UFM's singular (rotation-orbit) Hessian + 1e-10·I
-# The float32 stage starts from random points, where H + 0.1·I was indefinite at every one of 256 CE starts (K=4): its
-# first solve was a wasted batched factorisation, then a re-solve of all at 0.3. Starting at 0.3 skips it.
-WARM_MU0 = 0.3
-# The float64 stage starts where the float32 one converged, in Newton's local regime: a small μ makes its first step
-# almost a Newton step (2 polish steps instead of 3 at K=4; 1e-4 damped the first step enough to need a third). At
-# 1e-6, H + μI was indefinite at 173 of 256 CE starts (K=4, seed 0) and two batched re-solves raised μ to 9e-6;
-# from 1e-5 it factors at once and still needs 2 steps (CE K=4, seeds 0–2). Starts the
-# float32 stage left unconverged keep the more damped 1e-4
-POLISH_MU0, POLISH_MU0_FAR = 1e-5, 1e-4
+# The float64 stage starts where the float32 one converged, in Newton's local regime: μ = 1e-6 makes its first step
+# almost a Newton step (2 polish steps instead of 3 at K=4; 1e-4 damped the first step enough to need a third); starts
+# the float32 stage left unconverged keep the old, more damped 1e-4
+POLISH_MU0, POLISH_MU0_FAR = 1e-6, 1e-4
 
 
 def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tensor, x0: torch.Tensor, *,
@@ -456,7 +451,7 @@ def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tenso
     if w0.dtype != torch.float64 or max_iter < 2:
         return batched_arrow_newton(evaluate, retract, w0, x0, max_iter=max_iter, gtol=gtol)
     warm = batched_arrow_newton(evaluate, retract, w0.float(), x0.float(), max_iter=max_iter // 2,
-                                gtol=max(gtol, WARM_GTOL), mu0=WARM_MU0, mu_min=WARM_MU_MIN)
+                                gtol=max(gtol, WARM_GTOL), mu_min=WARM_MU_MIN)
     # back onto the manifold at float64 (a zero step through the retraction): the float32 point is off it by
     # ~1e-7, a jump the float64 model cannot predict, which made every polish step look like a bad one
     w32, x32 = warm.w.double(), warm.x.double()
