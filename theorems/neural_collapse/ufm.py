@@ -280,7 +280,9 @@ def _retract(w: torch.Tensor, u: torch.Tensor, sw: torch.Tensor, sx: torch.Tenso
     """w + s_w, and u_i + T_i s_i scaled back onto the sphere of radius √d (a second-order retraction). ``model``
     None: a zero step, the projection of (w, u) back onto the manifold (no tangent basis needed)."""
     d = u.shape[-1] + 1
-    v = u if model is None else u + (model.basis * sx[..., None, :]).sum(-1)
+    # T_i s_i as a batched matrix–vector product: ~0.4× the time of the broadcast-and-sum on (256·12) 5×4 blocks, equal
+    # to it up to rounding (bitwise on the batch measured)
+    v = u if model is None else u + (model.basis @ sx[..., None])[..., 0]
     return w + sw, math.sqrt(d) * v / v.norm(dim=-1, keepdim=True)
 
 
@@ -398,7 +400,10 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
     values = ufm_objective(W, X, labels, loss, lam)
     grad_norm = riemannian_grad_norm(W, X, labels, loss, lam)
     first = torch.tensor([s == GTOL for s in res.status], device=ctx.device) & (grad_norm <= gtol * 1.01)
-    second = ufm_second_order(W, X, labels, loss, lam, ctx, spectra=False)
+    # Newton: the solver's last model, evaluated at its final iterate (the point W, X hold, before their change of
+    # coordinates), is the model the second-order test needs: reused rather than evaluated again
+    second = ufm_second_order(W, X, labels, loss, lam, ctx, spectra=False,
+                              model=res.model if method == "newton" else None)
     sol = UFMSolution(
         W=W, X=X, labels=labels, values=values, grad_norm=grad_norm, converged=first & second.certified,
         iterations=res.iterations, status=res.status, gtol=gtol, metrics=both_families(W, X, labels),
@@ -436,7 +441,7 @@ class SecondOrderEvidence:
 
 
 def ufm_second_order(W: torch.Tensor, X: torch.Tensor, labels: torch.Tensor, loss: str, lam: float,
-                     ctx, *, spectra: bool = True) -> SecondOrderEvidence:
+                     ctx, *, spectra: bool = True, model: ArrowModel | None = None) -> SecondOrderEvidence:
     """The second-order certificate of every start (W (R, K, d), X (R, d, N)), in 1^⊥ coordinates.
 
     Up to DENSE_CURV_MAX and with ``spectra``: the exact spectrum (eigvalsh) of every start; certified =
@@ -445,10 +450,13 @@ def ufm_second_order(W: torch.Tensor, X: torch.Tensor, labels: torch.Tensor, los
     λ_min/max|λ| > −CURV_RTOL where it succeeds and measures nothing; min_curvature is left NaN for the caller to
     measure where cheap. Its scale ŝ is the largest column norm of H up to DENSE_CURV_MAX (no Hessian product),
     6 Lanczos steps beyond; either is ≤ max|λ|, so the test is at least as strict as the ratio it proves.
+    ``model``: ``ufm_newton_model`` at (W, X) in 1^⊥ coordinates where the caller has it (the solver's last
+    evaluation), else evaluated here.
     """
-    d = W.shape[-1]
-    Q = orthonormal_basis_of_ones_complement(d, dtype=W.dtype, device=W.device)
-    model = ufm_newton_model(W @ Q, (Q.T @ X).transpose(-1, -2), labels, loss, lam)
+    if model is None:
+        d = W.shape[-1]
+        Q = orthonormal_basis_of_ones_complement(d, dtype=W.dtype, device=W.device)
+        model = ufm_newton_model(W @ Q, (Q.T @ X).transpose(-1, -2), labels, loss, lam)
     dim = model.gw.shape[-1] + model.gx.shape[-2] * model.gx.shape[-1]
     if dim <= DENSE_CURV_MAX and spectra:
         rel = _dense_relative_min(model)

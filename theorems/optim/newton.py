@@ -110,6 +110,12 @@ class ArrowModel:
         return ArrowModel(**{fl.name: None if getattr(self, fl.name) is None else getattr(self, fl.name)[idx]
                              for fl in fields(self)})
 
+    @staticmethod
+    def concat(parts: "list[ArrowModel]") -> "ArrowModel":
+        """The instances of ``parts``, in order, as one model."""
+        return ArrowModel(**{fl.name: None if getattr(parts[0], fl.name) is None
+                             else torch.cat([getattr(m, fl.name) for m in parts]) for fl in fields(ArrowModel)})
+
     def put_rows(self, idx: torch.Tensor, other: "ArrowModel") -> None:
         """Overwrite the instances ``idx`` with the rows of ``other`` (which holds exactly those), in place."""
         for fl in fields(self):
@@ -123,6 +129,17 @@ Retract = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, Arro
 
 
 UNROLL_MAX = 8  # blocks up to this size are factorised entry by entry (vectorised over blocks), larger by LAPACK
+# ... when there are at least this many of them: below it the unrolled loops' ~50 kernel launches cost more than
+# LAPACK's one call per block (measured on 4×4 blocks, 1 thread: Cholesky 0.11 vs 0.003 ms for 12 blocks, 0.14 vs
+# 0.03 ms for 384; the triangular solves cross over at ~500–1000 blocks). The Newton loop's small batches (re-solves
+# of the few instances whose H + μI was indefinite, the last stragglers) are all below it, full batches above.
+UNROLL_MIN_BLOCKS = 512
+
+
+def _unrolled(M: torch.Tensor) -> bool:
+    """Whether the tiny blocks M (..., q, q) are factored and solved entry by entry (else by LAPACK)."""
+    q = M.shape[-1]
+    return q <= UNROLL_MAX and M.numel() >= UNROLL_MIN_BLOCKS * q * q
 
 
 GRAM_OVERHEAD = 3  # measured: the Gram-form Schur assembly wins once its flops are below ~1/3 of forming F (K ≳ 10)
@@ -131,12 +148,12 @@ GRAM_OVERHEAD = 3  # measured: the Gram-form Schur assembly wins once its flops 
 def block_cholesky(M: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Cholesky factors of many tiny SPD blocks (..., q, q), and whether each block is positive definite.
 
-    For q ≤ UNROLL_MAX the factor is computed entry by entry, each entry one vectorised kernel over all
-    blocks (~q³/6 kernels on (…)-sized tensors): for thousands of 4×4 blocks that is several times
-    faster than LAPACK's one call per block. ``ok`` is False where a pivot is not positive.
+    For q ≤ UNROLL_MAX and at least UNROLL_MIN_BLOCKS blocks the factor is computed entry by entry, each entry one
+    vectorised kernel over all blocks (~q³/6 kernels on (…)-sized tensors); otherwise by LAPACK, one call per block.
+    ``ok`` is False where a pivot is not positive (LAPACK: where it stopped at a pivot ≤ 0 or NaN).
     """
     q = M.shape[-1]
-    if q > UNROLL_MAX:
+    if not _unrolled(M):
         L, info = torch.linalg.cholesky_ex(M)
         return L, info == 0
     tiny = torch.finfo(M.dtype).tiny
@@ -162,7 +179,7 @@ def block_cholesky(M: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 def _forward(L: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
     """L⁻¹ rhs for lower-triangular tiny blocks L (..., q, q) and rhs (..., q, r)."""
     q = L.shape[-1]
-    if q > UNROLL_MAX:
+    if not _unrolled(L):
         return torch.linalg.solve_triangular(L, rhs, upper=False)
     rows: list[torch.Tensor] = []
     for j in range(q):
@@ -176,7 +193,7 @@ def _forward(L: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
 def _backward_t(L: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
     """L⁻ᵀ rhs for lower-triangular tiny blocks L (..., q, q) and rhs (..., q)."""
     q = L.shape[-1]
-    if q > UNROLL_MAX:
+    if not _unrolled(L):
         return torch.linalg.solve_triangular(L.transpose(-1, -2), rhs[..., None], upper=True)[..., 0]
     out: list[torch.Tensor] = [rhs[..., 0]] * q
     for j in reversed(range(q)):
@@ -283,6 +300,9 @@ class NewtonResult:
     factorizations: int  # batched Schur solves (one per iteration, more where μ had to grow)
     mu: torch.Tensor  # (B,) final damping
     polish_iterations: torch.Tensor | None = None  # (B,) of ``iterations``, those of the float64 stage (mixed precision)
+    # the model at the final iterates, every instance (the last evaluation there: a caller's second-order test at the
+    # returned point reuses it instead of evaluating it again)
+    model: ArrowModel | None = None
 
     @property
     def converged(self) -> torch.Tensor:
@@ -294,8 +314,10 @@ class NewtonResult:
         if len(parts) == 1:
             return parts[0]
         cat = {fl.name: None if getattr(parts[0], fl.name) is None else torch.cat([getattr(r, fl.name) for r in parts])
-               for fl in fields(NewtonResult) if fl.name not in ("status", "evaluations", "factorizations")}
-        return NewtonResult(**cat, status=[s for r in parts for s in r.status],
+               for fl in fields(NewtonResult) if fl.name not in ("status", "evaluations", "factorizations", "model")}
+        models = [r.model for r in parts]
+        return NewtonResult(**cat, model=None if any(m is None for m in models) else ArrowModel.concat(models),
+                            status=[s for r in parts for s in r.status],
                             evaluations=sum(r.evaluations for r in parts),
                             factorizations=sum(r.factorizations for r in parts))
 
@@ -339,6 +361,7 @@ def batched_arrow_newton(
     for i in torch.nonzero(done).flatten().tolist():
         status[i] = NONFINITE if not bool(torch.isfinite(f[i])) else GTOL
     act = torch.nonzero(~done).flatten()  # indices of the active instances; `model` holds their rows
+    final = model  # every instance's model at its current point, written back as instances stop
     model = model.take(act)
 
     for _ in range(max_iter):
@@ -398,10 +421,13 @@ def batched_arrow_newton(
             for i, conv, stall in zip(act.tolist(), converged.tolist(), stalled.tolist()):
                 if conv or stall:
                     status[i] = GTOL if conv else STALLED
+            final.put_rows(act[stop], model.take(torch.nonzero(stop).flatten()))
             act, model = act[~stop], model.take(torch.nonzero(~stop).flatten())
+    if act.numel():
+        final.put_rows(act, model)
 
     return NewtonResult(w=w, x=x, f=f, gw=gw, gx=gx, stationarity=gnorm, iterations=iterations,
-                        status=status, evaluations=evaluations, factorizations=factorizations, mu=mu)
+                        status=status, evaluations=evaluations, factorizations=factorizations, mu=mu, model=final)
 
 
 WARM_GTOL = 1e-4  # the float32 stage stops here: ~1e3 float32 epsilons above its rounding floor at O(1) scales
