@@ -1,0 +1,212 @@
+"""Paper 000 (Deep Fusion): the survivors of the held-out seed-23 mutation sample killed (issue 26, item 9). Each
+test states the number it pins as a literal, or recomputes the quantity independently (numpy / Decimal, not the
+module's code), and the claims that aggregate over instances are shown to take the worst one (one instance is
+patched to violate by a literal margin)."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal, localcontext
+
+import numpy as np
+import pytest
+import torch
+
+from theorems.core import recording, registry
+from theorems.deep_fusion import fusion
+from theorems.deep_fusion import theorem_2 as T2
+
+T2ID = "deep_fusion.theorem_2"
+
+
+# ------------------------------------------------------------------------------------------------------
+# Theorem 2's instance 'Delta_nonpositive' is what its name says
+# ------------------------------------------------------------------------------------------------------
+def test_theorem_2_delta_nonpositive_instance_has_a_negative_Delta(run):
+    """ε = 0.2, ρ = 0.5: Δ = cos(arccos ρ + arccos(1 − ε)) = 0.4 − 0.6·√0.75 = −0.1196 in closed form, and the
+    measured Δ (from ε_eff ≤ ε) stays below −0.1 on every instance: eq. (7), which needs Δ ≥ 0, is left out rather
+    than failed, and no instance counts as Δ ≥ 0."""
+    f = fusion.FIXED["Delta_nonpositive"]
+    closed = f["rho"] * (1 - f["eps"]) - math.sqrt(1 - f["rho"] ** 2) * math.sqrt(1 - (1 - f["eps"]) ** 2)
+    assert closed < -0.1, closed
+    ev = run(T2ID, instance="Delta_nonpositive", instances=2, restarts=2)
+    assert ev.details["Delta_nonneg_instances"] == 0 and ev.details["Delta_first"] < -0.1, ev.details
+    names = {c.name for c in ev.claims}
+    assert not names & {"eq7_printed_lower_bound", "eq7_corrected_lower_bound"}, names
+    assert ev.holds and ev.details["separable_instances"] == 0
+    # where Δ ≥ 0 the eq. (7) claims are there (the default batch)
+    assert {"eq7_printed_lower_bound", "eq7_corrected_lower_bound"} <= {c.name for c in run(T2ID).claims}
+
+
+# ------------------------------------------------------------------------------------------------------
+# App. B's next-layer steps: log A′ computed independently (its sign decides −inf)
+# ------------------------------------------------------------------------------------------------------
+def _log_pos(x: np.ndarray) -> np.ndarray:
+    out = np.full(x.shape, -np.inf)
+    out[x > 0] = np.log(x[x > 0])
+    return out
+
+
+def _hand_instances():
+    """Two 4-sample instances in R^3 (labels 0 0 1 1): W scaled by 0.5 puts every A′ entry in (0.41, 0.43) (the
+    first), W scaled by 3 gives a same-cluster A′ of −4.25 (the second: sample 3 points along −sample 2)."""
+    X = np.array([[[1.0, 0.0, 0.0], [0.9, 0.1, 0.0], [0.0, 1.0, 0.0], [0.1, 0.9, 0.2]],
+                  [[1.0, 0.0, 0.0], [0.8, 0.2, 0.0], [0.0, 1.0, 0.1], [0.0, -1.0, 0.1]]])
+    W = np.array([[0.3, 0.05], [0.02, 0.25], [0.0, 0.1]])[:, [0, 0, 1, 1]]  # one column per sample: its cluster's
+    return X, np.stack([0.5 * W, 3.0 * W])
+
+
+def test_appendix_b_log_A_prime_matches_numpy():
+    """B6 (both cases) and B8 from A′ = X̃′WWᵀX̃′ᵀ, X̃′ = exp(A)X̃, computed directly in float64 here: log A′
+    where A′ > 0 and −inf elsewhere. The first instance's A′ lies in (0, 1) (a threshold of 1 would drop it), the
+    second has a same-cluster A′ < 0 (log of it must be −inf, not log of a clamped number)."""
+    X, W = _hand_instances()
+    lab = np.array([0, 0, 1, 1])
+    same = lab[:, None] == lab[None, :]
+    n, sizes = 4, (2, 2)
+    d, D = np.array([0.3, 0.3]), np.array([0.5, 0.5])
+    got = fusion.appendix_b_steps(torch.tensor(X), torch.tensor(W), torch.tensor(lab), torch.tensor(d),
+                                  torch.tensor(D), sizes)
+    signs = []
+    for b in range(2):
+        A = X[b] @ W[b] @ W[b].T @ X[b].T
+        Xp = np.exp(A) @ X[b]
+        Ap = Xp @ W[b] @ W[b].T @ Xp.T
+        signs.append((Ap[same].min(), Ap.max()))
+        logA = _log_pos(Ap)
+        b6s = logA[same].min() - fusion.log_B6_same(n, d[b], D[b])
+        b6c = fusion.log_B6_cross(n, d[b], D[b]) - logA[~same].max()
+        assert float(got["B6_same_lower"][b]) == pytest.approx(b6s, rel=1e-10, abs=1e-10), b
+        assert float(got["B6_cross_upper"][b]) == pytest.approx(b6c, rel=1e-10, abs=1e-10), b
+        prev = A[same].min() - A[~same].max()
+        nxt = logA[same].min() - logA[~same].max() if Ap[same].min() > 0 else math.nan
+        want8 = nxt - fusion.log_B8(n, d[b], D[b])
+        if math.isnan(want8):
+            assert math.isnan(float(got["B8_next_sharpness_lower"][b])), b
+        else:
+            assert float(got["B8_next_sharpness_lower"][b]) == pytest.approx(want8, rel=1e-10), b
+            gnu = fusion.log_gamma_nu(2, n, d[b], D[b])
+            if not math.isnan(gnu):
+                assert float(got["gamma_nu_ratio"][b]) == pytest.approx(nxt - prev - gnu, rel=1e-10), b
+    (lo0, hi0), (lo1, _) = signs
+    assert 0 < lo0 and hi0 < 1 and lo1 < 0, signs  # the hand instances are the edges they are meant to be
+    assert float(got["B6_same_lower"][1]) == -math.inf
+
+
+# ------------------------------------------------------------------------------------------------------
+# The unsimplified γ_ν against Decimal (no overflow-avoiding rescaling)
+# ------------------------------------------------------------------------------------------------------
+def _log_gamma_nu_decimal(nu: int, n: int, d: float, D: float) -> float:
+    with localcontext() as ctx:
+        ctx.prec = 60
+        d_, D_ = Decimal(d), Decimal(D)
+        alpha = (nu * D_ * D_).exp()
+        beta = (2 * nu * d_ + (n - 2 * nu) * d_ * d_).exp()
+        dp = alpha * nu * d_ + beta * (n - nu)
+        Dp = alpha * nu * D_ - beta * (n - nu)
+        den = 2 * nu * dp + (n - 2 * nu) * dp * dp
+        if Dp <= 0 or den <= 0:
+            return math.nan
+        return float((nu * Dp * Dp / den * beta / alpha).ln())
+
+
+@pytest.mark.parametrize("nu, n, d, D", [(4, 8, 0.14, 0.59),  # the default regime
+                                         (2, 4, 0.05, 0.8),  # Δ′e^{−m} = 0.92: a threshold of 1 would call it nan
+                                         (4, 4, 0.0, 0.5),  # one cluster, δ = 0: no denominator (nan, not inf)
+                                         (300, 600, 0.01, 2.0),  # ν Δ² = 1200 nats: only e^{la − max} stays finite
+                                         (4, 8, 0.6, 0.1)])  # Δ′ < 0: undefined (nan)
+def test_log_gamma_nu_matches_decimal(nu, n, d, D):
+    want = _log_gamma_nu_decimal(nu, n, d, D)
+    got = fusion.log_gamma_nu(nu, n, d, D)
+    if math.isnan(want):
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Theorem 2's entry claims take the worst instance (and hold on the default batch)
+# ------------------------------------------------------------------------------------------------------
+def _entry_inputs():
+    from theorems.core.context import Context
+    from theorems.data.subspaces import effective_eps
+    from theorems.metrics.cluster_integrity import margin_of_w
+
+    ctx = Context.make(seed=0)
+    p = {**registry.get(T2ID).defaults, "instances": 3, "w_scale": 1.0}
+    clean, Xt, W, _ = fusion.instance(ctx, p)
+    d, D = fusion.delta_Delta(effective_eps(clean.X, Xt).clamp_min(0), margin_of_w(clean.X, clean.labels, W))
+    XW = Xt @ W
+    return XW, XW @ XW.transpose(-1, -2), clean.labels, clean.nu, d, D
+
+
+NAMES = ("B1_offblock_at_most_delta", "B1_inblock_at_least_Delta", "eq8_cross_upper_bound",
+         "eq7_corrected_lower_bound")
+
+
+def test_theorem_2_entry_claims_hold_on_the_default_batch():
+    claims, _ = T2.entry_claims(*_entry_inputs())
+    by = {c.name: c for c in claims}
+    for name in NAMES:
+        assert by[name].passed and by[name].kind == "proof_step", by[name]
+    # the default batch is slack, not at the edge: each by more than 1e-3 (so the worst-instance test below moves
+    # exactly the one number it patches)
+    assert by["B1_offblock_at_most_delta"].observed < -1e-3 and by["eq8_cross_upper_bound"].observed < -1e-3
+    assert by["B1_inblock_at_least_Delta"].observed > 1e-3
+
+
+def test_theorem_2_entry_claims_take_the_worst_instance():
+    """Instance 1 of 3 patched to violate each entry bound by 0.01: the claim fails by that 0.01 (a mean or the
+    best instance would hide it)."""
+    XW, A1, labels, nu, d, D = _entry_inputs()
+    n = labels.numel()
+    i, l = 0, int((labels != labels[0]).nonzero()[0])  # a cross pair (i, l)
+    j = int((labels == labels[0]).nonzero()[1])  # a same pair (i, j), i ≠ j
+    cases = {}
+    XWo = XW.clone()
+    XWo[1, i, l] = d[1] + 0.01
+    cases["B1_offblock_at_most_delta"] = (XWo, A1)
+    XWi = XW.clone()
+    XWi[1, i, j] = D[1] - 0.01  # w_j of x_i's own cluster (one column of W per sample)
+    cases["B1_inblock_at_least_Delta"] = (XWi, A1)
+    A8 = A1.clone()
+    nui, nul = float(nu[i]), float(nu[l])
+    A8[1, i, l] = (nui + nul) * d[1] + (n - nui - nul) * d[1] ** 2 + 0.01
+    cases["eq8_cross_upper_bound"] = (XW, A8)
+    A7 = A1.clone()
+    A7[1, i, j] = nui * D[1] ** 2 - (n - nui) * d[1] ** 2 - 0.01
+    cases["eq7_corrected_lower_bound"] = (XW, A7)
+    for name, (xw, a) in cases.items():
+        claims, _ = T2.entry_claims(xw, a, labels, nu, d, D)
+        c = next(c for c in claims if c.name == name)
+        assert not c.passed and abs(abs(c.observed) - 0.01) < 1e-9, (name, c)
+
+
+def test_theorem_2_next_layer_claim_is_the_worst_instance(monkeypatch):
+    """next_layer_claims reports, per step, the smallest slack over the instances: one instance patched to −0.25
+    (the others +1) fails the claim with exactly that slack; NaN instances are left out, not counted as failing."""
+    def steps(*args):
+        return {"B4_offblock_upper": torch.tensor([1.0, -0.25, 1.0]),
+                "B7_previous_sharpness_upper": torch.tensor([math.nan, 2.0, 3.0])}
+
+    monkeypatch.setattr(T2, "appendix_b_steps", steps)
+    claims, details = T2.next_layer_claims(None, None, None, None, None, (2, 2))
+    by = {c.name: c for c in claims}
+    assert by["B4_offblock_upper"].observed == -0.25 and not by["B4_offblock_upper"].passed
+    assert by["B7_previous_sharpness_upper"].observed == 2.0 and by["B7_previous_sharpness_upper"].passed
+    assert details["B4_offblock_upper_failing_instances"] == 1
+    assert details["B7_previous_sharpness_upper_defined_instances"] == 2
+
+
+# ------------------------------------------------------------------------------------------------------
+# Theorem 2's errata say the numbers their registered instances give
+# ------------------------------------------------------------------------------------------------------
+def test_theorem_2_b8_erratum_counts_are_its_instances(run):
+    """(B8)'s erratum: "on 4 of the 6 instances (of 8) where it is defined" (𝒟(S′) is undefined where a
+    same-cluster A′ ≤ 0): the registered instance is that batch of 8, and its evidence gives those counts."""
+    (e,) = [e for e in registry.get(T2ID).proof_errata if e.claim == "B8_next_sharpness_lower"]
+    assert "4 of the 6 instances (of 8)" in e.why
+    ev = recording.expect(run(T2ID, form=e.form, **dict(e.params)), *recording.OUTCOMES)
+    assert ev.details["instances"] == 8 and ev.details["B8_next_sharpness_lower_defined_instances"] == 6
+    assert ev.details["B8_next_sharpness_lower_failing_instances"] == 4
+    assert not ev.claim("B8_next_sharpness_lower").passed
