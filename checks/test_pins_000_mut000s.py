@@ -210,3 +210,51 @@ def test_theorem_2_b8_erratum_counts_are_its_instances(run):
     assert ev.details["instances"] == 8 and ev.details["B8_next_sharpness_lower_defined_instances"] == 6
     assert ev.details["B8_next_sharpness_lower_failing_instances"] == 4
     assert not ev.claim("B8_next_sharpness_lower").passed
+
+
+def test_theorem_2_eq7_erratum_numbers_are_its_instance(run):
+    """eq. (7)'s erratum prints A₁₂ = 0.7200 < ν₁Δ² = 0.8887 and the corrected 0.3037 for ν = (2, 6): the registered
+    instance gives those numbers (to the 4 printed digits), and its clusters are (2, 6)."""
+    (e,) = [e for e in registry.get(T2ID).proof_errata if e.claim == "eq7_printed_lower_bound"]
+    assert "A₁₂ = 0.7200 < ν₁Δ² = 0.8887" in e.why and "= 0.3037 holds" in e.why
+    ev = recording.expect(run(T2ID, form=e.form, **dict(e.params)), *recording.OUTCOMES)
+    assert ev.details["sizes"] == [2, 6]
+    assert abs(ev.details["A12_first"] - 0.7200) < 5e-5
+    assert abs(ev.details["eq7_printed_bound_first"] - 0.8887) < 5e-5
+    assert abs(ev.details["eq7_corrected_bound_first"] - 0.3037) < 5e-5
+    assert not ev.claim("eq7_printed_lower_bound").passed and ev.claim("eq7_corrected_lower_bound").passed
+    # γ_ν is recorded only for balanced clusters (the default batch), not for ν = (2, 6)
+    assert "log10_gamma_nu_first" not in ev.details and "log10_gamma_nu_first" in run(T2ID).details
+
+
+# ------------------------------------------------------------------------------------------------------
+# The noise lemma
+# ------------------------------------------------------------------------------------------------------
+def test_noise_lemma_slack_is_relative_to_the_larger_magnitude():
+    """slack() = min of (δ − max c1)/max(|max c1|, δ) and (min c2 − Δ)/max(|min c2|, |Δ|), on literal numbers."""
+    from theorems.deep_fusion.noise_lemma import slack
+
+    c1, c2 = torch.tensor([0.2, 0.3], dtype=torch.float64), torch.tensor([0.9, 1.0], dtype=torch.float64)
+    assert slack(c1, c2, 0.35, 0.45) == pytest.approx(0.05 / 0.35, rel=1e-12)  # case 1 the tighter
+    assert slack(c1, c2, 0.25, 0.45) == pytest.approx(-0.05 / 0.3, rel=1e-12)  # max c1 beyond δ
+    assert slack(c1, c2, 0.6, 0.85) == pytest.approx(0.05 / 0.9, rel=1e-12)  # case 2 the tighter
+
+
+def test_noise_lemma_search_runs_only_when_asked(run):
+    """adversarial_steps = 0 (the default) measures the drawn noise: no search, so no search slacks recorded."""
+    ev = run("deep_fusion.noise_lemma")
+    assert "adversarial_start_slack" not in ev.details
+    assert "adversarial_start_slack" in run("deep_fusion.noise_lemma", adversarial_steps=2).details
+
+
+def test_noise_lemma_noisy_norm_control_scales_the_attained_bound(run):
+    """The registered control ‖x̃‖ = 1.5 on the extremal construction: |x̃ᵀu| = 1.5δ exactly (case 1 fails by half
+    of δ), so the control is the norm, not a rounding."""
+    rid = "deep_fusion.noise_lemma"
+    control = dict(mode="adversarial", noisy_norm=1.5, allow_violation=True)
+    assert control in [dict(c) for c in registry.get(rid).controls]
+    from theorems.core.verdict import run_spec
+
+    ev = recording.expect(run_spec(run, registry.get(rid), control), recording.FAILS)
+    c = ev.claim("case1_upper_bound")
+    assert not c.passed and c.observed == pytest.approx(1.5 * c.bound, rel=1e-12), c
