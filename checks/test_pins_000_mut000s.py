@@ -258,3 +258,42 @@ def test_noise_lemma_noisy_norm_control_scales_the_attained_bound(run):
     ev = recording.expect(run_spec(run, registry.get(rid), control), recording.FAILS)
     c = ev.claim("case1_upper_bound")
     assert not c.passed and c.observed == pytest.approx(1.5 * c.bound, rel=1e-12), c
+
+
+# ------------------------------------------------------------------------------------------------------
+# Theorem 1: the proof-margin step's bound 1 from both sides, and the registered pin / binding numbers
+# ------------------------------------------------------------------------------------------------------
+T1ID = "deep_fusion.theorem_1"
+
+
+def test_theorem_1_proof_margin_is_one_on_the_paper_example_and_0_1_on_its_erratum(run):
+    """The proof's margin over Definition 1's ρ: exactly 1 on the paper's example (the step holds with equality),
+    0.0705/0.707 ≈ 0.0998 on the erratum's near-dependent lines (worst line; it fails): the bound is the literal 1."""
+    ok = run(T1ID, form="as_printed", instance="paper_example").claim("proof_margin_at_least_rho")
+    assert ok.passed and abs(ok.observed - 1.0) < 1e-12 and ok.bound == 1.0, ok
+    bad = recording.expect(run(T1ID, form="as_printed", instance="k3_near_dependent"), *recording.OUTCOMES)
+    c = bad.claim("proof_margin_at_least_rho")
+    assert not c.passed and abs(c.observed - 0.0705 / 0.7071) < 5e-4, c  # its third line's margin ρ̃ = 0.0705
+
+
+def test_theorem_1_registered_lp_pin_sits_at_four_lp_zeros(run):
+    """The registered pin ε_z = 4e-6: the witness LP's dual bound is t* = ε_z²/4 = 4e-12 (four LP_ZEROs), below
+    WITNESS_ATOL, so the LP can decide nothing there (not converged)."""
+    from theorems.core.verdict import run_spec
+
+    pin = dict(instance="k3_near_dependent", eps_z=4e-6, form="as_printed")
+    result = registry.get(T1ID)
+    assert pin in [dict(p) for p in result.pins]
+    ev = recording.expect(run_spec(run, result, pin), *recording.OUTCOMES)
+    assert ev.details["witness_lp_dual_upper_min"] == pytest.approx(4e-6 ** 2 / 4, rel=1e-3)
+    assert ev.converged is False
+
+
+def test_theorem_1_binding_margin_is_its_printed_distance(run):
+    """The registered binding ('u₃ ∝ (1, 1, 0.02): … ρ̃ = 0.014'): ρ̃ = 0.02/√2 on that instance, and it holds."""
+    from theorems.core.verdict import run_spec
+
+    (b,) = registry.get(T1ID).binding
+    assert "ρ̃ = 0.014" in b.margin
+    ev = run_spec(run, registry.get(T1ID), b.params, b.form)
+    assert ev.holds and abs(ev.details["rho_tilde_min"] - 0.02 / 2 ** 0.5) < 1e-4
