@@ -297,3 +297,109 @@ def test_theorem_1_binding_margin_is_its_printed_distance(run):
     assert "ρ̃ = 0.014" in b.margin
     ev = run_spec(run, registry.get(T1ID), b.params, b.form)
     assert ev.holds and abs(ev.details["rho_tilde_min"] - 0.02 / 2 ** 0.5) < 1e-4
+
+
+# ------------------------------------------------------------------------------------------------------
+# Tables: the one-printed-unit thresholds from both sides, and the controls' claims
+# ------------------------------------------------------------------------------------------------------
+TBID = "deep_fusion.tables"
+UNIT_PINS = [  # (the cell move, the claim group, the claim): the smallest difference becomes 0.005 / 0.02
+    ("t2:ImageNet-200/TF/1.9M:unsup", "gains", "tf_outperforms_everywhere", -2.25),
+    ("t2:CIFAR100/FFN/7.4M:unsup", "larger_heads", "larger_heads_more_accurate", -0.68),
+    ("t2:CIFAR10/TF/7.6M:hours", "larger_heads", "larger_heads_slower", -0.86),
+]
+
+
+@pytest.mark.parametrize("cell, group, name, zero", UNIT_PINS, ids=[u[2] for u in UNIT_PINS])
+def test_tables_one_unit_thresholds_are_pinned_from_both_sides(run, cell, group, name, zero):
+    """Moving the cell by ``zero`` makes the difference 0 (the registered control); by zero + 0.005 it is half a
+    printed unit (a registered pin: fails the 0.01 threshold, passes 0.001), by zero + 0.02 two units (holds;
+    fails 0.1)."""
+    from decimal import Decimal as Dec
+
+    from theorems.core.verdict import run_spec
+
+    result = registry.get(TBID)
+    half = dict(claim=group, perturb=f"{cell}:{Dec(str(zero)) + Dec('0.005')}", allow_violation=True)
+    assert half in [dict(p) for p in result.pins]
+    c = recording.expect(run_spec(run, result, half), recording.FAILS).claim(name)
+    assert not c.passed and c.observed == pytest.approx(0.005, abs=1e-12), c
+    two = recording.expect(run(TBID, claim=group, perturb=f"{cell}:{Dec(str(zero)) + Dec('0.02')}",
+                               allow_violation=True), *recording.OUTCOMES).claim(name)
+    assert two.passed and two.observed == pytest.approx(0.02, abs=1e-12), two
+
+
+def test_tables_controls_fail_the_claim_they_name(run):
+    """The registered TF = FFN control fails 'consistently outperforms' itself with a gain of 0 (it fails the
+    bracketed-gain claim too, which alone would hide a claim taking the best column)."""
+    from theorems.core.verdict import run_spec
+
+    control = dict(claim="gains", perturb="t2:ImageNet-200/TF/1.9M:unsup:-2.25", allow_violation=True)
+    result = registry.get(TBID)
+    assert control in [dict(c) for c in result.controls]
+    c = recording.expect(run_spec(run, result, control), recording.FAILS).claim("tf_outperforms_everywhere")
+    assert not c.passed and c.observed == 0.0, c
+
+
+# ------------------------------------------------------------------------------------------------------
+# fusion_trend: the slope's z-score and the worst step along every axis
+# ------------------------------------------------------------------------------------------------------
+def test_fusion_trend_fit_slope_matches_numpy():
+    """Least squares with its standard error, in numpy: a small se (< 1) must give a finite z."""
+    from theorems.deep_fusion.fusion_trend import fit_slope
+
+    x = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
+    y = np.array([0.1, 1.0, 2.2, 2.9, 4.05])
+    b, a = np.polyfit(x, y, 1)
+    resid = y - (a + b * x)
+    se = math.sqrt((resid @ resid) / (len(x) - 2) / ((x - x.mean()) @ (x - x.mean())))
+    got_b, got_z = fit_slope(torch.tensor(x), torch.tensor(y))
+    assert se < 1 and got_b == pytest.approx(b, rel=1e-12) and got_z == pytest.approx(b / se, rel=1e-10)
+    assert fit_slope(torch.tensor(x), torch.tensor(2 * x))[1] == math.inf  # an exact line: se = 0
+
+
+def test_fusion_trend_formula_steps_are_the_worst_steps_on_every_axis():
+    """formula_steps' n and θ entries are the largest step against the stated direction (recomputed here from
+    log γ_B; the ε entry: checks/test_pins_000_mut000.py), on grids where the steps differ."""
+    from theorems.deep_fusion import fusion_trend as FT
+    from theorems.deep_fusion.fusion import log_gamma_B
+
+    p = dict(nus=(2, 4, 8), eps_values=(0.001, 0.01, 0.03), angles=(30.0, 45.0, 80.0), nu=4, eps=0.01, angle_deg=45.0)
+
+    def lg(n, eps, angle):
+        phi = math.acos(1 - eps)
+        return log_gamma_B(n, math.sin(phi), math.cos(math.pi / 2 - math.radians(angle) + phi))
+
+    by_n = [lg(2 * nu, 0.01, 45.0) for nu in p["nus"]]
+    by_angle = [lg(8, 0.01, a) for a in p["angles"]]
+    n_steps = [b - a for a, b in zip(by_n, by_n[1:])]
+    angle_steps = [a - b for a, b in zip(by_angle, by_angle[1:])]
+    assert len(set(n_steps)) == 2 and len(set(angle_steps)) == 2
+    steps = FT.formula_steps(p)
+    assert steps["n"] == max(n_steps) and steps["angle"] == max(angle_steps)
+
+
+def test_witness_lp_bounds_meet_at_the_optimum():
+    """Theorem 1's witness LP on hand cases: M = I on two orthogonal lines gives t* = 1, lines at cos 0.6 beside
+    an orthogonal one give t* = 0.8 (min of 1, 0.6·…); the dual bound equals the primal there (strong duality: a
+    finite certificate, not inf), and x₂ = −x₁ is certified to have no witness (upper ≤ LP_ZERO)."""
+    from theorems.deep_fusion._witness import block_diagonal_lp_bounds
+
+    X = torch.tensor([[[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                      [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                      [[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 0.0, 1.0]]], dtype=torch.float64)
+    lower, upper = block_diagonal_lp_bounds(X, torch.tensor([0, 0, 1]))
+    for b, t in ((0, 1.0), (2, 0.8)):
+        assert float(lower[b]) == pytest.approx(t, abs=1e-7) and float(upper[b]) == pytest.approx(t, abs=1e-7), b
+    assert abs(float(lower[1])) <= 1e-12 and 0.0 <= float(upper[1]) <= 1e-12
+
+
+def test_definition_1_binding_is_its_printed_distance(run):
+    """The registered binding 'a cluster-2 sample at distance 8e-4 from 𝒰_1': ρ_1 = 8e-4 there (it holds)."""
+    from theorems.core.verdict import run_spec
+
+    rid = "deep_fusion.definition_1"
+    (b,) = [b for b in registry.get(rid).binding if "distance 8e-4" in b.margin]
+    ev = run_spec(run, registry.get(rid), b.params, b.form)
+    c = ev.claim("rho_positive")
+    assert ev.holds and c.observed == pytest.approx(8e-4, rel=1e-3), c
