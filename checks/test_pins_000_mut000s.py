@@ -403,3 +403,35 @@ def test_definition_1_binding_is_its_printed_distance(run):
     ev = run_spec(run, registry.get(rid), b.params, b.form)
     c = ev.claim("rho_positive")
     assert ev.holds and c.observed == pytest.approx(8e-4, rel=1e-3), c
+
+
+# ------------------------------------------------------------------------------------------------------
+# trained_attention: the final loss and the convergence certificate on literal histories
+# ------------------------------------------------------------------------------------------------------
+def _training(history):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(history=history)
+
+
+def test_trained_attention_final_loss_is_the_last_tenth():
+    """TAIL = 0.1: the final loss of 100 steps (2 seeds) is the mean of the last 10 rows, not of the run."""
+    from theorems.deep_fusion.trained_attention import final_loss
+
+    h = torch.arange(100, dtype=torch.float64)[:, None].expand(100, 2)
+    assert final_loss(_training(h)) == pytest.approx(94.5, rel=1e-12)  # mean of 90..99
+    assert math.isnan(final_loss(_training(h[:0])))
+
+
+@pytest.mark.parametrize("share, converged", [(0.56, True), (0.54, False)])
+def test_trained_attention_gain_min_is_pinned(share, converged):
+    """GAIN_MIN = 0.55: a run that removed 56 % of the chance loss log(2N − 1) is converged, 54 % is not (literal
+    shares on either side)."""
+    from theorems.deep_fusion.trained_attention import budget_gain
+
+    sizes = (4, 4)
+    chance = math.log(2 * 8 - 1)
+    h = torch.full((50, 2), (1 - share) * chance, dtype=torch.float64)
+    out = budget_gain(sizes, _training(h))
+    assert out["loss_chance_share_removed"] == pytest.approx(share, rel=1e-12)
+    assert out["converged"] is converged
