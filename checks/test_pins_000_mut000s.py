@@ -435,3 +435,25 @@ def test_trained_attention_gain_min_is_pinned(share, converged):
     out = budget_gain(sizes, _training(h))
     assert out["loss_chance_share_removed"] == pytest.approx(share, rel=1e-12)
     assert out["converged"] is converged
+
+
+@pytest.mark.parametrize("lift, passes", [(3e-9, True), (0.3e-9, False)])
+def test_theorem_1_strict_rtol_is_pinned(monkeypatch, lift, passes):
+    """STRICT_RTOL (1e-9): on the paper's example the proof's W attains A_ij = ν_iρ² (ratio 1 to ~1e-15); the
+    ratios scaled by 1 + lift put the printed '>' literally 3 tolerances above (holds; ×10 fails it) or 0.3 of
+    one (fails; ÷10 passes it)."""
+    from theorems.deep_fusion import theorem_1 as T1
+
+    ratio = T1._ratio_per_cluster
+
+    def lifted(*args):
+        t, a, b = ratio(*args)
+        return t * (1 + lift), a, b
+
+    monkeypatch.setattr(T1, "_ratio_per_cluster", lifted)
+    import theorems
+
+    with recording.expecting(*recording.OUTCOMES):
+        ev = theorems.check(T1ID, form="as_printed", instance="paper_example")
+    c = ev.claim("proof_strict_inequality")
+    assert c.passed is passes and abs(c.observed - lift) < 1e-12, c
