@@ -457,3 +457,23 @@ def test_theorem_1_strict_rtol_is_pinned(monkeypatch, lift, passes):
         ev = theorems.check(T1ID, form="as_printed", instance="paper_example")
     c = ev.claim("proof_strict_inequality")
     assert c.passed is passes and abs(c.observed - lift) < 1e-12, c
+
+
+def test_theorem_2_witness_claim_is_the_worst_instance(monkeypatch):
+    """witness_reaches_gamma_B is the smallest margin over the instances: the search's best ratio on instance 1 of 3
+    lowered to log γ_B − 0.5 fails it with margin −0.5 (the other instances exceed γ_B by e^80)."""
+    import theorems
+
+    search = T2.witness_search
+
+    def lowered(ctx, p, Xt, W, labels, logB):
+        best, found, winner = search(ctx, p, Xt, W, labels, logB)
+        best = best.clone()
+        best[1] = logB[1] - 0.5
+        return best, found, winner
+
+    monkeypatch.setattr(T2, "witness_search", lowered)
+    with recording.expecting(*recording.OUTCOMES):
+        ev = theorems.check(T2ID, instances=3, restarts=2)
+    c = ev.claim("witness_reaches_gamma_B")
+    assert not c.passed and c.observed == pytest.approx(-0.5, abs=1e-9), c
