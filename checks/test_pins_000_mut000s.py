@@ -477,3 +477,19 @@ def test_theorem_2_witness_claim_is_the_worst_instance(monkeypatch):
         ev = theorems.check(T2ID, instances=3, restarts=2)
     c = ev.claim("witness_reaches_gamma_B")
     assert not c.passed and c.observed == pytest.approx(-0.5, abs=1e-9), c
+
+
+def test_definition_2_random_batch_straddles_sharpness_one():
+    """The default batch's cluster strengths g_b ∈ GAIN = (−2, 4) are drawn so that the premise 𝒮 > 1 of the
+    stringency sentence holds on some drawn matrices and fails on others (here 3 of 16 are sharp, the largest
+    𝒮 = 3.4): the claim bites on the instances themselves, not only along the block-diagonal path."""
+    from theorems.core.context import Context
+    from theorems.data.subspaces import labels_from_sizes
+    from theorems.deep_fusion import definition_2 as D2
+
+    p = dict(registry.get(D2.ID).defaults)
+    labels = labels_from_sizes(D2.cluster_sizes(p["K"], p["nu"]))
+    A = D2.attention(D2.logits_batch(Context.make(seed=p["seed"]), p, labels), "positive")
+    same = labels[:, None] == labels[None, :]
+    ratio = A[:, same].amin(-1) / A[:, ~same].amax(-1)  # 𝒮 = min same / max cross, per matrix
+    assert 0 < int((ratio > 1).sum()) < ratio.numel() and 2.0 < float(ratio.max()) < 10.0, ratio
