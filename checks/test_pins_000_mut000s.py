@@ -113,6 +113,8 @@ def _log_gamma_nu_decimal(nu: int, n: int, d: float, D: float) -> float:
 @pytest.mark.parametrize("nu, n, d, D", [(4, 8, 0.14, 0.59),  # the default regime
                                          (2, 4, 0.05, 0.8),  # Δ′e^{−m} = 0.92: a threshold of 1 would call it nan
                                          (4, 4, 0.0, 0.5),  # one cluster, δ = 0: no denominator (nan, not inf)
+                                         (3, 5, 0.01, 1.2),  # n < 2ν: 2νδ′e^{−m} − δ′² > 0 (finite)
+                                         (3, 4, 0.01, 1.2),  # n < 2ν: denominator −3.7e-4 ≤ 0 (nan)
                                          (300, 600, 0.01, 2.0),  # ν Δ² = 1200 nats: only e^{la − max} stays finite
                                          (4, 8, 0.6, 0.1)])  # Δ′ < 0: undefined (nan)
 def test_log_gamma_nu_matches_decimal(nu, n, d, D):

@@ -95,8 +95,12 @@ def log_gamma_nu(nu: int, n: int, d: float, D: float) -> float:
     a, b = math.exp(la - m), math.exp(lb - m)
     dp, Dp = a * nu * d + b * (n - nu), a * nu * D - b * (n - nu)
     # log of the denominator 2νδ′e^{−m} + (n−2ν)δ′² (in logs: for n = 2ν it is the e^{−m} term alone, which
-    # underflows once m ≳ 745 although γ_ν is finite there)
-    log_den = _logaddexp(_log(2 * nu * dp) - m, _log((n - 2 * nu) * dp * dp))
+    # underflows once m ≳ 745 although γ_ν is finite there); for n < 2ν the second term is negative
+    la_, lb_ = _log(2 * nu * dp) - m, _log(abs(n - 2 * nu) * dp * dp)
+    if n >= 2 * nu:
+        log_den = _logaddexp(la_, lb_)
+    else:
+        log_den = la_ + math.log1p(-math.exp(lb_ - la_)) if la_ > lb_ else -math.inf
     if Dp <= 0 or not log_den > -math.inf:
         return math.nan
     return math.log(nu) + 2 * math.log(Dp) - log_den + lb - la
