@@ -31,6 +31,10 @@ def test_theorem_2_delta_nonpositive_instance_has_a_negative_Delta(run):
     assert closed < -0.1, closed
     ev = run(T2ID, instance="Delta_nonpositive", instances=2, restarts=2)
     assert ev.details["Delta_nonneg_instances"] == 0 and ev.details["Delta_first"] < -0.1, ev.details
+    # the instance the docstring describes (ε = 0.2, ρ = 0.5, n = 64 in R^3): δ ≤ sin φ = 0.6, Δ ≥ −0.1196
+    d = ev.details
+    assert (d["n"], d["m"], d["sizes"]) == (64, 3, [32, 32]), d
+    assert 0.59 < d["delta_first"] <= 0.6 and -0.1196 <= d["Delta_first"] < -0.11, d
     names = {c.name for c in ev.claims}
     assert not names & {"eq7_printed_lower_bound", "eq7_corrected_lower_bound"}, names
     assert ev.holds and ev.details["separable_instances"] == 0
