@@ -53,12 +53,6 @@ def instances_param(default: int, doc: str = "instances checked together") -> Pa
     return Param("instances", int, default, doc, low=1, high=INSTANCES_HIGH)
 
 
-def union_elements(p: dict, n: int | None = None) -> float:
-    """Peak elements of a batch of unions and its n×n (and m×m) matrices: instances·(n² + n·m + m²)."""
-    n = n_samples(p) if n is None else n
-    return float(p.get("instances", 1)) * (n * n + n * p["m"] + p["m"] ** 2)
-
-
 def enumeration_elements(p: dict) -> float:
     """Peak elements of Definition 1's exact ρ: per instance and cluster, 2^(N−1) sign patterns of N ≤ n
     out-of-cluster points in R^m (and their N×N Gram matrices)."""
