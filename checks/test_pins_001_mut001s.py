@@ -230,3 +230,43 @@ def test_figure_4_claims_take_the_worse_loss():
     for name, value in expected.items():
         assert claims[name].observed == pytest.approx(value, abs=1e-12), (name, claims[name])
     assert not claims["relu_beats_linear"].passed and claims["linear_beats_relu_at_P1"].passed
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Machinery the verdicts read: A(w) of a Gaussian mixture across the linear branch, Figure 8's kink maxima
+# ---------------------------------------------------------------------------------------------------------------
+def test_A_mixture_is_continuous_in_the_leak_across_its_linear_branch():
+    """A(w) for x̃ = x·(a + (1 − a)1[wᵀx > 0]) is continuous in a: the closed-form linear branch (a = 1: Cov[x] for
+    every w) agrees with the general formula at a = 1 − 1e-9, and at a = 0, 1e-3, 0.1 (leaky and ReLU settings) the
+    general formula is used (Cov[x] there would be off by O(1)): a branch moved to another a fails here."""
+    from theorems.core.context import Context
+    from theorems.data.latents import simplex_mixture
+    from theorems.nonlinear_cl.covariance import A_mixture
+    from theorems.optim.sphere_flow import random_unit
+
+    ctx = Context.make(seed=0)
+    gm = simplex_mixture(ctx, 3, 3.0, 0.5)
+    W = random_unit(ctx, 4, 3)
+    cov = A_mixture(gm, W, 1.0)
+    for a in (0.0, 1e-3, 0.1, 1.0):
+        A, near = A_mixture(gm, W, a), A_mixture(gm, W, a + 1e-9 if a < 1 else a - 1e-9)
+        assert float((A - near).abs().max()) <= 1e-6 * float(A.abs().max()), a
+        if a < 1:
+            assert float((A - cov).abs().max()) > 1e-2 * float(cov.abs().max()), a
+
+
+def test_figure_8_kink_maximum_needs_both_sides():
+    """kink_is_local_max at every kink of the paper's 9 points (w ⊥ x_i) against ℰ sampled at tk ± 1e-6: the kinks
+    where ℰ rises on one side only are not maxima (an 'either side' test would count them)."""
+    from theorems.nonlinear_cl import figure_8
+
+    th = torch.tensor(figure_8.point_angles("paper"), dtype=torch.float64)
+    X = torch.stack([th.cos(), th.sin()], 1)
+    one_sided = 0
+    for tk in [float(t) + s * math.pi / 2 for t in th for s in (1, -1)]:
+        ws = torch.tensor([[math.cos(t), math.sin(t)] for t in (tk - 1e-6, tk, tk + 1e-6)], dtype=torch.float64)
+        e = figure_8.energy(X, ws, 0.0).tolist()
+        truth = e[1] >= e[0] and e[1] >= e[2]
+        one_sided += (e[1] >= e[0]) != (e[1] >= e[2])
+        assert figure_8.kink_is_local_max(X, tk, 0.0) is truth, tk
+    assert one_sided > 0
