@@ -17,9 +17,12 @@ import pytest
 import torch
 
 import theorems
+from checks.pinning import assert_registered_pin
 from theorems.core import recording
+from theorems.core.errors import HypothesisViolation
 from theorems.nonlinear_cl import augmentation_b5, corollary_1, examples
 from theorems.core.errors import IdentityFailure
+from theorems.nonlinear_cl.covariance import check_filters
 from theorems.nonlinear_cl.figure_4 import grid_claims
 from theorems.nonlinear_cl.lme import Classified, LMESearch
 
@@ -270,3 +273,30 @@ def test_figure_8_kink_maximum_needs_both_sides():
         one_sided += (e[1] >= e[0]) != (e[1] >= e[2])
         assert figure_8.kink_is_local_max(X, tk, 0.0) is truth, tk
     assert one_sided > 0
+
+
+def test_lemma_4_tolerance_is_pinned_by_its_registered_control(run):
+    """Lemma 4's RTOL = 1e-10 on both claims by the registered control formula_scale = 1 + 5e-10 (shared with Lemma 3,
+    whose pin is in test_pins_001_003.py): 5 allowances out on each."""
+    assert_registered_pin(run, "nonlinear_cl.lemma_4", dict(formula_scale=1 + 5e-10, allow_violation=True),
+                          ("V_gradient", "W_gradient"))
+
+
+@pytest.mark.parametrize("dev, refused", [(5e-9, True), (2e-10, False)])
+def test_unit_filter_tolerance(dev, refused):
+    """UNIT_TOL = 1e-9 (A(w) is defined on the unit sphere): a filter of norm 1 + 5e-9 is refused, 1 + 2e-10 is not."""
+    W = torch.tensor([[1.0 + dev, 0.0, 0.0], [0.0, 1.0, 0.0]], dtype=torch.float64)
+    if refused:
+        with pytest.raises(HypothesisViolation, match="unit sphere"):
+            check_filters(W, 3)
+    else:
+        check_filters(W, 3)
+
+
+@pytest.mark.parametrize("amp, maxima", [(2.5e-9, 3), (1e-10, 0)])
+def test_figure_8_flat_tolerance(amp, maxima):
+    """FLAT_RTOL = 1e-9: ℰ = 1 + amp·cos 3θ varies by 2·amp relative; 5e-9 has its 3 strict maxima, 2e-10 is flat."""
+    from theorems.nonlinear_cl import figure_8
+
+    th = torch.arange(3600, dtype=torch.float64) * (2 * math.pi / 3600)
+    assert len(figure_8.local_maxima(1 + amp * torch.cos(3 * th))) == maxima
