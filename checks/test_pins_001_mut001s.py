@@ -105,7 +105,9 @@ def patch_classified(monkeypatch, **one):
 
 
 @pytest.mark.parametrize("field, value, holds", [("top_residual", 5e-10, False), ("top_residual", 2e-11, True),
-                                                 ("gap", 5e-8, True), ("gap", 2e-9, False)])
+                                                 ("top_residual", 1e-10, True),  # Definition 3 at the edge: ≤
+                                                 ("gap", 5e-8, True), ("gap", 2e-9, False),
+                                                 ("gap", 1e-8, False)])  # a tie is no distinct top eigenvalue: >
 def test_categorical_definition_3_thresholds_on_one_pattern(monkeypatch, field, value, holds):
     """EIG_TOL = 1e-10 and the gap threshold 1e-8·|λ₁|: one u_m's residual at 5e-10 (5× out) or its gap at 2e-9·|λ₁|
     fails 'every u_m' (the claim counts every pattern: one bad u_m fails it); 2e-11 and 5e-8·|λ₁| (5× in) hold."""
