@@ -302,3 +302,85 @@ def test_figure_8_flat_tolerance(amp, maxima):
 
     th = torch.arange(3600, dtype=torch.float64) * (2 * math.pi / 3600)
     assert len(figure_8.local_maxima(1 + amp * torch.cos(3 * th))) == maxima
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Worst-instance claims: ONE filter / step / pattern patched to violate by a literal margin fails the claim
+# ---------------------------------------------------------------------------------------------------------------
+def test_lemma_3_judges_the_worst_filter(monkeypatch):
+    """Lemma 3's claims are max over filters k: filter 0's A(w_0) scaled by 1 + 5e-10 (the others exact) puts both
+    claims 2–7 allowances out (RTOL = 1e-10; P⊥ removes part of the error); a min over filters would see the exact
+    ones and pass."""
+    from theorems.nonlinear_cl import lemma_3
+
+    real = lemma_3.contrastive_covariance
+
+    def fake(a1, b1, a2, b2, alpha=None):
+        out = real(a1, b1, a2, b2, alpha)
+        if a1.dim() == 3:  # the x̃ of each filter: A(w_k), (B, d, d)
+            out = out.clone()
+            out[0] = out[0] * (1 + 5e-10)
+        return out
+
+    monkeypatch.setattr(lemma_3, "contrastive_covariance", fake)
+    ev = theorems.check("nonlinear_cl.lemma_3")
+    for name in ("riemannian_gradient", "energy_identity"):
+        c = ev.claim(name)
+        assert not c.passed and 2e-10 < c.observed < 7e-10, c
+
+
+def test_lemma_10_judges_the_worst_step(monkeypatch):
+    """Lemma 10's bound is the max over the judged PI steps: one judged step's |d_t − c_{t+1}| set to twice its
+    bound ν_t(1 − c_t) fails the claim at ratio 2 (a literal), whatever the other steps do."""
+    from theorems.nonlinear_cl import lemma_10, pi_steps
+
+    real = lemma_10.run
+
+    def fake(p, ctx):
+        st = real(p, ctx)
+        i = int(torch.nonzero(pi_steps.judged(st, positive_definite=True, need_dA=True))[0])
+        gap = st.gap_dc.clone()
+        gap[i] = 2.0 * st.nu[i] * st.one_minus_c[i]
+        return dataclasses.replace(st, gap_dc=gap)
+
+    monkeypatch.setattr(lemma_10, "run", fake)
+    c = theorems.check("nonlinear_cl.lemma_10").claim("ratio_difference_bound")
+    assert not c.passed and c.observed == pytest.approx(2.0, rel=1e-12), c
+
+
+def test_figure_1_right_judges_the_worst_pattern(monkeypatch):
+    """'An LME near each pattern' is a min over patterns m: the enumeration patched to drop every LME whose best
+    pattern is u_0 leaves u_0 with none near it, and the claim fails (the others still have theirs)."""
+    from theorems.nonlinear_cl import figure_1_right as F
+
+    seen = {}
+    real_U, real_lmes = F.approx_orthonormal, F.all_lmes
+
+    def fake_U(*a, **k):
+        seen["U"] = real_U(*a, **k)
+        return seen["U"]
+
+    def fake_lmes(data):
+        L = real_lmes(data)
+        Un = seen["U"] / seen["U"].norm(dim=0, keepdim=True)
+        C = L @ Un
+        others = torch.stack([C[:, [j for j in range(C.shape[1]) if j != m]].abs().max(1).values
+                              for m in range(C.shape[1])], 1)
+        mine = (C - others).argmax(1)  # each LME's best pattern
+        return L[mine != 0]
+
+    monkeypatch.setattr(F, "approx_orthonormal", fake_U)
+    monkeypatch.setattr(F, "all_lmes", fake_lmes)
+    ev = theorems.check("nonlinear_cl.figure_1_right")
+    c = ev.claim("lme_near_each_pattern")
+    assert not c.passed and c.observed < 0, c
+    assert min(ev.details["best_score_per_pattern"][1:]) > 0  # the other patterns keep an LME near them
+
+
+@pytest.mark.parametrize("q, flipped", [(0.2, False), (0.45, True)])
+def test_summation_iff_counts_every_pattern(monkeypatch, q, flipped):
+    """The iff is judged on every u_m: one u_m's LME flag flipped (u_2 not an LME below the threshold, an LME above
+    it) fails 'lme_iff_below_threshold' on that side."""
+    patch_classified(monkeypatch, is_lme=flipped)
+    c = theorems.check(examples.SUMMATION_ID, q=q).claim("lme_iff_below_threshold")
+    assert not c.passed, c
