@@ -384,3 +384,35 @@ def test_summation_iff_counts_every_pattern(monkeypatch, q, flipped):
     patch_classified(monkeypatch, is_lme=flipped)
     c = theorems.check(examples.SUMMATION_ID, q=q).claim("lme_iff_below_threshold")
     assert not c.passed, c
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Figure 11: the gain per ζ on a hand-made table (special points only), and the paper's protocol for the thorough run
+# ---------------------------------------------------------------------------------------------------------------
+def test_figure_11_gains_and_claims_on_a_hand_made_table():
+    """g(ζ) averages χ̄₊(BN) − χ̄₊(no BN) over seeds and the points with P > 1 AND β > 1 only (the non-specialising
+    points here have gains 0.3–0.5 larger that would move it); the claims read g at the largest and smallest ζ."""
+    from theorems.nonlinear_cl import figure_11 as F
+
+    gain = {2.0: 0.02, 5.0: 0.1, 10.0: 0.3}
+    table = {}
+    for z, g in gain.items():
+        for P, b, extra in ((1, 1, 0.5), (1, 2, 0.4), (3, 1, 0.3), (3, 2, 0.0), (5, 2, 0.0)):
+            table[(z, False, P, b)] = [0.4, 0.6]
+            table[(z, True, P, b)] = [0.4 + g + extra, 0.6 + g + extra]
+    g = F.gains(table)
+    assert g == pytest.approx(gain, abs=1e-12)
+    claims = {c.name: c for c in F.grid_claims(g, 0.05)}
+    assert claims["bn_better_at_large_zeta"].observed == pytest.approx(0.3)
+    assert claims["bn_gain_grows_with_zeta"].observed == pytest.approx(0.28)
+    assert claims["bn_better_at_large_zeta"].passed and claims["bn_gain_grows_with_zeta"].passed
+    small = {c.name: c for c in F.grid_claims({1.0: 0.02, 2.0: 0.06}, 0.05)}
+    assert small["bn_better_at_large_zeta"].passed and not small["bn_gain_grows_with_zeta"].passed  # 0.04 < 0.05
+
+
+def test_figure_11_paper_protocol_is_section_5s():
+    """The thorough instance runs §5's protocol (5000 minibatches of 128, 3 repetitions) on Fig. 11's ζ = 2, 5, 10."""
+    from theorems.nonlinear_cl import figure_11 as F
+
+    assert (F.PAPER_PROTOCOL["steps"], F.PAPER_PROTOCOL["batch"], F.PAPER_PROTOCOL["seeds"]) == (5000, 128, 3)
+    assert tuple(F.PAPER_PROTOCOL["zetas"]) == (2.0, 5.0, 10.0)
