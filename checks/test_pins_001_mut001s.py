@@ -416,3 +416,36 @@ def test_figure_11_paper_protocol_is_section_5s():
 
     assert (F.PAPER_PROTOCOL["steps"], F.PAPER_PROTOCOL["batch"], F.PAPER_PROTOCOL["seeds"]) == (5000, 128, 3)
     assert tuple(F.PAPER_PROTOCOL["zetas"]) == (2.0, 5.0, 10.0)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# covariance.py: the gate h'(s), the slope of each activation, the kink margin, and the refusals of bad input
+# ---------------------------------------------------------------------------------------------------------------
+def test_gate_slope_and_kink_margin_on_hand_cases():
+    from theorems.data.latents import Discrete
+    from theorems.nonlinear_cl.covariance import gate, kink_margin, slope_of
+
+    s = torch.tensor([-1.0, 0.0, 2.0], dtype=torch.float64)
+    assert gate(s, 0.0).tolist() == [0.0, 0.0, 1.0]  # ReLU, h'(0) = 0 (B.1)
+    assert gate(s, 0.0, 0.5).tolist() == [0.0, 0.5, 1.0]  # another h'(0) at the kink only
+    assert gate(s, 0.25).tolist() == [0.25, 0.25, 1.0]
+    assert gate(s, 1.0, 0.5).tolist() == [1.0, 1.0, 1.0]  # linear: no kink, h'(0) = 1
+    assert (slope_of("relu"), slope_of("linear"), slope_of("leaky", 0.2)) == (0.0, 1.0, 0.2)
+    X = torch.tensor([[0.5, 0.0], [0.0, 2.0], [0.0, 0.0]], dtype=torch.float64)  # the atom at 0 is ignored
+    data = Discrete(X, torch.tensor([0.25, 0.25, 0.5], dtype=torch.float64))
+    W = torch.tensor([[0.0, 1.0], [0.6, 0.8]], dtype=torch.float64)
+    assert kink_margin(data, W).tolist() == pytest.approx([0.0, 0.6])  # |wᵀx|/‖x‖ of the short atom decides
+
+
+def test_covariance_refuses_mismatched_input():
+    from theorems.nonlinear_cl.covariance import contrastive_covariance
+
+    with pytest.raises(HypothesisViolation, match="matches the data dimension"):
+        check_filters(torch.ones(2, 4, dtype=torch.float64) / 2, 3)
+    a = torch.ones(4, 2, dtype=torch.float64)
+    with pytest.raises(HypothesisViolation, match="two views"):
+        contrastive_covariance(a, a, a[:3], a[:3])
+    with pytest.raises(HypothesisViolation, match="α ≥ 0"):
+        contrastive_covariance(a, a, a, a, -torch.ones(4, 4, dtype=torch.float64))
+    with pytest.raises(HypothesisViolation, match="α ≥ 0"):
+        contrastive_covariance(a, a, a, a, torch.ones(3, 3, dtype=torch.float64))
