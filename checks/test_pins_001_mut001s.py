@@ -425,7 +425,7 @@ def test_gate_slope_and_kink_margin_on_hand_cases():
     from theorems.data.latents import Discrete
     from theorems.nonlinear_cl.covariance import gate, kink_margin, slope_of
 
-    s = torch.tensor([-1.0, 0.0, 2.0], dtype=torch.float64)
+    s = torch.tensor([-1.0, 0.0, 0.5], dtype=torch.float64)
     assert gate(s, 0.0).tolist() == [0.0, 0.0, 1.0]  # ReLU, h'(0) = 0 (B.1)
     assert gate(s, 0.0, 0.5).tolist() == [0.0, 0.5, 1.0]  # another h'(0) at the kink only
     assert gate(s, 0.25).tolist() == [0.25, 0.25, 1.0]
