@@ -472,3 +472,25 @@ def test_lemma_1_features_nonnegative_judges_every_feature(monkeypatch):
     monkeypatch.setattr(lemma_1, "gaussian_features", fake)
     c = probe("nonlinear_cl.lemma_1", order=8).claim("features_nonnegative")
     assert not c.passed and c.observed == pytest.approx(-0.5), c
+
+
+@pytest.mark.parametrize("ratio, holds", [(0.95, False), (0.85, True)])
+def test_figure_12_margin_on_a_hand_made_roughness(monkeypatch, ratio, holds):
+    """MARGIN = 0.1 ('much weaker': 10 % less roughness): with the trained filters' roughness patched to 1 without
+    and ``ratio`` with augmentation, 0.95 fails the claim (MARGIN ÷10 would pass it) and 0.85 holds it (MARGIN ×10
+    would fail it). No training: the networks are patched too."""
+    from theorems.nonlinear_cl import figure_12 as F
+
+    def fake_train(p, ctx):
+        W = torch.zeros(2 * p["seeds"], F.K, p["M"], 16, dtype=torch.float64)
+        return {"W": W, "W0": W, "loss": torch.zeros(2 * p["seeds"]), "finite": True}
+
+    def fake_roughness(W):
+        out = torch.ones(W.shape[:-1], dtype=torch.float64)
+        out[W.shape[0] // 2:] = ratio
+        return out
+
+    monkeypatch.setattr(F, "train", fake_train)
+    monkeypatch.setattr(F, "roughness", fake_roughness)
+    c = probe("nonlinear_cl.figure_12", seeds=1).claim("augmentation_smooths_filters")
+    assert c.passed is holds and c.observed == pytest.approx(ratio) and c.bound == pytest.approx(0.9), c
