@@ -494,3 +494,17 @@ def test_figure_12_margin_on_a_hand_made_roughness(monkeypatch, ratio, holds):
     monkeypatch.setattr(F, "roughness", fake_roughness)
     c = probe("nonlinear_cl.figure_12", seeds=1).claim("augmentation_smooths_filters")
     assert c.passed is holds and c.observed == pytest.approx(ratio) and c.bound == pytest.approx(0.9), c
+
+
+@pytest.mark.parametrize("exponent, holds", [(-0.3, False), (-0.4, True)])
+def test_lemma_2_clt_rate_bound_on_a_hand_made_fit(monkeypatch, exponent, holds):
+    """PREDICTED = (−0.65, −0.35): the error must fall at least as N^−0.35. With the fitted exponent patched to −0.3
+    (a literal, slower) the claim fails (the bound loosened to −0.035 would pass it); −0.4 holds (tightened to −3.5
+    it would fail)."""
+    from theorems.nonlinear_cl import lemma_2
+
+    real = lemma_2.fit_power_law
+    monkeypatch.setattr(lemma_2, "fit_power_law", lambda x, y: dataclasses.replace(real(x, y), exponent=exponent))
+    c = probe("nonlinear_cl.lemma_2", alpha="uniform", N_min=8, doublings=2, replicates=8).claim(
+        "error_falls_at_clt_rate")
+    assert c.passed is holds and c.observed == exponent, c
