@@ -508,3 +508,21 @@ def test_lemma_2_clt_rate_bound_on_a_hand_made_fit(monkeypatch, exponent, holds)
     c = probe("nonlinear_cl.lemma_2", alpha="uniform", N_min=8, doublings=2, replicates=8).claim(
         "error_falls_at_clt_rate")
     assert c.passed is holds and c.observed == exponent, c
+
+
+@pytest.mark.parametrize("second, rank", [(1e-9, 1), (1.1e-9, 2)])
+def test_lemma_5_numerical_rank_at_its_edge(monkeypatch, second, rank):
+    """RANK_RTOL = 1e-9: with the singular values of 𝕍_z[𝔼[x̃|z]] patched to (1, ``second``, 0, …), a value equal to
+    1e-9 of the largest is not counted (the rank counts σ > RANK_RTOL·σ₁ strictly), 1.1e-9 is."""
+    from theorems.nonlinear_cl import lemma_5
+
+    real = torch.linalg.svdvals
+
+    def fake(A):
+        sv = torch.zeros_like(real(A))
+        sv[0], sv[1] = 1.0, second
+        return sv
+
+    monkeypatch.setattr(lemma_5.torch.linalg, "svdvals", fake)
+    c = probe("nonlinear_cl.lemma_5").claim("between_class_rank")
+    assert c.observed == rank, c
