@@ -30,7 +30,7 @@ from __future__ import annotations
 from ..core.evidence import Claim
 from ..core.params import declared_instances
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Logic, Outcome, Result, Status, Violation
+from ..core.result import AS_PRINTED, Logic, Outcome, Param, Result, Status, Violation
 from . import lemma_2
 from .paper import PAPER
 
@@ -76,7 +76,6 @@ def report_instances(suite):
 
 
 _PARAMS = tuple(q for q in lemma_2.RESULT.params if q.name not in ("limit", "alpha_on_views", "aug"))
-_AUG = next(q for q in lemma_2.RESULT.params if q.name == "aug")
 
 RESULT = register(Result(
     id=ID,
@@ -86,8 +85,8 @@ RESULT = register(Result(
     statement="(No augmentation) If p_aug(x|x₀) = δ(x − x₀), then C_α[g(x)] → Σ_l z_l² 𝕍_{p̃_l}[g(x)] as N → +∞; for "
               "uniform α the limit is 𝕍[g(x)] (Corollary 1, §2).",
     status=Status.TREND,
-    params=_PARAMS + (type(_AUG)("aug", float, 0.0, "augmentation std (x = x₀ + aug·ε); the corollary has none: "
-                                 "> 0 is the trend control", "= 0", low=0.0, high=10.0),),
+    params=_PARAMS + (Param("aug", float, 0.0, "augmentation std (x = x₀ + aug·ε); the corollary has none: "
+                            "> 0 is the trend control", "= 0", low=0.0, high=10.0),),
     evaluate=evaluate,
     hypotheses=hypotheses,
     cost=cost,
