@@ -1,0 +1,110 @@
+"""Tolerances, floors and worst-instance aggregations of paper 001 pinned on literal inputs (issue 26, item 9; seed-23
+sample of the second half of the nonlinear_cl modules). Each test feeds the module's own judging function a small
+hand-made input whose decisive entry sits a few allowances (or a factor 3–5) on one side of the constant: the constant
+loosened or tightened ×10 (or ×1000), the aggregation flipped (max ↔ min) or a comparison turned, and a row here fails.
+Every input is a literal number, never built from the constant it pins. No evaluation runs: the file costs well under
+a second."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from checks.pinning import excess
+from theorems.nonlinear_cl import pi_steps, theorem_3
+
+D = torch.float64
+
+
+# -- pi_steps (Lemmas 7, 8, 10): which steps are judged, and the worst of the judged ---------------------------------
+def _steps(rows):
+    """A Steps whose judged-mask inputs are ``rows`` = (c, 1 − c, (λ₁, λ₂, λ₃), ‖δA‖); the other fields are unused."""
+    c = torch.tensor([r[0] for r in rows], dtype=D)
+    omc = torch.tensor([r[1] for r in rows], dtype=D)
+    lam = torch.tensor([r[2] for r in rows], dtype=D)
+    dA = torch.tensor([r[3] for r in rows], dtype=D)
+    z = torch.zeros_like(c)
+    return pi_steps.Steps(omc, z, c, z, lam, z, dA, z, z, z, z, z, z, 1, z)
+
+
+ROWS = [  # (c, 1 − c, λ descending, ‖δA‖): what each row pins
+    (0.5, 3e-10, (2.0, 1.0, 0.5), 6e-5),  # 0 judged: 1 − c = 3·C_FLOOR (1e-10), ‖δA‖ = 3·DA_FLOOR·max|λ| (1e-5·2)
+    (0.5, 3e-11, (2.0, 1.0, 0.5), 1.0),  # 1 not judged: 1 − c = C_FLOOR/3 (converged)
+    (0.5, 1e-3, (2.0, 1.0, 0.5), 6e-6),  # 2 judged, except for κ: ‖δA‖ = DA_FLOOR·max|λ|·0.3
+    (0.0, 1e-3, (2.0, 1.0, 0.5), 1.0),  # 3 not judged: c = 0 (Lemma 7 needs c_t > 0)
+    (0.5, 1e-3, (0.0, -0.5, -1.0), 1.0),  # 4 not judged: λ₁ = 0
+    (0.5, 1e-3, (2.0, 1.0, 0.0), 1.0),  # 5 judged only where A may be indefinite: λ₃ = 0
+    (0.5, 1e-3, (2.0, 0.5, -0.6), 1.0),  # 6 indefinite, |λ₃| > |λ₂|: judged by neither PD nor top_abs
+    (0.5, 1e-3, (2.0, 0.5, -0.4), 1.0),  # 7 indefinite, |λ₃| ≤ |λ₂|: judged by top_abs, not by PD
+    (0.5, 1e-10, (2.0, 1.0, 0.5), 1.0),  # 8 judged: 1 − c exactly at the floor 1e-10 (a converged step is < it)
+    (0.5, 1e-3, (0.5, 0.3, 0.1), 1.0),  # 9 judged: λ₁ = 0.5 (only its sign matters)
+]
+
+
+@pytest.mark.parametrize("kw, expected", [
+    (dict(positive_definite=False), [1, 0, 1, 0, 0, 1, 1, 1, 1, 1]),
+    (dict(positive_definite=True), [1, 0, 1, 0, 0, 0, 0, 0, 1, 1]),
+    (dict(positive_definite=False, top_abs=True), [1, 0, 1, 0, 0, 1, 0, 1, 1, 1]),
+    (dict(positive_definite=True, need_dA=True), [1, 0, 0, 0, 0, 0, 0, 0, 1, 1]),
+])
+def test_pi_steps_judged_mask_at_each_edge(kw, expected):
+    """Each row of ROWS sits on one side of one condition of ``judged``: C_FLOOR and DA_FLOOR moved ×10 either way,
+    or a comparison turned, flips a row."""
+    assert pi_steps.judged(_steps(ROWS), **kw).tolist() == [bool(e) for e in expected]
+
+
+def test_pi_steps_worst_is_the_largest_judged_value():
+    """Lemmas 7, 8 and 10 are judged at their worst step: one judged step patched to 5 (the others ≤ 1) decides it;
+    an unjudged larger value does not; no judged step is NaN (nothing decided), never a pass."""
+    values = torch.tensor([0.2, 5.0, 1.0, 9.0], dtype=D)
+    mask = torch.tensor([True, True, True, False])
+    assert pi_steps.worst(values, mask) == 5.0
+    assert math.isnan(pi_steps.worst(values, torch.zeros(4, dtype=torch.bool)))
+
+
+# -- theorem_3: Lemma 11's two conclusions on a hand-made c_t, and the 2-cycle certificate --------------------------
+def _c(one_minus):
+    return 1 - torch.tensor(one_minus, dtype=D)
+
+
+def test_theorem_3_rate_is_judged_at_its_worst_step_above_the_floor():
+    """γ = 1e-5, 1 − c_t = (1e-3, 5e-9, 5e-13, 3e-14): the ratios (1 − c_t)/(γ^t(1 − c₀)) are 0.5, 5 and 3e4.
+    The step at 5e-13 (5 × C_FLOOR = 1e-13) is judged and decides the claim; the one at 3e-14 (below the floor:
+    rounding) is not. C_FLOOR ×10 drops the decisive step (rate 0.5, the claim holds), ÷10 judges the noise
+    (rate 3e4); min in place of max reads 0.5."""
+    rate, _ = theorem_3.lemma_11_claims(_c([1e-3, 5e-9, 5e-13, 3e-14]), 1e-5)
+    assert rate.observed == pytest.approx(5.0, rel=1e-2) and not rate.passed
+    rate, _ = theorem_3.lemma_11_claims(_c([1e-3, 5e-9, 5e-13, 3e-14]), 1e-5, rate_bound_scale=6.0)
+    assert rate.passed  # the bound is what the scale says: 5 ≤ 6
+    # t = 0 is never judged: with c_t frozen the t ≥ 1 ratios are γ^-t > 1, but a run of one point judges nothing
+    rate, _ = theorem_3.lemma_11_claims(_c([1e-3]), 0.5)
+    assert rate.observed == 0.0 and rate.passed
+
+
+def test_theorem_3_monotone_c_fails_by_three_floors():
+    """c_t dropping by 3e-13 (3 × the atol C_FLOOR = 1e-13) on a step that starts at 1 − c = 1e-6 fails
+    ``c_increases`` by 1–10 allowances (C_FLOOR ×10 passes it); the same drop on a step starting at 1 − c = 5e-14
+    (below the floor) is not judged."""
+    _, inc = theorem_3.lemma_11_claims(_c([1e-3, 1e-6, 1e-6 + 3e-13, 1e-7]), 0.5)
+    assert not inc.passed and 1.0 < excess(inc) <= 10.0, (inc.observed, inc.allowance)
+    _, inc = theorem_3.lemma_11_claims(_c([1e-3, 1e-6, 5e-14, 8e-14]), 0.5)
+    assert inc.passed and inc.observed > 0
+
+
+@pytest.mark.parametrize("closing, step, fixed, cycle", [
+    (5e-9, 0.08, False, False),  # 5 × CYCLE_TOL (1e-9) from closing: not yet a cycle
+    (2e-10, 0.08, False, True),  # closed to CYCLE_TOL/5, a full step wide: a certified 2-cycle
+    (0.0, 3e-5, False, False),  # closed, but its two points only CYCLE_STEP/3 (1e-4) apart: a slow run, not a cycle
+    (0.0, 3e-4, False, True),  # closed, 3 × CYCLE_STEP apart: a cycle
+    (0.0, 0.08, True, False),  # a fixed point is converged, not a cycle
+])
+def test_theorem_3_two_cycle_certificate_at_its_edges(closing, step, fixed, cycle):
+    a = torch.tensor([1.0, 0.0, 0.0], dtype=D)
+    Wt = torch.stack([a, a, a + torch.tensor([0.0, step, 0.0], dtype=D), a + torch.tensor([closing, 0.0, 0.0], dtype=D)])
+    gap, certified = theorem_3.two_cycle(Wt, fixed)
+    assert gap == pytest.approx(closing, abs=1e-15) and certified is cycle
+    # the shortest run that can show a cycle has three points: w(0), w(1), w(2) = w(0)
+    assert theorem_3.two_cycle(Wt[1:], fixed) == (gap, cycle)
+    assert theorem_3.two_cycle(Wt[2:], False) == (math.inf, False)
