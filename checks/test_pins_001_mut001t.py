@@ -108,3 +108,46 @@ def test_theorem_3_two_cycle_certificate_at_its_edges(closing, step, fixed, cycl
     # the shortest run that can show a cycle has three points: w(0), w(1), w(2) = w(0)
     assert theorem_3.two_cycle(Wt[1:], fixed) == (gap, cycle)
     assert theorem_3.two_cycle(Wt[2:], False) == (math.inf, False)
+
+
+# -- the Remark after Theorem 6: every claim over the ε grid (or over r) is judged at its worst entry ---------------
+def test_theorem_6_remark_grid_claims_take_their_worst_entry(monkeypatch):
+    """ONE entry of each aggregate is patched off by a literal amount, the others left exact: (155) off by 0.2 at the
+    last ε > 0 (both (155) claims, the quadrature's and the Monte Carlo's, see it: 0.2 ≫ QUAD_ATOL, ≈ 13 standard
+    errors of 1000 draws), the quadrature halved at ε = 1 (positive modulation at 0.5 of its bound; elsewhere it is ≥ 1), and
+    P[E_c(3)] of the general case raised 0.2 above (157)'s bound. Each claim must fail, with the patched value as its
+    observation; a claim taking the best entry (min for max) would pass."""
+    import theorems
+    from theorems.core import recording
+    from theorems.nonlinear_cl import theorem_6_remark as R
+
+    exact_155, exact_event = R.prob_155, R.prob_event
+
+    def off_155(eps, d):
+        out = exact_155(eps, d)
+        if len(eps) > 1:  # the grid, not the single ε = 0 of d·P₀
+            out = out.clone()
+            out[-1] += 0.2
+        return out
+
+    def off_event(delta, dist):
+        q = exact_event(delta, dist).clone()
+        if len(delta) == R.GRID:  # the special case: the last ε = eps_max = 1 (its quadrature halved)
+            q[-1] = q[-1] / 2
+        else:  # the general case (d rows): P[E_c(3)] pushed over (157)
+            q[2] = 0.5
+        return q
+
+    monkeypatch.setattr(R, "prob_155", off_155)
+    monkeypatch.setattr(R, "prob_event", off_event)
+    ev = recording.expect(theorems.check(R.ID, mc=1000), recording.FAILS)  # patched formulas
+    quad = ev.claim("formula_155_quadrature")
+    assert not quad.passed and quad.observed > 0.19, quad
+    mc = ev.claim("formula_155_monte_carlo")
+    assert not mc.passed and mc.observed > 2 * R.MC_Z, mc
+    pos = ev.claim("positive_modulation")
+    assert not pos.passed and 0.49 < pos.observed < 0.51, pos
+    rank = ev.claim("general_rank_157")
+    assert not rank.passed and rank.observed > 0.1, rank
+    gmc = ev.claim("general_monte_carlo")
+    assert not gmc.passed, gmc
