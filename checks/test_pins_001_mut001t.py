@@ -151,3 +151,15 @@ def test_theorem_6_remark_grid_claims_take_their_worst_entry(monkeypatch):
     assert not rank.passed and rank.observed > 0.1, rank
     gmc = ev.claim("general_monte_carlo")
     assert not gmc.passed, gmc
+
+
+# -- Theorem 1: which candidates the theorem covers ------------------------------------------------------------------
+def test_theorem_1_covers_an_lme_whose_gap_exceeds_rho_by_more_than_gap_min():
+    """λ_gap − ρ = 5e-6 (5 × GAP_MIN = 1e-6) is covered, 2e-7 (GAP_MIN/5) is too close to call, a non-LME never is:
+    GAP_MIN ×10 or ÷10 moves one of them."""
+    from theorems.nonlinear_cl import theorem_1
+
+    is_lme = torch.tensor([True, True, False, True])
+    gap = torch.tensor([1.0 + 5e-6, 1.0 + 2e-7, 2.0, 0.5], dtype=D)
+    rho = torch.tensor([1.0, 1.0, 1.0, 1.0], dtype=D)
+    assert theorem_1.covered(is_lme, gap, rho).tolist() == [True, False, False, False]

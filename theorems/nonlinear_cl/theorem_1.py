@@ -195,6 +195,11 @@ def perturbation_claims(p: dict, A_fn, W, margin, ctx, details: dict) -> list[Cl
     ]
 
 
+def covered(is_lme: torch.Tensor, gap: torch.Tensor, rho: torch.Tensor) -> torch.Tensor:
+    """The candidates inside the theorem's hypothesis: LMEs whose λ_gap exceeds ρ by more than GAP_MIN."""
+    return is_lme & (gap - rho > GAP_MIN)
+
+
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     data, A_fn, kink_fn, cand, slope = build(p, ctx)
     details: dict = {"model": p["model"]}
@@ -222,7 +227,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         rho = torch.where(cl.is_kink, torch.full_like(rho, math.inf), rho)  # A jumps at a kink
     lam_J = torch.linalg.eigvals(J).real.max(dim=1).values
     margin = p["rate_scale"] * (gap - rho)
-    ok = cl.is_lme & (gap - rho > GAP_MIN)
+    ok = covered(cl.is_lme, gap, rho)
     details.update({
         "lambda_1": cl.lam1.tolist(), "lambda_star": lam_star.tolist(), "lambda_gap": gap.tolist(),
         "rho_fd": rho.tolist(), "gap_over_rho": (gap / rho).tolist(), "lambda_max_J": lam_J.tolist(),
