@@ -95,3 +95,18 @@ def _names(rid, params):
     result = registry.get(rid)
     form = result.default_form
     return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
+
+
+@pytest.mark.parametrize("aug, inside", [(50.0, False), (0.0, True)])
+def test_lemma_8_needs_one_judged_step(aug, inside):
+    """Lemma 8's hypothesis decided by the evaluation: a batch whose augmentation (std 50 along one direction) makes
+    A(w(t)) indefinite on every step of a short run has no step inside it (named), the same batch unaugmented has."""
+    import theorems
+    from theorems import HypothesisViolation
+
+    params = dict(model="batch", N=8, aug=aug, starts=1, pi_iters=3)
+    if inside:
+        assert theorems.check(NL + "lemma_8", **params).claim("judged_steps").observed >= 1
+    else:
+        with pytest.raises(HypothesisViolation, match="on some step"):
+            theorems.check(NL + "lemma_8", **params)
