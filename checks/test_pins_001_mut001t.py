@@ -163,3 +163,20 @@ def test_theorem_1_covers_an_lme_whose_gap_exceeds_rho_by_more_than_gap_min():
     gap = torch.tensor([1.0 + 5e-6, 1.0 + 2e-7, 2.0, 0.5], dtype=D)
     rho = torch.tensor([1.0, 1.0, 1.0, 1.0], dtype=D)
     assert theorem_1.covered(is_lme, gap, rho).tolist() == [True, False, False, False]
+
+
+# -- Lemma 7: the registered counterexamples are the ones the correction's reason cites ------------------------------
+@pytest.mark.parametrize("cx, lo, hi", [
+    (dict(model="batch", N=16, aug=4.0), 1389.0, 1391.0),  # "violate the lemma by a factor up to 1390"
+    (dict(model="batch", N=16, aug=3.0, seed=2), 1.0, 10.0),  # just past the bound: 1.46
+])
+def test_lemma_7_registered_counterexamples_fail_by_the_cited_factor(cx, lo, hi):
+    import theorems
+    from theorems.core import recording, registry
+
+    result = registry.get("nonlinear_cl.lemma_7")
+    assert cx in [dict(c) for c in result.counterexamples]
+    ev = recording.expect(theorems.check(result.id, form="as_printed", **cx), recording.FAILS)
+    c = ev.claim("one_minus_d_bound")
+    assert not c.passed and lo < c.observed < hi, c
+    assert "1390" in result.correction_reason
