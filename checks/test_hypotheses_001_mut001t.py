@@ -110,3 +110,19 @@ def test_lemma_8_needs_one_judged_step(aug, inside):
     else:
         with pytest.raises(HypothesisViolation, match="on some step"):
             theorems.check(NL + "lemma_8", **params)
+
+
+@pytest.mark.parametrize("theta0, inside", [(0.245, False), (0.217, True)])
+def test_theorem_3_cap_hypothesis_at_its_edge(theta0, inside):
+    """Theorem 3's (11), decided by the evaluation with a factor SAFETY = 0.5 of margin: on the tight binding instance
+    (θ₀ = 0.217) the estimated sup ω is 0.88·SAFETY·γ (inside); θ₀ = 0.245 puts it at 3.4·SAFETY·γ, which must be
+    refused (SAFETY ×10 would accept it; the OUTSIDE_11 control is 360× out and pins nothing)."""
+    import theorems
+    from theorems import HypothesisViolation
+
+    params = dict(sigma=0.79, radius=3.07, angle=180.0, gamma=0.38, theta0=theta0)
+    if inside:
+        assert theorems.check(NL + "theorem_3", **params).claim("cap_hypothesis_margin").observed < 1
+    else:
+        with pytest.raises(HypothesisViolation, match="sup_"):
+            theorems.check(NL + "theorem_3", **params)
