@@ -180,3 +180,53 @@ def test_lemma_7_registered_counterexamples_fail_by_the_cited_factor(cx, lo, hi)
     c = ev.claim("one_minus_d_bound")
     assert not c.passed and lo < c.observed < hi, c
     assert "1390" in result.correction_reason
+
+
+def test_theorem_1_closed_form_of_d_floor_and_worst_candidate():
+    """Two candidates, ‖A‖ = 1: the first exact, the second with D ≈ 0 off by 3e-9 in norm, i.e. 3e-9/(FD_ATOL/FD_RTOL
+    = 1e-5) = 3e-4 = 3 FD_RTOLs relative to the floor: the claim fails by 1–10 allowances (FD_ATOL ×10 passes it; the
+    best candidate, min for max, would pass)."""
+    from checks.pinning import excess
+    from theorems.nonlinear_cl import theorem_1
+
+    A = torch.eye(3, dtype=D).expand(2, 3, 3)
+    Dcf = torch.stack([torch.full((3, 2), 0.1, dtype=D), torch.zeros(3, 2, dtype=D)])
+    Dfd = Dcf.clone()
+    Dfd[1, 0, 0] = 3e-9
+    c = theorem_1.closed_form_match(Dfd, Dcf, A)
+    assert not c.passed and 1.0 < excess(c) <= 10.0, c
+    assert theorem_1.closed_form_match(Dcf, Dcf, A).passed
+
+
+def test_pi_steps_kappa_aligns_the_next_top_eigenvector():
+    """Lemma 9's κ_t = ‖φ₁(t+1) − φ₁(t) − Δφ₁(t)‖/‖δA‖² needs φ₁(t+1) on the side of φ₁(t) (eigh's sign is arbitrary):
+    recomputed here step by step with numpy's eigh on the same trajectory, aligning by the sign of φ₁(t+1)ᵀφ₁(t)."""
+    import numpy as np
+
+    from theorems.core.context import Context
+    from theorems.optim.sphere_flow import power_iteration, random_unit
+
+    p = dict(model="mixture", d=3, clusters=3, radius=2.0, sigma=0.7, starts=6, pi_iters=6, N=64, aug=4.0, shift=0.1)
+    st = pi_steps.run(p, Context.make(seed=0))
+    ctx = Context.make(seed=0)
+    A_fn = pi_steps.build(p, ctx)
+    H = power_iteration(A_fn, random_unit(ctx, p["starts"], p["d"]), max_iter=p["pi_iters"], tol=1e-13,
+                        record=True).history
+    T1, B, d = H.shape
+    A = A_fn(H.reshape(-1, d)).reshape(T1, B, d, d).numpy()
+    rems, flips = [], 0
+    for t in range(T1 - 1):
+        for b in range(B):
+            lam, V = np.linalg.eigh(A[t, b])
+            lam, V = lam[::-1], V[:, ::-1]
+            phi = V[:, 0] * (1 if V[:, 0] @ H[t, b].numpy() >= 0 else -1)
+            nxt = np.linalg.eigh(A[t + 1, b])[1][:, -1]
+            flips += int(nxt @ phi < 0)
+            nxt = nxt if nxt @ phi >= 0 else -nxt
+            dA = A[t + 1, b] - A[t, b]
+            dphi = sum((V[:, j] @ dA @ phi) / (lam[0] - lam[j]) * V[:, j] for j in range(1, d))
+            rems.append(np.linalg.norm(nxt - phi - dphi))
+    rem = torch.tensor(rems, dtype=D)
+    got = st.kappa * st.dA**2
+    assert flips > 0  # the alignment is exercised
+    assert torch.allclose(got, rem, rtol=1e-6, atol=1e-12), (got - rem).abs().max()
