@@ -230,3 +230,20 @@ def test_pi_steps_kappa_aligns_the_next_top_eigenvector():
     got = st.kappa * st.dA**2
     assert flips > 0  # the alignment is exercised
     assert torch.allclose(got, rem, rtol=1e-6, atol=1e-12), (got - rem).abs().max()
+
+
+def test_theorem_5_lemma_5_is_judged_at_its_worst_entry():
+    """K = 2 blocks of d = 2: 𝕍[x̃] built exactly as diag_k L_k + p₀p₁ΔΔᵀ, then ONE entry off by 5e-12 (5 × ATOL =
+    1e-12): Lemma 5's claim fails by 1–10 allowances (ATOL ×10 passes it; min for max reads 0)."""
+    from checks.pinning import excess
+    from theorems.nonlinear_cl import theorem_5
+
+    L = torch.tensor([[2.0, 0.3, 0.7, 0.1], [0.3, 1.0, 0.2, 0.4], [0.7, 0.2, 3.0, 0.5], [0.1, 0.4, 0.5, 1.5]], dtype=D)
+    Delta = torch.tensor([0.5, -1.0, 0.25, 2.0], dtype=D)
+    q0, q1 = 0.25, 0.75
+    blocks = torch.block_diag(L[:2, :2], L[2:, 2:])
+    V = blocks + q0 * q1 * torch.outer(Delta, Delta)
+    assert theorem_5.lemma_5_claim(V, L, q0, q1, Delta, 2, 2).passed
+    V[1, 2] += 5e-12
+    c = theorem_5.lemma_5_claim(V, L, q0, q1, Delta, 2, 2)
+    assert not c.passed and 1.0 < excess(c) <= 10.0, c
