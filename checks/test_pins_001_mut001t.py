@@ -247,3 +247,31 @@ def test_theorem_5_lemma_5_is_judged_at_its_worst_entry():
     V[1, 2] += 5e-12
     c = theorem_5.lemma_5_claim(V, L, q0, q1, Delta, 2, 2)
     assert not c.passed and 1.0 < excess(c) <= 10.0, c
+
+
+# -- Theorem 6: the basin claims take the worst c of the grid --------------------------------------------------------
+def test_theorem_6_basin_claims_take_the_worst_c(monkeypatch):
+    """The flow's end points at ONE modulation of the grid (c = 0.3·c_max) patched: the starts the basin gained there
+    and one start of basin(c = 0) are sent to −u₁ instead, the other c left as computed. The basin then shrinks from
+    c = 0.1·c_max to 0.3·c_max by one start and loses a start of basin(c = 0): both basin_grows (a min over the grid) and basin_inclusion (a max over
+    c) must fail; the best c (max for min, min for max) would pass them."""
+    import theorems
+    from theorems.core import recording
+    from theorems.nonlinear_cl import theorem_6 as T
+
+    real = T.certified_flow
+
+    def one_c_off(*args, **kw):
+        Y, res, curv, escapes = real(*args, **kw)
+        Y = Y.clone()
+        in0, in1, in2 = (Y[k, :, 0] > 0.999 for k in range(3))
+        off = in2 & ~in1  # the starts the basin gained from 0.1·c_max to 0.3·c_max ...
+        off[int((in0 & in1 & in2).nonzero()[0])] = True  # ... and one start of basin(c = 0)
+        Y[2, off] = -Y[2, off]
+        return Y, res, curv, escapes
+
+    monkeypatch.setattr(T, "certified_flow", one_c_off)
+    ev = recording.expect(theorems.check(T.ID), recording.FAILS)  # a patched flow
+    grows, incl = ev.claim("basin_grows"), ev.claim("basin_inclusion")
+    assert not grows.passed and grows.observed < 0, grows
+    assert not incl.passed and incl.observed == 1, incl
