@@ -275,3 +275,16 @@ def test_theorem_6_basin_claims_take_the_worst_c(monkeypatch):
     grows, incl = ev.claim("basin_grows"), ev.claim("basin_inclusion")
     assert not grows.passed and grows.observed < 0, grows
     assert not incl.passed and incl.observed == 1, incl
+
+
+def test_theorem_6_winner_rule_counts_only_starts_that_reached_a_u_l():
+    """LABEL_COS = 0.999 labels an end point by its largest coordinate: start 0 ends at 0.9995 on its predicted u₁
+    (reached, agrees), start 1 at 0.99 on u₁ although u₂ blows up first (not reached: not judged). The share is 1 of
+    1; LABEL_COS ÷10 would count start 1 (share 1/2), ×10 nothing (share 0)."""
+    from theorems.nonlinear_cl import theorem_6
+
+    Y0 = torch.tensor([[0.8, 0.6, 0.0], [0.6, 0.8, 0.0]], dtype=D)  # larger y_l(0) blows up first (equal b)
+    Y = torch.tensor([[[0.9995, 0.0316, 0.0], [0.99, 0.141, 0.0]]], dtype=D)
+    b = torch.full((1, 1, 3), 0.1, dtype=D)
+    claim, details = theorem_6.winner_step(Y0, Y, b)
+    assert claim.passed and claim.observed == 1.0 and details["starts_reaching_some_u_l"] == 1, (claim, details)
