@@ -288,3 +288,15 @@ def test_theorem_6_winner_rule_counts_only_starts_that_reached_a_u_l():
     b = torch.full((1, 1, 3), 0.1, dtype=D)
     claim, details = theorem_6.winner_step(Y0, Y, b)
     assert claim.passed and claim.observed == 1.0 and details["starts_reaching_some_u_l"] == 1, (claim, details)
+
+
+def test_theorem_6_ode_pairs_keep_y0_from_0_05():
+    """The 1-D proof steps judge the pairs with |y_l(0)| ≥ ODE_Y_MIN = 0.05: of y(0) = 0.06, −0.3 and 0.04 the first
+    two (ODE_Y_MIN ×10 drops them, ÷10 adds 0.04), and the proof steps hold on them."""
+    from theorems.core.context import Context
+    from theorems.nonlinear_cl import theorem_6
+
+    Y0 = torch.tensor([[0.06, -0.3, 0.04]], dtype=D)
+    b = torch.full((1, 1, 3), 0.5, dtype=D)
+    claims, details = theorem_6.one_d_proof_steps(Y0, b, Context.make(seed=0))
+    assert details["ode_pairs"] == 2 and all(c.passed for c in claims), (details, claims)
