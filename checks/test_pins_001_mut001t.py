@@ -300,3 +300,23 @@ def test_theorem_6_ode_pairs_keep_y0_from_0_05():
     b = torch.full((1, 1, 3), 0.5, dtype=D)
     claims, details = theorem_6.one_d_proof_steps(Y0, b, Context.make(seed=0))
     assert details["ode_pairs"] == 2 and all(c.passed for c in claims), (details, claims)
+
+
+def test_theorem_4_identical_weights_path_is_judged_at_its_worst_point(monkeypatch):
+    """Part (2) walks W(c) = (1 − c)W* + cW^id at c = 0, 0.2, …, 1 and claims every gradient vanishes: the gradient at
+    ONE point (c = 0.4) patched by +1 in every entry must fail the claim (the best point, min for max, would pass)."""
+    import theorems
+    from theorems.core import recording
+    from theorems.nonlinear_cl import theorem_4 as T
+
+    real, calls = T.grad, []
+
+    def one_point_off(*args, **kw):
+        g = real(*args, **kw)
+        calls.append(1)
+        return g + 1.0 if len(calls) == 4 else g  # the 4th gradient of the run: part (1)'s, then c = 0, 0.2, 0.4
+
+    monkeypatch.setattr(T, "grad", one_point_off)
+    ev = recording.expect(theorems.check(T.ID), recording.FAILS)  # a patched gradient
+    c = ev.claim("identical_weights_path_critical")
+    assert not c.passed and c.observed > 1e-6, c
