@@ -320,3 +320,30 @@ def test_theorem_4_identical_weights_path_is_judged_at_its_worst_point(monkeypat
     ev = recording.expect(theorems.check(T.ID), recording.FAILS)  # a patched gradient
     c = ev.claim("identical_weights_path_critical")
     assert not c.passed and c.observed > 1e-6, c
+
+
+def test_theorem_1_perturbation_claims_take_the_worst_start(monkeypatch):
+    """Theorem 1's perturbed starts (PERTURBATIONS per LME): ONE start's end point after the flow patched to move
+    away from w_* (reflected through its start), the others left as computed. perturbations_return is the max
+    distance ratio and the contraction claim the worst fitted rate: both must fail there; the best start would pass
+    both by far."""
+    import dataclasses
+
+    import theorems
+    from theorems.core import recording
+    from theorems.nonlinear_cl import theorem_1 as T
+
+    real = T.projected_flow
+
+    def one_start_stuck(A_fn, W0, **kw):
+        run = real(A_fn, W0, **kw)
+        W = run.W.clone()
+        W[3] = 2 * W0[3] - run.W[3]  # reflected through its start: about twice as far from w_* as it began
+        W[3] = W[3] / W[3].norm()
+        return dataclasses.replace(run, W=W)
+
+    monkeypatch.setattr(T, "projected_flow", one_start_stuck)
+    ev = recording.expect(theorems.check(T.ID), recording.FAILS)  # a patched flow
+    ret, rate = ev.claim("perturbations_return"), ev.claim("contraction_at_proof_rate")
+    assert not ret.passed and 1.5 < ret.observed < 2.5, ret
+    assert not rate.passed and rate.observed < 0, rate
