@@ -78,7 +78,9 @@ def test_theorem_3_rate_is_judged_at_its_worst_step_above_the_floor():
     assert rate.observed == pytest.approx(5.0, rel=1e-2) and not rate.passed
     rate, _ = theorem_3.lemma_11_claims(_c([1e-3, 5e-9, 5e-13, 3e-14]), 1e-5, rate_bound_scale=6.0)
     assert rate.passed  # the bound is what the scale says: 5 ≤ 6
-    # t = 0 is never judged: with c_t frozen the t ≥ 1 ratios are γ^-t > 1, but a run of one point judges nothing
+    rate, _ = theorem_3.lemma_11_claims(_c([1e-3, 5e-7]), 1e-5)  # t = 1 judged: 5e-7/(1e-5·1e-3) = 50
+    assert rate.observed == pytest.approx(50.0, rel=1e-6)
+    # t = 0 is never judged (its ratio is 1 by definition): a run of one point judges nothing
     rate, _ = theorem_3.lemma_11_claims(_c([1e-3]), 0.5)
     assert rate.observed == 0.0 and rate.passed
 
