@@ -126,3 +126,19 @@ def test_theorem_3_cap_hypothesis_at_its_edge(theta0, inside):
     else:
         with pytest.raises(HypothesisViolation, match="sup_"):
             theorems.check(NL + "theorem_3", **params)
+
+
+@pytest.mark.parametrize("form", ["corrected", "as_printed"])
+def test_lemma_7_judged_steps_hypothesis_follows_the_form(form):
+    """Lemma 7's evaluation-decided hypothesis: on a short run of a strongly augmented batch (indefinite A) no step
+    has |λ_i| ≤ |λ₂|, so the corrected form names that condition; the statement as printed (c_t > 0, λ₁ > 0 only)
+    judges a step there and names nothing."""
+    import theorems
+    from theorems import HypothesisViolation
+
+    params = dict(model="batch", N=8, aug=50.0, starts=1, pi_iters=3)
+    if form == "corrected":
+        with pytest.raises(HypothesisViolation, match=r"\|λ_i\| ≤ \|λ₂\| on some step"):
+            theorems.check(NL + "lemma_7", form=form, **params)
+    else:
+        assert theorems.check(NL + "lemma_7", form=form, **params).claim("judged_steps").observed >= 1
