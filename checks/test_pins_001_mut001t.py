@@ -349,3 +349,12 @@ def test_theorem_1_perturbation_claims_take_the_worst_start(monkeypatch):
     ret, rate = ev.claim("perturbations_return"), ev.claim("contraction_at_proof_rate")
     assert not ret.passed and 1.5 < ret.observed < 2.5, ret
     assert not rate.passed and rate.observed < 0, rate
+
+
+def test_theorem_5_delta_is_judged_at_the_smallest_k():
+    """δ = (0.5, −1e-3, 2.0): one negative δ_k fails δ_k ≥ 0 (the largest, max for min, would pass)."""
+    from theorems.nonlinear_cl import theorem_5
+
+    c = theorem_5.delta_claim(torch.tensor([0.5, -1e-3, 2.0], dtype=D), 0.1)
+    assert not c.passed and c.observed == -1e-3, c
+    assert theorem_5.delta_claim(torch.tensor([0.5, 0.0, 2.0], dtype=D), 0.1).passed  # δ_k = 0 is allowed

@@ -142,6 +142,11 @@ def lemma_5_claim(V, L, q0: float, q1: float, Delta, K: int, d: int) -> Claim:
                          "enumeration)", kind="proof_step", atol=ATOL)
 
 
+def delta_claim(delta: torch.Tensor, gap: float) -> Claim:
+    """Theorem 5's δ_k ≥ 0, judged at the smallest δ_k (``gap`` = λ − max_k d_k, shown)."""
+    return Claim.at_least("delta_nonnegative", float(delta.min()), 0.0, f"min_k δ_k (λ − max d_k = {gap:.4g})")
+
+
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     X, P, zrow, W = joint_distribution(p, ctx)
     K, d = W.shape
@@ -178,7 +183,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         Claim.at_most("theorem_5_equals_lemma_4", thm5, 0.0,
                       "max |P⊥(Lemma-4 gradient, S = ssᵀ) − P⊥(s_k²A_k + δ_kΔ_kΔ_kᵀ)w_k| (eq. 15)",
                       atol=ATOL * max(1.0, float(g4.abs().max()))),
-        Claim.at_least("delta_nonnegative", float(delta.min()), 0.0, f"min_k δ_k (λ − max d_k = {float(lam - dk.max()):.4g})"),
+        delta_claim(delta, float(lam - dk.max())),
         lemma5_claim,
         Claim.at_least("bns_eigenvector", float((s * s_bns).sum().abs()), 1.0, "App. C.3: |⟨s, s_BNS⟩|",
                        kind="proof_step", rtol=BNS_RTOL),
