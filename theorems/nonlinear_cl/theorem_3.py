@@ -123,6 +123,30 @@ def estimate_kappa(A: torch.Tensor, idx_a: torch.Tensor, idx_b: torch.Tensor) ->
     return float(((phi_b - phi_a - dphi).norm(dim=1)[ok] / nA[ok] ** 2).max())
 
 
+def lemma_11_claims(c: torch.Tensor, gamma: float, rate_bound_scale: float = 1.0) -> tuple[Claim, Claim]:
+    """Lemma 11's two conclusions along c_t (t = 0..T), each judged at its worst iteration: the rate, max_t (1 − c_t)/
+    (γ^t(1 − c₀)) over t ≥ 1 with 1 − c_t > C_FLOOR (t = 0 is 1 by definition: judging it would make the claim observe
+    exactly 1.0 always), and monotone c_t, min_t (c_{t+1} − c_t) over the steps that start with 1 − c_t > C_FLOOR."""
+    one_minus = (1 - c).clamp_min(0)
+    t = torch.arange(len(c), dtype=c.dtype, device=c.device)
+    judged = (one_minus > C_FLOOR) & (t >= 1)
+    ratio = one_minus / (gamma**t * (1 - float(c[0])))
+    rate = float(ratio[judged].max()) if bool(judged.any()) else 0.0
+    steps_c = (c[1:] - c[:-1])[one_minus[:-1] > C_FLOOR]
+    c_step_min = float(steps_c.min()) if steps_c.numel() else 0.0
+    return (Claim.at_most("rate_bound", rate, rate_bound_scale, "Lemma 11: max_t (1 − c_t)/(γ^t(1 − c₀)) over "
+                          f"iterations with 1 − c_t > {C_FLOOR:g}", kind="proof_step", rtol=RATE_SLACK),
+            Claim.at_least("c_increases", c_step_min, 0.0, "Lemma 11: {c_t} increases monotonically: min_t (c_{t+1} − "
+                           f"c_t) over iterations with 1 − c_t > {C_FLOOR:g}", kind="proof_step", atol=C_FLOOR))
+
+
+def two_cycle(Wt: torch.Tensor, fixed: bool) -> tuple[float, bool]:
+    """‖w(T) − w(T − 2)‖ and whether the run (T + 1, d) ends on a certified 2-cycle: not a fixed point, closed to
+    CYCLE_TOL, its two points at least CYCLE_STEP apart."""
+    gap = float((Wt[-1] - Wt[-3]).norm()) if len(Wt) >= 3 else math.inf
+    return gap, (not fixed) and gap <= CYCLE_TOL and float((Wt[-1] - Wt[-2]).norm()) > CYCLE_STEP
+
+
 def hypotheses(p: dict, form: str) -> list[Violation]:
     out = []
     return out
@@ -170,20 +194,12 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     sup_omega = float((muc + nu).max())
     # Conclusions along the run
     one_minus = (1 - c).clamp_min(0)
-    t = torch.arange(len(c), dtype=ctx.dtype, device=ctx.device)
-    # t = 0 is (1 − c₀)/(1 − c₀) = 1 by definition: judging it would make the claim observe exactly 1.0 always
-    judged = (one_minus > C_FLOOR) & (t >= 1)
-    ratio = one_minus / (gamma**t * (1 - c0))
-    rate = float(ratio[judged].max()) if bool(judged.any()) else 0.0
+    rate_claim, c_claim = lemma_11_claims(c, gamma, p["rate_bound_scale"])
     dist0 = (Wt - w0).norm(dim=1)
-    # Lemma 11, first conclusion: c_t increases monotonically (steps judged while 1 − c_t is above float noise)
-    steps_c = (c[1:] - c[:-1])[one_minus[:-1] > C_FLOOR]
-    c_step_min = float(steps_c.min()) if steps_c.numel() else 0.0
     final = Wt[-1:]
     cl = classify(A_fn, final)
     fixed = bool(cl.top_residual[0] <= RESIDUAL_TOL)
-    cycle_gap = float((Wt[-1] - Wt[-3]).norm()) if len(Wt) >= 3 else math.inf
-    cycle = (not fixed) and cycle_gap <= CYCLE_TOL and float((Wt[-1] - Wt[-2]).norm()) > CYCLE_STEP
+    cycle_gap, cycle = two_cycle(Wt, fixed)
     # How much A varies on the cap: where it does not, PI is textbook power iteration on one matrix.
     A0 = A_cap[:1]
     a_var = float((torch.linalg.matrix_norm(A_cap - A0, ord=2) / torch.linalg.matrix_norm(A0, ord=2)).max())
@@ -200,12 +216,10 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                       "critical point of (7))", atol=RESIDUAL_TOL),
         Claim.at_least("limit_in_cap", limit_cos, cap_floor,
                        "w_∞ᵀw(0) ≥ (c₀ − c_γ)/(1 − c_γ): the limit lies in B_γ"),
-        Claim.at_most("rate_bound", rate, p["rate_bound_scale"], "Lemma 11: max_t (1 − c_t)/(γ^t(1 − c₀)) over iterations "
-                      f"with 1 − c_t > {C_FLOOR:g}", kind="proof_step", rtol=RATE_SLACK),
+        rate_claim,
         Claim.at_most("radius_bound", float(dist0.max()), R, "Lemma 11: max_t ‖w(t) − w(0)‖ ≤ R_γ",
                       kind="proof_step"),
-        Claim.at_least("c_increases", c_step_min, 0.0, "Lemma 11: {c_t} increases monotonically: min_t (c_{t+1} − "
-                       f"c_t) over iterations with 1 − c_t > {C_FLOOR:g}", kind="proof_step", atol=C_FLOOR),
+        c_claim,
     ]
     details = {
         "c0": c0, "c_gamma": c_gamma, "R_gamma": R, "gamma": gamma, "sup_omega": sup_omega,

@@ -129,12 +129,25 @@ def diag_blocks(M: torch.Tensor, K: int, d: int) -> torch.Tensor:
     return torch.stack([M[k * d:(k + 1) * d, k * d:(k + 1) * d] for k in range(K)])
 
 
+def lemma_5_claim(V, L, q0: float, q1: float, Delta, K: int, d: int) -> Claim:
+    """Lemma 5, judged at its worst entry: max |𝕍[x̃] − diag_k L_k − p₀p₁ΔΔᵀ|."""
+    lemma5 = float((V - torch.block_diag(*diag_blocks(L, K, d)) - q0 * q1 * torch.outer(Delta, Delta)).abs().max())
+    return Claim.at_most("lemma_5_decomposition", lemma5, 0.0, "Lemma 5: max |𝕍[x̃] − diag_k L_k − p₀p₁ΔΔᵀ| (joint "
+                         "enumeration)", kind="proof_step", atol=ATOL)
+
+
+def delta_claim(delta: torch.Tensor, gap: float) -> Claim:
+    """Theorem 5's δ_k ≥ 0, judged at the smallest δ_k (``gap`` = λ − max_k d_k, shown)."""
+    return Claim.at_least("delta_nonnegative", float(delta.min()), 0.0, f"min_k δ_k (λ − max d_k = {gap:.4g})")
+
+
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     X, P, zrow, W = joint_distribution(p, ctx)
     K, d = W.shape
     V, Vf, ((q0, m0, S0), (q1, m1, S1)) = moments(X, P, zrow, W)
     Delta, L = m1 - m0, q0 * S0 + q1 * S1
-    lemma5 = float((V - torch.block_diag(*diag_blocks(L, K, d)) - q0 * q1 * torch.outer(Delta, Delta)).abs().max())
+    lemma5_claim = lemma_5_claim(V, L, q0, q1, Delta, K, d)
+    lemma5 = lemma5_claim.observed
     Dk = Delta.reshape(K, d)
     dk = torch.einsum("ki,kij,kj->k", W, diag_blocks(L, K, d), W)
     bk = (W * Dk).sum(1)
@@ -164,9 +177,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         Claim.at_most("theorem_5_equals_lemma_4", thm5, 0.0,
                       "max |P⊥(Lemma-4 gradient, S = ssᵀ) − P⊥(s_k²A_k + δ_kΔ_kΔ_kᵀ)w_k| (eq. 15)",
                       atol=ATOL * max(1.0, float(g4.abs().max()))),
-        Claim.at_least("delta_nonnegative", float(delta.min()), 0.0, f"min_k δ_k (λ − max d_k = {float(lam - dk.max()):.4g})"),
-        Claim.at_most("lemma_5_decomposition", lemma5, 0.0, "Lemma 5: max |𝕍[x̃] − diag_k L_k − p₀p₁ΔΔᵀ| (joint "
-                      "enumeration)", kind="proof_step", atol=ATOL),
+        delta_claim(delta, float(lam - dk.max())),
+        lemma5_claim,
         Claim.at_least("bns_eigenvector", float((s * s_bns).sum().abs()), 1.0, "App. C.3: |⟨s, s_BNS⟩|",
                        kind="proof_step", rtol=BNS_RTOL),
         Claim.at_most("alternative_delta_as_printed", alt_err, 0.0, "App. C.3, last sentence: max_k |δ_k^alt − "
