@@ -248,3 +248,26 @@ def test_theorem_1_d_invariance_is_measured_against_d_1(run):
     assert ev.claim("d_invariance_ks_pvalue").observed < 1.0 and ev.details["d_median_ratio"] != 1.0
     one = run(R.ID)
     assert one.claim("d_invariance_ks_pvalue").observed == 1.0 and one.details["d_median_ratio"] == 1.0
+
+
+def test_figure_3_final_claims_take_the_worst_member(monkeypatch):
+    """One member (h = 3 at η) of GD with projection moved at the horizon, where q = ±e₁ (λ₁'s coordinate ±1):
+    by 3e-6 → the final outputs differ by 3 FINAL_OUTPUT_TOLs; by 1.5e-8 → the final loss by 2·1.5e-8·|q₁₁| = 3e-8,
+    3 FINAL_LOSS_RTOLs (×|λ₁|), the outputs by 1.5e-8 (inside). The other members hold, so a best-member
+    aggregation would pass."""
+    from theorems.ssl_dynamics import figure_3 as R
+
+    _once(monkeypatch, R, "_runs")
+    cached = R._runs
+    for amount, fails in ((3e-6, "same_final_outputs"), (1.5e-8, "same_final_loss")):
+        def moved(*a, amount=amount):
+            q = dict(cached(*a))
+            q["projected"] = q["projected"].copy()
+            q["projected"][-1, 1, 0, 0] += amount
+            return q
+
+        monkeypatch.setattr(R, "_runs", moved)
+        _, c = _evaluate(R.ID, **F3)
+        assert not c[fails].passed and 1.0 < _excess(c[fails]) <= 10.0, c[fails]
+        if fails == "same_final_loss":
+            assert c["same_final_outputs"].passed, c["same_final_outputs"]
