@@ -271,3 +271,23 @@ def test_figure_3_final_claims_take_the_worst_member(monkeypatch):
         assert not c[fails].passed and 1.0 < _excess(c[fails]) <= 10.0, c[fails]
         if fails == "same_final_loss":
             assert c["same_final_outputs"].passed, c["same_final_outputs"]
+
+
+# -- proposition_1: the two-layer blow-up is judged at the last seed to blow up ----------------------------------
+def test_proposition_1_blow_up_takes_the_slowest_seed(monkeypatch):
+    """One seed of four recorded as blowing up only at the last step of the budget (its index = max_steps): the
+    claim 'every seed blows up within the budget' reads (max_steps + 1)/max_steps > 1 and fails; the first seed to
+    blow up (a min over seeds) would pass."""
+    from theorems.ssl_dynamics import proposition_1 as R
+
+    exact = R._two_layer
+
+    def late(*args):
+        stop, blown, ratio, align = exact(*args)
+        stop = stop.clone()
+        stop[2] = args[-1]  # max_steps
+        return stop, blown, ratio, align
+
+    monkeypatch.setattr(R, "_two_layer", late)
+    _, c = _evaluate(R.ID)
+    assert not c["two_layer_blows_up"].passed and c["two_layer_blows_up"].observed == (5000 + 1) / 5000
