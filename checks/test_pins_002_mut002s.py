@@ -23,10 +23,10 @@ from theorems.core.context import Context
 _CACHE: dict = {}
 
 
-def _evaluate(rid: str, **params):
+def _evaluate(rid: str, form: str | None = None, **params):
     """The Outcome of ``rid``'s evaluate on ``params`` (inside the hypotheses) and its claims by name."""
     result = registry.get(rid)
-    form = result.default_form
+    form = form or result.default_form
     full, violations = registry.validate(result, params, form)
     assert not violations, violations
     out = result.evaluate(full, form, Context.make(None, seed=full.get("seed", 0)))
@@ -291,3 +291,28 @@ def test_proposition_1_blow_up_takes_the_slowest_seed(monkeypatch):
     monkeypatch.setattr(R, "_two_layer", late)
     _, c = _evaluate(R.ID)
     assert not c["two_layer_blows_up"].passed and c["two_layer_blows_up"].observed == (5000 + 1) / 5000
+
+
+# -- theorem_3: the limit and the monotonicity step take the worst start (and pin LIMIT_TOL, MONOTONE_TOL) --------
+def test_theorem_3_limit_and_monotone_step_take_the_worst_start(monkeypatch):
+    """Default instance (Λ = diag(−1, −0.3, 0.5, 2), 8 starts, all e₁ᵀq₀ > 0, so q → +e₁ to ~1e-11): one start's
+    e₁ᵀq(T) lowered by 3e-6 puts it 3e-6 from its limit and makes |e₁ᵀq| (and e₁ᵀq) drop by 3e-6 over the last
+    interval: 3 LIMIT_TOLs and 3 MONOTONE_TOLs out, in both forms (loosened ×10 they pass; a best-start aggregation
+    would pass). 3e-7 stays inside both."""
+    from theorems.ssl_dynamics import theorem_3 as R
+
+    _once(monkeypatch, R, "_trajectories")
+    cached = R._trajectories
+    for amount, inside in ((3e-6, False), (3e-7, True)):
+        def lowered(*a, amount=amount):
+            t, q, q0, sol = cached(*a)
+            q = q.copy()
+            q[-1, 3, 0] -= amount
+            return t, q, q0, sol
+
+        monkeypatch.setattr(R, "_trajectories", lowered)
+        for form, step in (("corrected", "abs_e1_component_nondecreasing"), ("as_printed", "e1_component_nondecreasing")):
+            _, c = _evaluate(R.ID, form=form)
+            for name in ("limit", step):
+                assert c[name].passed is inside and (0.1 < _excess(c[name]) < 1.0 if inside
+                                                     else 1.0 < _excess(c[name]) <= 10.0), (form, c[name])
