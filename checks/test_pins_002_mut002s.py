@@ -316,3 +316,24 @@ def test_theorem_3_limit_and_monotone_step_take_the_worst_start(monkeypatch):
             for name in ("limit", step):
                 assert c[name].passed is inside and (0.1 < _excess(c[name]) < 1.0 if inside
                                                      else 1.0 < _excess(c[name]) <= 10.0), (form, c[name])
+
+
+# -- lemma_1: both NTK claims take the worst pair ---------------------------------------------------------------
+def test_lemma_1_ntk_claims_take_the_worst_pair(monkeypatch):
+    """Default instance (linear model, d = 3, z = 3, h = 32: tolerance EXACT_RTOL·max(d, h) = 3.2e-11 relative to
+    ‖x‖‖x'‖, ψ(x) = x): one pair's K₀₁ moved by 1e-10·‖x‖‖x'‖ fails the off-diagonal claim by 3.1 tolerances, its K₁₁
+    the diagonal one; the other pairs sit at rounding (a best-pair aggregation would pass)."""
+    import torch
+
+    from theorems.ssl_dynamics import lemma_1 as R
+
+    exact = R.ntk_blocks
+    for entry, name in (((0, 1), "offdiagonal_blocks_vanish"), ((1, 1), "diagonal_equals_kernel")):
+        def moved(jac, X, Xp, entry=entry):
+            K = exact(jac, X, Xp).clone()
+            K[5][entry] += 1e-10 * float(torch.linalg.norm(X[5]) * torch.linalg.norm(Xp[5]))
+            return K
+
+        monkeypatch.setattr(R, "ntk_blocks", moved)
+        _, c = _evaluate(R.ID)
+        assert not c[name].passed and 1.0 < _excess(c[name]) <= 10.0, c[name]
