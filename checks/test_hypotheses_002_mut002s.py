@@ -15,6 +15,12 @@ EDGES = [
     # remark_2: the anchors span at least two directions (two positive covariance eigenvalues)
     ("ssl_dynamics.remark_2", None, dict(spectrum=(1.0, 0.5, 0.0), z=2), None),
     ("ssl_dynamics.remark_2", None, dict(spectrum=(1.0, 0.0, 0.0), z=2), "anchors spanning at least two directions"),
+    # figure_3: T at least the convergence horizon log(h_max)/(8|λ₁|) + 14/r (half moons, h_max = 1000: 10.16)
+    ("ssl_dynamics.figure_3", None, dict(T=10.2), None),
+    ("ssl_dynamics.figure_3", None, dict(T=10.1), "T long enough for both runs to converge"),
+    # new_data_point: T at least the limit's horizon log(h)/(8|λ₁|) + 20/r (h = 50: 13.71)
+    ("ssl_dynamics.new_data_point", None, dict(T=13.8), None),
+    ("ssl_dynamics.new_data_point", None, dict(T=13.6), "T long enough for the limit"),
     # theorem_1: h ≥ z (W₂ ∈ St(h, z)) and h ≥ d (W₁ ∈ St(h, d)), at h = 3 (the smallest asymptotic width)
     ("ssl_dynamics.theorem_1", None, dict(h=3, d=3, z=3), None),
     ("ssl_dynamics.theorem_1", None, dict(h=3, d=1, z=4), "h ≥ z"),
