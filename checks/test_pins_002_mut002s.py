@@ -337,3 +337,12 @@ def test_lemma_1_ntk_claims_take_the_worst_pair(monkeypatch):
         monkeypatch.setattr(R, "ntk_blocks", moved)
         _, c = _evaluate(R.ID)
         assert not c[name].passed and 1.0 < _excess(c[name]) <= 10.0, c[name]
+
+
+def test_figure_3_a_given_horizon_is_the_one_run(run):
+    """A horizon below 1 (a control, outside the convergence hypothesis) is run as given, T/η steps; 0 alone means
+    'the convergence horizon'."""
+    from theorems.core import recording
+
+    ev = recording.expect(run("ssl_dynamics.figure_3", T=0.5, allow_violation=True, **F3), *recording.OUTCOMES)
+    assert ev.details["steps"] == 25 and ev.details["T"] == 0.5
