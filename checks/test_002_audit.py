@@ -104,9 +104,13 @@ def test_theorem_1_bites_only_where_an_aligned_W1_breaks_it(run):
     aligned = run(T1, **theorem_1.ALIGNED_CONTROL)
     assert haar.holds and not aligned.claim("bound_holds_every_draw").passed
     assert aligned.observed == pytest.approx(abs(math.tanh(2.0) - 2.0), rel=1e-12)  # |tanh‖x‖ − ‖x‖|, ‖x‖ = 2
-    # On the default instance the bound is implied for every orthonormal W₁ (eq. (13)): even the aligned W₁ holds.
-    default_aligned = recording.expect(run(T1, w1="aligned", allow_violation=True), recording.HOLDS)
-    assert run(T1).details["bound_implied_for_every_W1"] and default_aligned.claim("bound_holds_every_draw").passed
+    # Where the bound is implied for every orthonormal W₁ (eq. (13); the default instance until issue 26's item 7,
+    # now BINDING_RANDOM itself) even the aligned W₁ holds: an identity in effect there.
+    implied = theorem_1.IMPLIED_EVERYWHERE
+    default_aligned = recording.expect(run(T1, **implied, w1="aligned", allow_violation=True), recording.HOLDS)
+    assert run(T1, **implied).details["bound_implied_for_every_W1"]
+    assert default_aligned.claim("bound_holds_every_draw").passed
+    assert run(T1).params == run(T1, **theorem_1.BINDING_RANDOM).params  # the default bites
 
 
 def test_theorem_1_aligned_law_is_a_named_hypothesis():

@@ -72,6 +72,12 @@ def _features(model: str, ctx, d: int, h: int):
     return lambda x: x
 
 
+def ntk_blocks(jac, X, Xp) -> torch.Tensor:
+    """K(x, x') = J(x)J(x')ᵀ per pair, (pairs, z, z): what both claims judge (a test moves one entry of one pair
+    to check that they take the worst pair)."""
+    return torch.stack([jac(a) @ jac(b).T for a, b in zip(X, Xp)])
+
+
 @one_thread
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     d, z, h, model = p["d"], p["z"], p["h"], p["model"]
@@ -99,7 +105,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                 for l in range(out.shape[0])]
         return torch.stack(rows)
 
-    K = torch.stack([jac(a) @ jac(b).T for a, b in zip(X, Xp)])  # (pairs, z, z)
+    K = ntk_blocks(jac, X, Xp)
     F, Fp = torch.stack([psi(a) for a in X]), torch.stack([psi(b) for b in Xp])
     k = p["kernel_scale"] * (F * Fp).sum(-1)  # closed form ψ(x)ᵀψ(x'), no autograd
     scale = F.norm(dim=-1) * Fp.norm(dim=-1)

@@ -22,7 +22,9 @@ paper gives none). Since ‖W₂ᵀε‖ ≤ ‖ε‖ ≤ (c/2)‖W₁x‖₄² 
 instances that test the theorem are those where the bound lies *below* what an adversarial W₁ attains, so that
 only the randomness of W₁ can make it hold: d = 1, h = 3·10⁵, tanh, ‖x‖ = 2 has bound 0.894 against the
 adversarial gap |tanh 2 − 2| = 1.036 (ratio 0.86). There every one of the Haar draws satisfies the bound, with
-the worst-case W₂ (a column ε/‖ε‖, which dominates every W₂): max gap 3.5·10⁻⁵ (16 draws).
+the worst-case W₂ (a column ε/‖ε‖, which dominates every W₂): max gap 3.5·10⁻⁵ (16 draws). That instance is the
+default (issue 26, item 7: the old default h = 1000, d = 3 lies where the bound is implied for every W₁, so its claim
+could not fail; it stays a report instance, ``IMPLIED_EVERYWHERE``). Status unchanged: ``verified``.
 
 The asymptotic reading needs a smallest width: the suite asks h ≥ 3 (log h ≥ 1). At h = 1 the bound is 0 (log 1 = 0)
 and the gap |φ(±‖x‖) ∓ ‖x‖| > 0 for both W₁ ∈ {±1}; at h = 2, d = 1 (softplus2, small ‖x‖) K = 1 fails on every
@@ -32,20 +34,22 @@ the paper states a limit in h, so they are negative controls (``allow_violation`
 Claims
 ------
 ``bound_holds_every_draw`` (bound): max over ``draws`` Haar draws of the gap ≤ Kc‖x‖²d log²h/√h. Where bound ≥
-(c/2)‖x‖² (``details['bound_implied_for_every_W1']``, the default instance among them) it holds for every
-orthonormal W₁ by eq. (13): there it can only fail through a bug, an identity in effect. It bites where the bound
-is below sup over W₁ of the gap (``BINDING_RANDOM``): ``ALIGNED_CONTROL`` (``w1='aligned'``, the Haar hypothesis
-dropped) fails it there, 1.036 > 0.894, while the Haar draws hold.
+(c/2)‖x‖² (``details['bound_implied_for_every_W1']``; ``IMPLIED_EVERYWHERE``, h = 1000, d = 3, was the default
+instance until issue 26's item 7) it holds for every orthonormal W₁ by eq. (13): there it can only fail through a
+bug, an identity in effect. It bites where the bound is below sup over W₁ of the gap (``BINDING_RANDOM``, the default
+instance: d = 1, h = 3·10⁵, the worst W₂, 16 draws, ~0.3 s): ``ALIGNED_CONTROL`` (``w1='aligned'``, the Haar
+hypothesis dropped) fails it there, 1.036 > 0.894, while the Haar draws hold.
 ``taylor_step_13`` (proof_step): gap ≤ ‖ε‖ ≤ (c/2)‖W₁x‖₄², the proof's eq. (13) and ‖W₂‖₂ = 1, on every draw.
 ``proof_constant_chain`` (proof_step): with Lemma 2's L realised on each draw (L = max|W₁ᵢⱼ|·√h/log h), the
 chain (13)–(14) gives gap ≤ (L²/2)·c‖x‖²d log²h/√h; it holds on every draw.
 Measurements: the adversarial-W₁ gap and the ratio of the bound to it; Theorem 1's constant: K_empirical = max gap /
-shape, the smallest K the draws need (8·10⁻⁵ on the default instance), against K_proof = max L²/2, the K the proof's
-chain leaves (0.24): the proof's constant is 3000× what the draws need. The d-invariance: W₁x is ‖x‖·Unif(S^{h−1})
-whatever d is, so the law of the gap cannot depend on d; ``d_invariance_ks_pvalue`` is a two-sample KS test of the
-gaps at d against d = 1 (same h, ‖x‖). On the default instance (d = 3, 64 draws) p = 0.004 with median ratio 1.4, a
-low draw: over seeds 0–7 the p-values are 0.004–0.94 at 64 draws and 0.03–0.91 at 512, as uniform p-values are; the
-report instance d = 20, h = 500 gives p = 0.11 (ci, 100 draws) and 0.52 (thorough, 400 draws; median ratio 1.02).
+shape, the smallest K the draws need (8·10⁻⁵ on h = 1000, d = 3; 4·10⁻⁵ on the default), against K_proof = max L²/2,
+the K the proof's chain leaves (0.24; 0.09): the proof's constant is 2400–3000× what the draws need. The
+d-invariance: W₁x is ‖x‖·Unif(S^{h−1}) whatever d is, so the law of the gap cannot depend on d;
+``d_invariance_ks_pvalue`` is a two-sample KS test of the gaps at d against d = 1 (same h, ‖x‖; 1 at d = 1, the
+default). At h = 1000, d = 3 (64 draws) p = 0.004 with median ratio 1.4, a low draw: over seeds 0–7 the p-values are
+0.004–0.94 at 64 draws and 0.03–0.91 at 512, as uniform p-values are; the report instance d = 20, h = 500 gives
+p = 0.11 (ci, 100 draws, random W₂) and 0.52 (thorough, 400 draws; median ratio 1.02).
 The factor d of the bound is the proof's, not the gap's.
 No ``adversarial_steps``: the only universally quantified continuous datum is x, and the law of W₁x under Haar
 W₁ is ‖x‖·Unif(S^{h−1}) whatever x's direction, so the worst case over x is the worst case over ‖x‖ = ``r``, a
@@ -220,11 +224,14 @@ def cost(p: dict) -> Cost:
 
 
 # Where the bound is below the largest gap any orthonormal W₁ attains (tanh, ‖x‖ = 2: 1.036): only a Haar W₁
-# can satisfy it. d = 1 keeps the (draws, h, 1) batch small.
+# can satisfy it. d = 1 keeps the (draws, h, 1) batch small. The default instance (the Params' defaults).
 BINDING_RANDOM = dict(h=300_000, d=1, w2="worst", draws=16)
+# The default instance until issue 26's item 7: bound 13.9 ≥ (c/2)‖x‖² = 1.54, so the bound is implied for every
+# orthonormal W₁ (eq. (13)), so its claim could only fail through a bug (an identity in effect); a report instance.
+IMPLIED_EVERYWHERE = dict(h=1000, d=3, w2="random", draws=64)
 # Where the K = 1 bound bites: the same instance with the aligned W₁ (the Haar hypothesis dropped) fails it, 1.036 >
-# 0.894. Wherever bound ≥ (c/2)‖x‖² (details['bound_implied_for_every_W1']: d = 1, 3 ≤ h ≲ 5·10⁴, and the default
-# h = 1000, d = 3) the bound holds for every orthonormal W₁ by eq. (13): an identity there, which this control shows.
+# 0.894. Wherever bound ≥ (c/2)‖x‖² (details['bound_implied_for_every_W1']: d = 1, 3 ≤ h ≲ 5·10⁴, and
+# IMPLIED_EVERYWHERE) the bound holds for every orthonormal W₁ by eq. (13): an identity there, which this control shows.
 ALIGNED_CONTROL = dict(BINDING_RANDOM, w1="aligned", allow_violation=True)
 # φ'' unbounded (relu, a kink at 0: no finite c): on the same instance the worst-W₂ gap stays O(‖x‖) (1.42) while the
 # bound with CONTROL_C's c = 1 has decayed to 1.16, 1.22 bounds out. It pins CONTROL_C["relu"] (×10 passes, ÷10 puts
@@ -233,10 +240,10 @@ RELU_CONTROL = dict(BINDING_RANDOM, activation="relu", allow_violation=True)
 
 
 def report_instances(suite):
-    yield AS_PRINTED, dict(), False
-    yield AS_PRINTED, BINDING_RANDOM, False
-    yield AS_PRINTED, dict(activation="softplus2", w2="worst"), False
-    yield AS_PRINTED, dict(d=20, h=500, draws=400 if suite.name == "thorough" else 100), False  # d-invariance
+    yield AS_PRINTED, dict(), False  # BINDING_RANDOM
+    yield AS_PRINTED, IMPLIED_EVERYWHERE, False
+    yield AS_PRINTED, dict(IMPLIED_EVERYWHERE, activation="softplus2", w2="worst"), False
+    yield AS_PRINTED, dict(d=20, h=500, w2="random", draws=400 if suite.name == "thorough" else 100), False  # d-inv.
     rng = random.Random(7)
     for _ in range(suite.report_examples):
         yield AS_PRINTED, sample_params(RESULT, AS_PRINTED, rng, fixed=dict(draws=64)), False
@@ -276,13 +283,13 @@ RESULT = register(Result(
     params=(
         Param("activation", str, "tanh", "φ (relu, sigmoid: controls outside the hypotheses)", "tanh | softplus2",
               choices=ACTS, sample=("tanh", "softplus2")),
-        Param("h", int, 1000, "width", f"≥ max(d, z, {H_MIN})", low=1, high=10_000_000, sample=(3, 400_000),
+        Param("h", int, BINDING_RANDOM["h"], "width", f"≥ max(d, z, {H_MIN})", low=1, high=10_000_000, sample=(3, 400_000),
               log=True),
-        Param("d", int, 3, "input dimension", low=1, high=64, sample=(1, 4)),
+        Param("d", int, BINDING_RANDOM["d"], "input dimension", low=1, high=64, sample=(1, 4)),
         Param("z", int, 2, "output dimension", low=1, high=64, sample=(1, 3)),
         Param("r", float, 2.0, "‖x‖", low=1e-9, high=1e3, sample=(0.05, 20.0), log=True),
-        Param("draws", int, 64, "Haar draws, batched", low=1, high=100_000),
-        Param("w2", str, "random", "independent Haar W₂ or the worst case (column ε/‖ε‖, dominates every W₂)",
+        Param("draws", int, BINDING_RANDOM["draws"], "Haar draws, batched", low=1, high=100_000),
+        Param("w2", str, BINDING_RANDOM["w2"], "independent Haar W₂ or the worst case (column ε/‖ε‖, dominates every W₂)",
               choices=W2_KINDS, sample=W2_KINDS),
         Param("K", float, 1.0, "the witness for the universal constant (the paper gives none)", low=1e-12, high=1e6),
         Param("w1", str, "haar", "law of W₁: haar, or aligned (W₁x = ‖x‖e₁: a control)", "haar", choices=W1_LAWS),
