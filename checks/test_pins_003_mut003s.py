@@ -1,0 +1,264 @@
+"""Paper 003: the tolerances the seed-23 held-out sample found unpinned, each pinned by a literal number on both
+sides (0.5 allowances: still passes; 3 allowances: fails), and the aggregating claims judged at their worst
+instance (one encoder / strength / row moved by a literal margin must fail the claim: kills max → min, all → any).
+Rule of checks/test_pins_001_003.py: a pin is a literal, never built from the constant it pins. The instances are
+the cheap ones (each evaluation well under a second of CPU): the file runs whole for every mutant of the paper."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from theorems.core import recording
+from theorems.core.errors import IdentityFailure
+
+
+def _check(rid, **params):
+    import theorems
+
+    with recording.expecting(*recording.OUTCOMES):
+        return theorems.check(rid, **params)
+
+
+def _fails_identity(rid, claim, **params):
+    with pytest.raises(IdentityFailure, match=claim):
+        _check(rid, **params)
+
+
+# -- alignment_uniformity ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
+def test_alignment_uniformity_bound_rtol_is_pinned(monkeypatch, bump, passes):
+    """BOUND_RTOL (1e-12): the closed-form lower bound lowered by a literal bump (I_τ(simplex) equals it to ~1e-16
+    unmoved; the bound is ≈ 0.45 here, so the allowance is 1e-12 absolute). ÷1000 fails the 0.5 side, ×10 passes
+    the 3 side."""
+    from theorems.cl_generalization import alignment_uniformity as AU
+
+    bound = AU.simplex_bound
+    monkeypatch.setattr(AU, "simplex_bound", lambda K, tau: bound(K, tau) - bump)
+    c = _check(AU.ID, restarts=1).claim("infonce_lower_bound_attained")
+    assert c.kind == "bound" and c.passed is passes, c
+
+
+@pytest.mark.parametrize("bump, passes", [(3e-3, True), (3e-4, False)])
+def test_alignment_uniformity_gap_min_is_pinned(monkeypatch, bump, passes):
+    """GAP_MIN (1e-3): on the square (cube_d = 2, where the search finds U_t(square) again: |gap| < 1e-7) the
+    cube's U_t raised by a literal bump puts the gap at 3·GAP_MIN (passes; ×10 fails it) or 0.3·GAP_MIN (fails;
+    ÷10 passes it). Only the cube is a batch of one (restarts = 2 for the searches)."""
+    from theorems.cl_generalization import alignment_uniformity as AU
+
+    unif = AU.uniformity
+
+    def moved(F, t=AU.T_UNIF):
+        return unif(F, t) + (bump if F.shape[0] == 1 else 0.0)
+
+    monkeypatch.setattr(AU, "uniformity", moved)
+    c = _check(AU.ID, cube_d=2, restarts=2, allow_violation=True).claim("bt_minimiser_not_uniform")
+    assert c.passed is passes and abs(c.observed - bump) < 1e-6, c
+
+
+# -- theorem_3 -----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("rel, passes", [(0.5e-10, True), (3e-10, False)])
+def test_theorem_3_rtol_pins_the_am_gm_identity(monkeypatch, rel, passes):
+    """RTOL (1e-10) on ``L2_at_least_log2``: the pair losses rescaled so that L₂ = log 2·(1 − rel) exactly (a
+    literal relative deficit)."""
+    from theorems.cl_generalization import population as P
+    from theorems.cl_generalization import theorem_3 as T3
+
+    pairs = P.infonce_point_pairs
+
+    def moved(F, w, pairing):
+        out = pairs(F, w, pairing)
+        return out * (math.log(2) * (1 - rel) / out.mean())
+
+    monkeypatch.setattr(P, "infonce_point_pairs", moved)
+    if passes:
+        assert _check(T3.ID).claim("L2_at_least_log2").passed
+    else:
+        _fails_identity(T3.ID, "L2_at_least_log2")
+
+
+@pytest.mark.parametrize("rel, passes", [(0.5e-10, True), (3e-10, False)])
+def test_theorem_3_rtol_pins_cauchy_schwarz_on_merged_classes(monkeypatch, rel, passes):
+    """RTOL (1e-10) on ``centre_products_at_most_1``: merged classes without noise have μ_0ᵀμ_1 = 1 (binding); the
+    centres scaled by √(1 + rel) put it a literal rel above."""
+    from theorems.cl_generalization import population as P
+    from theorems.cl_generalization import theorem_3 as T3
+
+    centres = P.class_centres
+    monkeypatch.setattr(P, "class_centres", lambda *a, **k: centres(*a, **k) * math.sqrt(1 + rel))
+    merged = dict(mode="merged", noise=0.0, view_noise=0.0)
+    if passes:
+        assert _check(T3.ID, **merged).claim("centre_products_at_most_1").passed
+    else:
+        _fails_identity(T3.ID, "centre_products_at_most_1", **merged)
+
+
+@pytest.mark.parametrize("bump, passes", [(0.5e-10, True), (3e-10, False)])
+def test_theorem_3_rtol_pins_the_per_pair_repair(monkeypatch, bump, passes):
+    """RTOL (1e-10, absolute) on ``per_pair_repair``: merged classes attain it (μ_0ᵀμ_1 − repair ≈ −7e-16); the
+    repaired right-hand side (the second log-difference of each encoder) lowered by a literal bump."""
+    from theorems.cl_generalization import theorem_3 as T3
+
+    ldiff, calls = T3._log_diff_exp, []
+
+    def moved(a, b):
+        calls.append(1)
+        return ldiff(a, b) - (bump if len(calls) % 2 == 0 else 0.0)
+
+    monkeypatch.setattr(T3, "_log_diff_exp", moved)
+    c = _check(T3.ID, mode="merged", noise=0.0, view_noise=0.0).claim("per_pair_repair")
+    assert c.kind == "proof_step" and c.passed is passes, c
+
+
+# -- theorem_2: STEP_RTOL and the worst encoder ------------------------------------------------------------------
+def _two_encoders_second_moved(monkeypatch, change):
+    """Theorem 2 judged over two copies of the instance's encoder, the second one's analysis changed by
+    ``change(row)``: every claim over encoders must take the moved one."""
+    from theorems.cl_generalization import divergence as D
+    from theorems.cl_generalization import theorem_2 as T2
+
+    cands, analyse, calls = T2.candidates, D.analyse, []
+
+    def doubled(p, ctx):
+        inst, out, info = cands(p, ctx)
+        return inst, out + out, info
+
+    def moved(*a, **k):
+        row = analyse(*a, **k)
+        calls.append(1)
+        if len(calls) == 2:
+            row = {**row, "variants": {n: dict(v) for n, v in row["variants"].items()}}
+            change(row)
+        return row
+
+    monkeypatch.setattr(T2, "candidates", doubled)
+    monkeypatch.setattr(D, "analyse", moved)
+
+
+# a clustered population where every step holds with room and the printed condition holds somewhere (margin set)
+_T2_SMALL = dict(mode="clustered", sizes=[5, 5], m=3, max_deltas=3)
+# (claim, variant, key, sign): the value that fails is sign·3e-10 past 0, the one that passes sign·0.5e-10
+_T2_STEPS = [
+    ("step3_alignment", "printed", "step3", -1), ("step4_distance", "printed", "step4", +1),
+    ("step5_cross", "printed", "step5", +1), ("good_point_margin", "printed", "margin", -1),
+    ("repaired_step3_alignment", "repaired", "step3", -1), ("repaired_step4_distance", "repaired", "step4", +1),
+    ("repaired_step5_cross", "repaired", "step5", +1), ("repaired_good_point_margin", "repaired", "margin", -1),
+]
+
+
+@pytest.mark.parametrize("size, passes", [(0.5e-10, True), (3e-10, False)])
+@pytest.mark.parametrize("claim, variant, key, sign", _T2_STEPS, ids=[s[0] for s in _T2_STEPS])
+def test_theorem_2_step_rtol_is_pinned_at_the_worst_encoder(monkeypatch, claim, variant, key, sign, size, passes):
+    """STEP_RTOL (1e-10 r², r = 1): one of two encoders given a literal value of the step just inside / outside
+    the allowance (the other keeps ≥ 0.07 of room); the proof-step claim takes the worst encoder."""
+    from theorems.cl_generalization import theorem_2 as T2
+
+    _two_encoders_second_moved(monkeypatch, lambda row: row["variants"][variant].__setitem__(key, sign * size))
+    c = _check(T2.ID, **_T2_SMALL).claim(claim)
+    assert c.kind == "proof_step" and c.passed is passes, c
+
+
+@pytest.mark.parametrize("size, passes", [(0.5e-10, True), (3e-10, False)])
+def test_theorem_2_lipschitz_identity_is_pinned_at_the_worst_encoder(monkeypatch, size, passes):
+    """STEP_RTOL on ``delta_f_at_most_L_delta`` (identity, allowance 1e-10 r): the second encoder's δ_f − Lδ set to a
+    literal value (0 on both unmoved)."""
+    from theorems.cl_generalization import theorem_2 as T2
+
+    _two_encoders_second_moved(monkeypatch, lambda row: row.__setitem__("delta_f_minus_L_delta", size))
+    if passes:
+        assert _check(T2.ID, **_T2_SMALL).claim("delta_f_at_most_L_delta").passed
+    else:
+        _fails_identity(T2.ID, "delta_f_at_most_L_delta", **_T2_SMALL)
+
+
+def test_theorem_2_error_claim_takes_the_worst_encoder(monkeypatch):
+    """Err(G_f) of the second encoder set a literal 0.01 above its B* (the first keeps Err = B* = 0): the error
+    claim fails (it is judged where Err − B* is largest)."""
+    from theorems.cl_generalization import theorem_2 as T2
+
+    def change(row):
+        row["err"] = min(row["variants"]["printed"]["best"], 1.0) + 0.01
+
+    _two_encoders_second_moved(monkeypatch, change)
+    c = _check(T2.ID, **_T2_SMALL).claim("error_bound")
+    assert not c.passed and abs(c.observed - c.bound - 0.01) < 1e-12, c
+
+
+# -- augmentation_trend: BOUND_ATOL and the worst (strength, seed) -------------------------------------------------
+def _trend_row_moved(monkeypatch, change, which: int = 4):
+    """The ``which``-th encoder analysis of the sweep (3 strengths × 2 seeds on the default) changed by
+    ``change(row)``."""
+    from theorems.cl_generalization import divergence as D
+
+    analyse, calls = D.analyse, []
+
+    def moved(*a, **k):
+        row = analyse(*a, **k)
+        calls.append(1)
+        if len(calls) == which:
+            row = {**row, "variants": {n: dict(v) for n, v in row["variants"].items()}}
+            change(row)
+        return row
+
+    monkeypatch.setattr(D, "analyse", moved)
+
+
+_TREND = dict(sizes=[4, 4])
+
+
+@pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
+def test_augmentation_trend_bound_atol_is_pinned_at_the_worst_cell(monkeypatch, bump, passes):
+    """BOUND_ATOL (1e-12): one (strength, seed) cell's Err set a literal bump above its min(B*_corr, 1) (the others
+    have Err − B* = −1): the bound claim takes the worst cell."""
+    from theorems.cl_generalization import augmentation_trend as AT
+
+    def change(row):
+        row["err"] = min(row["variants"]["repaired"]["best"], 1.0) + bump
+
+    _trend_row_moved(monkeypatch, change)
+    c = _check(AT.ID, **_TREND).claim("bound_dominates_error")
+    assert c.kind == "bound" and c.passed is passes, c
+
+
+@pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
+def test_augmentation_trend_oracle_identity_is_pinned_at_the_worst_cell(monkeypatch, bump, passes):
+    """BOUND_ATOL on ``oracle_below_bound`` (identity): one cell given B*_corr = ½ (both sides are capped at 1, and
+    this small instance has B* ≥ 1 everywhere) and an oracle B_L1* a literal bump above it."""
+    from theorems.cl_generalization import augmentation_trend as AT
+
+    def change(row):
+        row["variants"]["repaired"] = {**row["variants"]["repaired"], "best": 0.5}
+        row["oracle_B_L1"] = 0.5 + bump
+
+    _trend_row_moved(monkeypatch, change)
+    if passes:
+        assert _check(AT.ID, **_TREND).claim("oracle_below_bound").passed
+    else:
+        _fails_identity(AT.ID, "oracle_below_bound", **_TREND)
+
+
+def test_augmentation_trend_concentration_identity_takes_the_worst_strength_and_delta(monkeypatch):
+    """``concentration_monotone`` (an identity of the harness: nested view sets): σ of the strongest augmentation
+    lowered a literal 1e-3 below the previous strength's at one δ only must fail it, whatever the other δ and the
+    other pair of strengths do."""
+    from theorems.cl_generalization import augmentation_trend as AT
+    from theorems.cl_generalization import population as P
+
+    conc, seen = P.concentration, []
+
+    def moved(pop, deltas=None, **k):
+        c = conc(pop, deltas=deltas, **k)
+        if deltas is None:
+            return c
+        if len(seen) == 2:  # the third strength
+            sigma = c.sigma.clone()
+            sigma[0] = seen[-1][0] - 1e-3
+            c = dataclasses.replace(c, sigma=sigma)
+        seen.append(c.sigma)
+        return c
+
+    monkeypatch.setattr(P, "concentration", moved)
+    _fails_identity(AT.ID, "concentration_monotone", **_TREND)
+    assert len(seen) == 3
