@@ -262,3 +262,51 @@ def test_augmentation_trend_concentration_identity_takes_the_worst_strength_and_
     monkeypatch.setattr(P, "concentration", moved)
     _fails_identity(AT.ID, "concentration_monotone", **_TREND)
     assert len(seen) == 3
+
+
+# -- adversarial: the search machinery every worst-case search of the paper shares -------------------------------
+@pytest.mark.parametrize("c, saddle", [(3e-6, True), (0.5e-6, False)])
+def test_curvature_rtol_is_pinned(c, saddle):
+    """CURVATURE_RTOL (1e-6): f(x, y) = x² − c·y² + y⁴ at its critical point (0, 0) has Hessian diag(2, −2c), so
+    λ_min/max|λ| = −c exactly (Lanczos is exact in two dimensions; the central differences err ~1e-10 relative):
+    c = 3e-6 is a saddle, c = 5e-7 is not. ×10 misses the first, ÷10 invents the second."""
+    import torch
+
+    from theorems.cl_generalization import adversarial as A
+
+    record: dict = {}
+    A.descend([torch.zeros(1, 2, dtype=torch.float64)], lambda X: X[:, 0] ** 2 - c * X[:, 1] ** 2 + X[:, 1] ** 4,
+              1, escapes=0, record=record)
+    assert abs(record["curvature_min_rel"] + c) < 1e-3 * c, record
+    assert record["saddle_left"] is saddle, record
+
+
+def test_descend_with_one_step_still_checks_the_curvature():
+    """adversarial_steps = 1 is a search (only 0 is none): from the saddle of x² + (y² − 1)², where the gradient
+    vanishes, one step is followed by the curvature check and its escape (the escape step lands in a basin: no
+    saddle is left)."""
+    import torch
+
+    from theorems.cl_generalization import adversarial as A
+
+    record: dict = {}
+    A.descend([torch.zeros(1, 2, dtype=torch.float64)], lambda X: X[:, 0] ** 2 + (X[:, 1] ** 2 - 1) ** 2, 1,
+              record=record)
+    assert record["saddle_escapes"] == 1 and record["saddle_left"] is False, record
+
+
+@pytest.mark.parametrize("level", [1000.0, 0.0])
+def test_restart_noise_is_relative_to_the_data(level):
+    """The restarts' perturbation is RESTART_NOISE times the data's mean |x| (1 when the data is all zeros): on
+    data at level 1000 the perturbations' spread is ≈ 0.05·1000, on zeros ≈ 0.05 (5 × 400 Gaussian draws: the
+    sample standard deviation within 10 %)."""
+    import torch
+
+    from theorems.cl_generalization import adversarial as A
+    from theorems.core.context import Context
+
+    x = torch.full((100, 4), level, dtype=torch.float64)
+    out = A.restarts(x, Context(torch.device("cpu"), 0), count=6)
+    assert torch.equal(out[0], x)
+    spread = float((out[1:] - x).std()) / max(level, 1.0)
+    assert abs(spread / 0.05 - 1) < 0.1, spread
