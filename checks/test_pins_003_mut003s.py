@@ -310,3 +310,90 @@ def test_restart_noise_is_relative_to_the_data(level):
     assert torch.equal(out[0], x)
     spread = float((out[1:] - x).std()) / max(level, 1.0)
     assert abs(spread / 0.05 - 1) < 0.1, spread
+
+
+# -- encoders, instances: the shared machinery's rules, each on a literal case ------------------------------------
+def test_encoder_saddle_flag_is_pinned_by_saddle_rtol():
+    """SADDLE_RTOL (1e-6): a training record whose final curvature ratios are −3e-6 and −5e-7 reports the first
+    model on a saddle and not the second (×10 or ÷10 swaps one); the ratios are reported whenever they exist."""
+    import torch
+
+    from theorems.cl_generalization.encoders import Training
+
+    z = torch.zeros(2, dtype=torch.float64)
+    out = Training(z, z, z, 5, torch.tensor([-3e-6, -5e-7], dtype=torch.float64)).to_details("m")
+    assert out["m_saddle"] == [True, False] and out["m_curvature_min_rel"] == [-3e-6, -5e-7], out
+    assert "m_saddle" not in Training(z, z, z, 5).to_details("m")
+
+
+def test_batched_loss_dispatches_each_kind_to_its_own_loss():
+    """Each loss kind is its own objective (the one-negative InfoNCE, SimCLR with n negatives, the revised loss):
+    on one small batch of unit features the three give the values of their own functions, and they differ."""
+    import torch
+
+    from theorems.cl_generalization import population as P
+    from theorems.cl_generalization.encoders import batched_loss
+
+    g = torch.Generator().manual_seed(3)
+    F = torch.randn(2, 6, 3, 4, generator=g, dtype=torch.float64)
+    F = F / F.norm(dim=-1, keepdim=True)
+    w = torch.full((6, 3), 1 / 3, dtype=torch.float64)
+    got = {k: batched_loss(k, F, w, 0.5, 0.1, 4) for k in ("infonce", "simclr", "revised")}
+    assert torch.allclose(got["infonce"], P.infonce_terms(F, w, 0.5)["loss"], rtol=0, atol=0)
+    assert torch.allclose(got["simclr"], P.simclr_loss(F, w, 0.5, 4), rtol=0, atol=0)
+    assert torch.allclose(got["revised"], P.revised_loss(F, w, 0.5, 0.1, 4), rtol=0, atol=0)
+    assert not torch.allclose(got["infonce"], got["simclr"]) and not torch.allclose(got["simclr"], got["revised"])
+
+
+def test_training_calls_back_at_exactly_the_checkpoints():
+    """Snapshots are taken after the steps named (1 and 3 of 4), never at the others."""
+    import torch
+
+    from theorems.cl_generalization.encoders import BatchedMLP, _train
+    from theorems.core.context import Context
+
+    model = BatchedMLP(Context(torch.device("cpu"), 0), S=1, D=2, h=3, d=2)
+    X = torch.ones(5, 2, dtype=torch.float64)
+    seen: list = []
+    _train(lambda: model(X).pow(2).sum((1, 2)), model, 4, 0.01, on_step=seen.append, checkpoints={1, 3})
+    assert seen == [1, 3], seen
+
+
+def test_instance_cost_peak_is_the_largest_tensor_plus_the_extra():
+    """A theorem's extra tensor (the worst-case search's) adds to the largest of the instance's own: with a
+    literal 10⁹ extra elements, the peak is at least that."""
+    from theorems.cl_generalization import theorem_2 as T2
+    from theorems.cl_generalization.instances import instance_cost
+    from theorems.core import registry
+
+    p = registry.validate_structure(registry.get(T2.ID), dict(encoder="infonce", seeds=2), "as_printed")
+    base = instance_cost(p)
+    assert base.elements >= (sum(p["sizes"]) * (p["m"] + 1)) ** 2, base
+    assert instance_cost(p, extra_elements=1e9).elements >= 1e9 + base.elements, base
+
+
+# -- theorem_2's vacuity detail, theorem_3's tightest pair ---------------------------------------------------------
+@pytest.mark.parametrize("best, vacuous", [(0.5, False), (1.0, True)])
+def test_theorem_2_vacuity_is_against_the_trivial_bound_1(monkeypatch, best, vacuous):
+    """``details['vacuous']``: B* = ½ says something (Err ≤ 1 always), B* = 1 says nothing."""
+    from theorems.cl_generalization import divergence as D
+    from theorems.cl_generalization import theorem_2 as T2
+
+    analyse = D.analyse
+
+    def moved(*a, **k):
+        row = analyse(*a, **k)
+        return {**row, "variants": {**row["variants"], "printed": {**row["variants"]["printed"], "best": best}}}
+
+    monkeypatch.setattr(D, "analyse", moved)
+    assert _check(T2.ID, **_T2_SMALL).details["vacuous"] is vacuous
+
+
+def test_theorem_3_reported_slack_is_the_tightest_pair_of_three_classes(run):
+    """With three classes the pairs differ: the reported printed-bound slack is the largest μ_kᵀμ_ℓ − RHS over
+    the pairs, the printed_bound claim's own."""
+    ev = run("cl_generalization.theorem_3", sizes=[8, 8, 8])
+    c = ev.claim("printed_bound")
+    dots = ev.details["centre_products"]
+    assert max(dots) - min(dots) > 1e-3, dots  # the pairs are not all alike
+    assert ev.details["printed_bound_slack_max"] == pytest.approx(c.observed - c.bound, abs=1e-12), ev.details
