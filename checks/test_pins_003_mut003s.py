@@ -397,3 +397,10 @@ def test_theorem_3_reported_slack_is_the_tightest_pair_of_three_classes(run):
     dots = ev.details["centre_products"]
     assert max(dots) - min(dots) > 1e-3, dots  # the pairs are not all alike
     assert ev.details["printed_bound_slack_max"] == pytest.approx(c.observed - c.bound, abs=1e-12), ev.details
+
+
+def test_lemma_2_reports_a_search_only_when_there_was_one(run):
+    """adversarial_steps = 0 is no search: no start/end slack is reported (a report of a search that did not run
+    would read as one that found nothing)."""
+    ev = run("cl_generalization.lemma_2")
+    assert "adversarial_start_slack" not in ev.details and "adversarial_end_slack" not in ev.details, ev.details
