@@ -404,3 +404,74 @@ def test_lemma_2_reports_a_search_only_when_there_was_one(run):
     would read as one that found nothing)."""
     ev = run("cl_generalization.lemma_2")
     assert "adversarial_start_slack" not in ev.details and "adversarial_end_slack" not in ev.details, ev.details
+
+
+# -- the experiments' tables: what each row is, and the claims on literal error curves ----------------------------
+def test_table_levels_are_the_printed_rows():
+    """Table 1's rows are (a), (a, b), …, (a, …, e) (level ℓ applies the first ℓ + 1 transformations at full
+    strength); Table 2's are (a) with (d) colour distortion at each strength."""
+    from theorems.cl_generalization import tables_1_2 as T
+    from theorems.core import registry
+
+    p = registry.validate_structure(registry.get(T.ID), dict(strengths=[0.25, 1.0]), "as_printed")
+    assert [tuple(lv.blocks) for lv in T.table_1_levels(p)] == [
+        (1.0, 0.0, 0.0, 0.0, 0.0), (1.0, 1.0, 0.0, 0.0, 0.0), (1.0, 1.0, 1.0, 0.0, 0.0), (1.0, 1.0, 1.0, 1.0, 0.0),
+        (1.0, 1.0, 1.0, 1.0, 1.0)]
+    assert [tuple(lv.blocks) for lv in T.table_2_levels(p)] == [(1.0, 0.0, 0.0, 0.25, 0.0), (1.0, 0.0, 0.0, 1.0, 0.0)]
+
+
+def test_revised_infonce_checkpoints_are_the_four_epochs():
+    """The slides' four epochs (200, 400, 600, 800) at a quarter, half, three quarters and all of the steps; a
+    run shorter than four steps keeps step 1 as its first checkpoint."""
+    from theorems.cl_generalization.revised_infonce import checkpoints
+
+    assert checkpoints(800) == [200, 400, 600, 800] and checkpoints(2) == [1, 2], (checkpoints(800), checkpoints(2))
+
+
+def _no_training():
+    import torch
+
+    from theorems.cl_generalization.encoders import Training
+
+    z = torch.zeros(1, dtype=torch.float64)
+    return Training(z, z, z, 1)
+
+
+def test_revised_infonce_claims_take_the_worst_checkpoint(monkeypatch):
+    """Error curves given literally: the revised loss equal to every SimCLR row except 0.1 worse at the last of two
+    checkpoints, at the first strength: that comparison fails (the claim is the worst checkpoint), the others hold."""
+    import torch
+
+    from theorems.cl_generalization import revised_infonce as RI
+
+    def curves(p, ctx):
+        err = torch.zeros(len(p["strengths"]), len(RI.ROWS), 2, 1, dtype=torch.float64)
+        err[0, RI.ROWS.index("revised_tau_02"), 1, 0] = 0.1
+        return dict(err=err, checkpoints=[1, 2], record=_no_training())
+
+    monkeypatch.setattr(RI, "curves", curves)
+    ev = _check(RI.ID, strengths=[0.6, 1.0])
+    assert not ev.claim("revised_vs_simclr_tau_1_s06").passed and not ev.claim("revised_vs_simclr_tau_05_s06").passed
+    assert ev.claim("revised_vs_simclr_tau_1_s1").passed and ev.claim("revised_vs_simclr_tau_05_s1").passed
+
+
+@pytest.mark.parametrize("errs, sharpest_best, rho", [
+    ([0.1, 0.3, 0.3, 0.3], True, None),   # the sharpest composition (smallest δ) is the best: holds
+    ([0.3, 0.3, 0.3, 0.1], False, None),  # the least concentrated is the best: fails
+    ([0.2, 0.2, 0.2, 0.2], True, 0.0),    # every composition alike: a tie holds (≤), no correlation (not NaN)
+])
+def test_composition_ordering_on_literal_measurements(monkeypatch, errs, sharpest_best, rho):
+    """δ(σ₀) = 0.1, 0.2, 0.3, 0.4 for (a, b) … (a, e) and literal mean errors: the claim compares the composition
+    with the smallest δ against the best of the others; the correlation is 0 where the errors are all equal."""
+    from theorems.cl_generalization import composition_ordering as CO
+
+    def measure(p, ctx):
+        return dict(delta=[0.1, 0.2, 0.3, 0.4], test_err=[[e] for e in errs], train_err=[[0.0]] * 4,
+                    record=_no_training())
+
+    monkeypatch.setattr(CO, "measure", measure)
+    ev = _check(CO.ID)
+    c = ev.claim("sharpest_is_best")
+    assert c.passed is sharpest_best and ev.details["sharpest"] == ev.details["compositions"][0], (c, ev.details)
+    if rho is not None:
+        assert ev.claim("spearman_concentration_vs_error").observed == rho
