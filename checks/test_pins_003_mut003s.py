@@ -475,3 +475,49 @@ def test_composition_ordering_on_literal_measurements(monkeypatch, errs, sharpes
     assert c.passed is sharpest_best and ev.details["sharpest"] == ev.details["compositions"][0], (c, ev.details)
     if rho is not None:
         assert ev.claim("spearman_concentration_vs_error").observed == rho
+
+
+# -- population: Definition 1's cliques and G_f's ties, against brute force -------------------------------------
+def _random_graphs():
+    import random
+
+    rng = random.Random(5)
+    for n, q in ((7, 0.5), (9, 0.6), (9, 0.3), (1, 0.5)):
+        adj = [set() for _ in range(n)]
+        for u in range(n):
+            for v in range(u + 1, n):
+                if rng.random() < q:
+                    adj[u].add(v)
+                    adj[v].add(u)
+        yield adj
+
+
+def test_cliques_are_cliques_and_the_exact_one_is_maximum():
+    """On small random graphs: max_clique has the size of the largest clique found by brute force over every
+    vertex subset; both it and greedy_clique are cliques, and the greedy one cannot be extended."""
+    from itertools import combinations
+
+    from theorems.cl_generalization.population import greedy_clique, max_clique
+
+    def is_clique(c, adj):
+        return all(v in adj[u] for u, v in combinations(c, 2))
+
+    for adj in _random_graphs():
+        n = len(adj)
+        best = max(k for k in range(1, n + 1) if any(is_clique(c, adj) for c in combinations(range(n), k)))
+        exact, greedy = max_clique(adj), greedy_clique(adj)
+        assert is_clique(exact, adj) and len(exact) == best, (adj, exact, best)
+        assert is_clique(greedy, adj) and 1 <= len(greedy) <= best, (adj, greedy)
+        assert not any(all(v in adj[u] for u in greedy) for v in set(range(n)) - set(greedy)), (adj, greedy)
+
+
+def test_nearest_centre_counts_a_tie_as_an_error():
+    """Points at margins +0.5, 0 (equidistant from both centres) and −0.5: only the first is classified right."""
+    import torch
+
+    from theorems.cl_generalization.population import nearest_centre
+
+    mu = torch.tensor([[0.0, 0.0], [2.0, 0.0]], dtype=torch.float64)
+    F0 = torch.tensor([[0.875, 0.0], [1.0, 0.0], [1.125, 0.0]], dtype=torch.float64)  # ‖f−μ_1‖² − ‖f−μ_0‖² = 4 − 4x
+    ok, margin = nearest_centre(F0, mu, torch.tensor([0, 0, 0]))
+    assert ok.tolist() == [True, False, False] and margin.tolist() == [0.5, 0.0, -0.5], (ok, margin)
