@@ -521,3 +521,25 @@ def test_nearest_centre_counts_a_tie_as_an_error():
     F0 = torch.tensor([[0.875, 0.0], [1.0, 0.0], [1.125, 0.0]], dtype=torch.float64)  # ‖f−μ_1‖² − ‖f−μ_0‖² = 4 − 4x
     ok, margin = nearest_centre(F0, mu, torch.tensor([0, 0, 0]))
     assert ok.tolist() == [True, False, False] and margin.tolist() == [0.5, 0.0, -0.5], (ok, margin)
+
+
+def test_lemma_1_classifiers_err_where_each_is_defined_to():
+    """Four points (classes 0, 0, 1, 1), good set {0, 2, 3}, G_f right on {0, 1, 3}: the worst classifier errs
+    exactly off the good set, nearest_centre exactly where G_f does, wrong_on_good also on the first good point
+    of each class (0 and 2), random never on the good set."""
+    import torch
+
+    from theorems.cl_generalization.lemma_1 import classifier_errors
+    from theorems.core.context import Context
+
+    good = torch.tensor([[True, False, True, True]])
+    labels, correct = torch.tensor([0, 0, 1, 1]), torch.tensor([True, True, False, True])
+    ctx = Context(torch.device("cpu"), 0)
+
+    def errs(kind):
+        return classifier_errors(kind, good, labels, 2, correct, ctx).tolist()
+
+    assert errs("worst") == [[False, True, False, False]]
+    assert errs("nearest_centre") == [[False, False, True, False]]
+    assert errs("wrong_on_good") == [[True, True, True, False]]
+    assert not any(e and g for e, g in zip(errs("random")[0], good[0].tolist()))
