@@ -543,3 +543,44 @@ def test_lemma_1_classifiers_err_where_each_is_defined_to():
     assert errs("nearest_centre") == [[False, False, True, False]]
     assert errs("wrong_on_good") == [[True, True, True, False]]
     assert not any(e and g for e, g in zip(errs("random")[0], good[0].tolist()))
+
+
+@pytest.mark.parametrize("rel, passes", [(0.5e-10, True), (3e-10, False)])
+def test_theorem_3_rtol_pins_the_log_16_minus_e_floor(monkeypatch, rel, passes):
+    """RTOL (1e-10) on ``rhs_at_least_log_16_minus_e``: the floor raised to the default instance's own smallest
+    printed RHS times 1 + rel (read off an unmoved run: independent of RTOL)."""
+    from theorems.cl_generalization import theorem_3 as T3
+
+    floor = _check(T3.ID).details["printed_rhs_min_tau_0"]
+    monkeypatch.setattr(T3, "LOG_16_MINUS_E", floor * (1 + rel))
+    if passes:
+        assert _check(T3.ID).claim("rhs_at_least_log_16_minus_e").passed
+    else:
+        _fails_identity(T3.ID, "rhs_at_least_log_16_minus_e")
+
+
+@pytest.mark.parametrize("excess, passes", [(0.5e-10, True), (3e-10, False)])
+def test_theorem_3_rtol_pins_the_weighted_pair_step(excess, passes):
+    """RTOL (1e-10, absolute) on ``weighted_pair_le_L2`` (max p_kp_ℓT_kℓ ≤ L₂): T scaled (repair_scale, a control
+    switch) so that the largest weighted pair exceeds L₂ by a literal excess; the scale is read off an unmoved
+    run (max p_kp_ℓT_kℓ = L₂ + its slack), independently of RTOL."""
+    from theorems.cl_generalization import theorem_3 as T3
+
+    ev = _check(T3.ID)
+    L2, slack = ev.details["L2"], ev.claim("weighted_pair_le_L2").observed
+    scale = (L2 + excess) / (L2 + slack)
+    c = _check(T3.ID, repair_scale=scale, allow_violation=True).claim("weighted_pair_le_L2")
+    assert c.kind == "proof_step" and c.passed is passes and abs(c.observed - excess) < 1e-11, c
+
+
+def test_uniformity_is_wang_and_isolas_at_t_2():
+    """U_t = log mean_{i≠j} exp(−t‖f_i − f_j‖²) with t = 2: two antipodal points are at squared distance 4, so
+    U = −8; the four points of the square (distances² 2, 2, 4 from each point) give log((2e⁻⁴ + e⁻⁸)/3)."""
+    import torch
+
+    from theorems.cl_generalization.alignment_uniformity import uniformity
+
+    two = torch.tensor([[[1.0, 0.0], [-1.0, 0.0]]], dtype=torch.float64)
+    square = torch.tensor([[[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]]], dtype=torch.float64)
+    assert float(uniformity(two)[0]) == pytest.approx(-8.0, abs=1e-12)
+    assert float(uniformity(square)[0]) == pytest.approx(math.log((2 * math.exp(-4) + math.exp(-8)) / 3), abs=1e-12)
