@@ -618,3 +618,66 @@ def test_largest_centre_product_is_over_distinct_classes():
     pop = Population(X, X[:, None], torch.ones(3, 1, dtype=torch.float64), torch.tensor([0, 1, 2]), 3, True)
     e = D.encoded(pop, X[:, None], X, 1.0)
     assert abs(e.maxdot - s) < 1e-12 and abs(e.delta_mu) < 1e-12, e
+
+
+# -- Barlow Twins: every claim over seeds takes the worst seed ----------------------------------------------------
+def _second_call_changed(monkeypatch, module, name, change):
+    original, calls = getattr(module, name), []
+
+    def moved(*a, **k):
+        out = original(*a, **k)
+        calls.append(1)
+        return change(dict(out)) if len(calls) == 2 else out
+
+    monkeypatch.setattr(module, name, moved)
+    return calls
+
+
+def _two_seeds(monkeypatch):
+    """The Barlow Twins features of the instance twice (the random map has one seed): two identical seeds."""
+    import torch
+
+    from theorems.cl_generalization import barlow_twins as B
+
+    features = B.features
+
+    def twice(*a, **k):
+        pop, F, details = features(*a, **k)
+        return pop, torch.cat([F, F]), details
+
+    monkeypatch.setattr(B, "features", twice)
+
+
+@pytest.mark.parametrize("claim, change, raises", [
+    ("theorem_4", lambda r: {**r, "dot_tight": r["rhs_tight"] + 0.01, "gap": 0.01}, False),
+    ("identity_1", lambda r: {**r, "identity": 3e-10}, True),
+    ("C_minus_M_psd", lambda r: {**r, "eig_min": -3e-10}, True),
+    ("sharp_bound", lambda r: {**r, "sharp_slack": 3e-9 * r["sharp_scale"]}, False),
+])
+def test_theorem_4_claims_take_the_worst_seed(monkeypatch, claim, change, raises):
+    """Two seeds, the second one's row moved a literal amount past the claim (3 allowances for the tolerances
+    RTOL, PSD_ATOL, RTOL·scale): the claim over seeds fails."""
+    from theorems.cl_generalization import barlow_twins as B
+
+    _two_seeds(monkeypatch)
+    calls = _second_call_changed(monkeypatch, B, "theorem_4_row", change)
+    if raises:
+        _fails_identity(B.THEOREM_4, claim)
+    else:
+        c = _check(B.THEOREM_4).claim(claim)
+        assert not c.passed, c
+    assert len(calls) == 2
+
+
+def test_lemma_2_claims_take_the_worst_seed(monkeypatch):
+    """Two seeds, the second one's E‖f₁ − f₂‖² set to 10³ (2√(dL₁) ≈ 0.1): Lemma 2 and the alignment identity fail
+    at that seed (the first holds both). A 1e-12 change of the split's constant puts the instance outside the
+    hypotheses, so the failed identity is recorded rather than raised."""
+    from theorems.cl_generalization import barlow_twins as B
+    from theorems.cl_generalization import population as P
+
+    _two_seeds(monkeypatch)
+    calls = _second_call_changed(monkeypatch, P, "infonce_terms", lambda out: {**out, "align": out["align"] * 0 + 1e3})
+    ev = _check(B.LEMMA_2, split_scale=1 + 1e-12, allow_violation=True)
+    assert not ev.claim("lemma_2").passed and not ev.claim("alignment_identity").passed, ev.explain()
+    assert len(calls) == 2
