@@ -681,3 +681,59 @@ def test_lemma_2_claims_take_the_worst_seed(monkeypatch):
     ev = _check(B.LEMMA_2, split_scale=1 + 1e-12, allow_violation=True)
     assert not ev.claim("lemma_2").passed and not ev.claim("alignment_identity").passed, ev.explain()
     assert len(calls) == 2
+
+
+# -- infonce_decomposition and alignment_uniformity: the claims over seeds / restarts take the worst one ------------
+def _infonce_two_seeds(monkeypatch, change):
+    import torch
+
+    from theorems.cl_generalization import infonce as IN
+
+    build = IN.build
+
+    def twice(p, ctx):
+        inst = build(p, ctx)
+        return dataclasses.replace(inst, F=torch.cat([inst.F, inst.F]), F0=torch.cat([inst.F0, inst.F0]))
+
+    monkeypatch.setattr(IN, "build", twice)
+    return _second_call_changed(monkeypatch, IN, "terms", change)
+
+
+@pytest.mark.parametrize("claim, change, raises", [
+    ("decomposition", lambda r: {**r, "L": r["L1"] + r["L2"] + 1e-8}, False),
+    ("linear_loss_identity", lambda r: {**r, "Lp": r["Lp_split"] + 1e-8}, False),
+    ("temperature_limit_from_above", lambda r: {**r, "lim": r["lim"][:1] + [(r["lim"][1][0], -1e-8)] + r["lim"][2:]},
+     False),
+    ("temperature_limit_rate", lambda r: {**r, "lim": r["lim"][:1] + [(r["lim"][1][0], 1.0)] + r["lim"][2:]}, False),
+    ("L2_at_least_log2", lambda r: {**r, "L2": math.log(2) * (1 - 1e-8)}, True),
+])
+def test_infonce_claims_take_the_worst_seed(monkeypatch, claim, change, raises):
+    """Two copies of the instance's encoder, the second one's terms moved a literal amount past the claim (at one
+    τ of four for the limit claims): the claim over seeds (and τ) fails."""
+    from theorems.cl_generalization import infonce as IN
+
+    calls = _infonce_two_seeds(monkeypatch, change)
+    if raises:
+        _fails_identity(IN.ID, claim)
+    else:
+        c = _check(IN.ID).claim(claim)
+        assert not c.passed, c
+    assert len(calls) == 2
+
+
+def test_alignment_uniformity_search_claim_takes_the_lowest_restart(monkeypatch):
+    """Nothing the search finds may beat the exact lower bound (Jensen): one of two restarts reported 1e-6 below it
+    must fail the identity, whatever the other restart found."""
+    from theorems.cl_generalization import alignment_uniformity as AU
+
+    infonce = AU.infonce
+
+    def moved(F, tau):
+        v = infonce(F, tau)
+        if F.shape[0] == 2 and not v.requires_grad:
+            v = v.clone()
+            v[1] = AU.simplex_bound(F.shape[1], tau) - 1e-6
+        return v
+
+    monkeypatch.setattr(AU, "infonce", moved)
+    _fails_identity(AU.ID, "infonce_search_not_below_bound", restarts=2)
