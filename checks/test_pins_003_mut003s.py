@@ -737,3 +737,34 @@ def test_alignment_uniformity_search_claim_takes_the_lowest_restart(monkeypatch)
 
     monkeypatch.setattr(AU, "infonce", moved)
     _fails_identity(AU.ID, "infonce_search_not_below_bound", restarts=2)
+
+
+@pytest.mark.parametrize("claim, name, change", [
+    ("L2_at_least_log2", "infonce_point_pairs", lambda out: out * (math.log(2) * (1 - 1e-8) / out.mean())),
+    ("centre_products_at_most_1", "class_centres", lambda out: out * 1.01),
+])
+def test_theorem_3_identities_take_the_worst_seed(monkeypatch, claim, name, change):
+    """Two copies of the encoder of merged classes without noise (μ_0ᵀμ_1 = 1), the second one's pair losses or
+    centres moved a literal amount past the identity: the identity over seeds fails."""
+    import torch
+
+    from theorems.cl_generalization import population as P
+    from theorems.cl_generalization import theorem_3 as T3
+
+    build = T3.build
+
+    def twice(p, ctx):
+        inst = build(p, ctx)
+        return dataclasses.replace(inst, F=torch.cat([inst.F, inst.F]), F0=torch.cat([inst.F0, inst.F0]))
+
+    monkeypatch.setattr(T3, "build", twice)
+    original, calls = getattr(P, name), []
+
+    def moved(*a, **k):
+        calls.append(1)
+        out = original(*a, **k)
+        return change(out) if len(calls) == 2 else out
+
+    monkeypatch.setattr(P, name, moved)
+    _fails_identity(T3.ID, claim, mode="merged", noise=0.0, view_noise=0.0)
+    assert len(calls) == 2
