@@ -773,3 +773,27 @@ def test_theorem_3_identities_take_the_worst_seed(monkeypatch, claim, name, chan
     monkeypatch.setattr(P, name, moved)
     _fails_identity(T3.ID, claim, mode="merged", noise=0.0, view_noise=0.0)
     assert len(calls) == 2
+
+
+def test_probe_error_is_per_seed():
+    """A ridge probe on two separable classes (e₁, e₂; one view each): seed 0's held-out points are the training
+    points (error 0), seed 1's are swapped between the classes (error 1): one error per seed, not per point."""
+    import torch
+
+    from theorems.cl_generalization.tables_1_2 import probe_error
+
+    X = torch.tensor([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], dtype=torch.float64)
+    F = torch.stack([X, X])[:, :, None, :]  # (S = 2, N = 4, m = 1, d = 2)
+    W = torch.ones(2, 4, 1, dtype=torch.float64)
+    y, y_test = torch.tensor([0, 0, 1, 1]), torch.tensor([0, 1, 1])
+    G = torch.stack([X[[0, 2, 3]], X[[2, 0, 0]]])
+    err = probe_error(F, W, y, 2, G, y_test)
+    assert err.shape == (2,) and err.tolist() == [0.0, 1.0], err
+
+
+def test_revised_infonce_composes_all_five_transformations():
+    """The revised-loss experiment composes every transformation (a)–(e) of the tables, each once."""
+    from theorems.cl_generalization import revised_infonce as RI
+    from theorems.cl_generalization.instances import TRANSFORMS
+
+    assert sorted(RI.ALL_TRANSFORMS) == list(range(len(TRANSFORMS))) and len(TRANSFORMS) == 5
