@@ -797,3 +797,20 @@ def test_revised_infonce_composes_all_five_transformations():
     from theorems.cl_generalization.instances import TRANSFORMS
 
     assert sorted(RI.ALL_TRANSFORMS) == list(range(len(TRANSFORMS))) and len(TRANSFORMS) == 5
+
+
+def test_theorem_2_lipschitz_identity_takes_the_worst_delta(monkeypatch):
+    """δ_f ≤ Lδ is judged at the worst δ of the grid: δ_f raised by a literal 10 at the largest δ only (L = 1 for
+    the identity encoder, so δ_f − Lδ > 0 there and ≤ 0 at the others) fails the identity."""
+    from theorems.cl_generalization import divergence as D
+    from theorems.cl_generalization import theorem_2 as T2
+
+    delta_f = D.delta_f
+
+    def moved(*a, **k):
+        df = delta_f(*a, **k).clone()
+        df[-1] += 10.0
+        return df
+
+    monkeypatch.setattr(D, "delta_f", moved)
+    _fails_identity(T2.ID, "delta_f_at_most_L_delta", **_T2_SMALL)
