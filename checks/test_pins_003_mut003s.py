@@ -814,3 +814,47 @@ def test_theorem_2_lipschitz_identity_takes_the_worst_delta(monkeypatch):
 
     monkeypatch.setattr(D, "delta_f", moved)
     _fails_identity(T2.ID, "delta_f_at_most_L_delta", **_T2_SMALL)
+
+
+@pytest.mark.parametrize("instance", ["BINDING", "ADVERSARIAL", "merged"])
+def test_theorem_2_search_surrogate_at_the_instance_is_its_formula(instance):
+    """The worst-case search's surrogate, at the instance itself (binding: the printed condition within 1 % of
+    binding, so the penalty is live; adversarial: one class holds the badly aligned point, so the centres' norms
+    differ; merged classes: the condition fails on every setting, so the penalty decides the minimum), equals its formula recomputed from the suite's exact functions: δ the largest
+    d_A (the smallest distance between two view sets) over main-part pairs, ε the largest view-set diameter over
+    S_ε, ρ_max and the threshold of the printed constant, Δ_μ from the smallest centre norm, and the soft count."""
+    import torch
+
+    from theorems.cl_generalization import divergence as D
+    from theorems.cl_generalization import population as P
+    from theorems.cl_generalization import theorem_2 as T2
+    from theorems.cl_generalization.instances import build, grid
+    from theorems.core import registry
+    from theorems.core.context import Context
+
+    p = registry.validate_structure(registry.get(T2.ID), dict(mode="merged") if instance == "merged" else dict(getattr(T2, instance)),
+                                   "as_printed")
+    inst = build(p, Context(torch.device("cpu"), p["seed"]))
+    pop, r = inst.pop, inst.r
+    g = grid(pop, inst.F[0], eps_min=p["eps_min"], conc=P.concentration(pop, max_deltas=p["max_deltas"]))
+    got = float(T2._surrogate(pop, g, r)(pop.views[None], torch.log(pop.view_w)[None])[0])
+
+    V, w, y, K = pop.views, pop.view_w, pop.labels, pop.K
+    same = y[:, None] == y[None, :]
+    DA = P.augmented_distance(V)
+    delta = torch.stack([torch.where(g.main[j][:, None] & g.main[j][None, :] & same, DA, 0 * DA).max()
+                         for j in range(g.main.shape[0])])
+    diam = P.diameters(V)
+    eps = torch.stack([torch.where(g.S[e], diam, 0 * diam).max() for e in range(g.S.shape[0])])
+    mu = P.class_centres(V, w, y, K)
+    rh = D.rho(g.sigma[:, None], g.R[None, :], (delta[:, None] + 2 * eps[None, :]) / r, float(pop.p().min()),
+               D.PRINTED_COEF)
+    delta_mu = 1 - float((mu ** 2).sum(1).min()) / r ** 2
+    dots = (mu @ mu.T).masked_fill(torch.eye(K, dtype=torch.bool), -torch.inf).max()
+    cond = D.threshold(rh, delta_mu, r) - dots
+    _, margin = P.nearest_centre(V[:, 0], mu, y)
+    soft = torch.sigmoid(-margin / (T2.SOFT_COUNT_TEMPERATURE * r ** 2)).mean()
+    J = (1 - g.sigma[:, None]) + g.R[None, :] - soft + T2.CONDITION_PENALTY * torch.relu(T2.CONDITION_GAP * r ** 2
+                                                                                          - cond)
+    assert abs(got - float(J.min())) < 1e-9, (got, float(J.min()))
+    assert float(torch.relu(T2.CONDITION_GAP * r ** 2 - cond).max()) > 0  # the penalty is live somewhere
