@@ -858,3 +858,25 @@ def test_theorem_2_search_surrogate_at_the_instance_is_its_formula(instance):
                                                                                           - cond)
     assert abs(got - float(J.min())) < 1e-9, (got, float(J.min()))
     assert float(torch.relu(T2.CONDITION_GAP * r ** 2 - cond).max()) > 0  # the penalty is live somewhere
+
+
+@pytest.mark.parametrize("claim, change", [
+    ("unsquared_bound", lambda a: a * 1e-6),  # L_align ÷10⁶: Markov's bound falls below R_ε wherever R_ε > 0
+    ("per_point", lambda a: torch_where_first(a, 1e-3)),  # one point's alignment ÷1000: below 2w²diam² there only
+])
+def test_theorem_1_identities_take_the_worst_eps_and_point(monkeypatch, claim, change):
+    """Theorem 1's derivation steps are judged at the worst ε of the grid (Markov, R_ε ≤ L_align/(2w²ε²)) and the
+    worst point (L_align(x) ≥ 2w_min(x)²diam(x)²): the per-point alignment moved by a literal factor (all of it,
+    or one point's) fails the step, although R_ε = 0 at the largest ε and the other points still satisfy it."""
+    from theorems.cl_generalization import population as P
+    from theorems.cl_generalization import theorem_1 as T1
+
+    per_point = P.alignment_per_point
+    monkeypatch.setattr(P, "alignment_per_point", lambda *a, **k: change(per_point(*a, **k)))
+    _fails_identity(T1.ID, claim)
+
+
+def torch_where_first(a, factor):
+    out = a.clone()
+    out[0] = out[0] * factor
+    return out
