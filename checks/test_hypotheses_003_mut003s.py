@@ -65,6 +65,11 @@ EDGES = [
     # revised_infonce: λ > 0 at its edge
     (P + "revised_infonce", dict(lam=1e-9), None),
     (P + "revised_infonce", dict(lam=0.0), "λ > 0"),
+    # the experiments: a transformation that also replaces the class content (instances.destroy_hypotheses)
+    (P + "tables_1_2", dict(destroy="e"), "transformations preserve the class"),
+    (P + "tables_1_2", dict(destroy="none"), None),
+    (P + "composition_ordering", dict(destroy="e"), "transformations preserve the class"),
+    (P + "composition_ordering", dict(destroy="none"), None),
     # alignment_uniformity: K ≤ d + 1 at its edge in another dimension, the cube from d = 3
     (P + "alignment_uniformity", dict(K=6, d=5), None),
     (P + "alignment_uniformity", dict(K=7, d=5), "K ≤ d + 1"),
