@@ -129,3 +129,88 @@ def test_errata_a9_claims_judge_every_instance(monkeypatch, scale, failing):
     monkeypatch.setattr(E, "mover", first_instance_off)
     ev = _a9(L1=1)  # phase 1 is not judged here (it calls the mover too)
     assert all(not ev.claim(name).passed for name in failing), [str(ev.claim(n)) for n in failing]
+
+
+# -- Lemma 4.1: the derived constants (near_optimal) and the rounding floor --------------------------------------------
+# (registered pin, the bound claims it pins): observed/bound of each lies in (1, 10] (the claims have no tolerance:
+# the bound is the allowance), so a constant loosened ×10 lets the pin pass
+L41_PINS = [
+    (dict(const_scale=0.1, allow_violation=True), ("nc1_bound_on_perturbations", "nc3_bound_on_perturbations",
+                                                   "nc1_bound_on_trained", "nc3_bound_on_trained")),
+    (dict(const_scale=0.02, allow_violation=True), ("nc2_bound_on_perturbations",)),
+    (dict(const_scale=2e-4, allow_violation=True), ("nc2_bound_on_trained",)),
+    (dict(const_scale=0.005, loss="mse", d=5, allow_violation=True),
+     tuple(f"nc{i}_bound_on_{f}" for i in (1, 2, 3) for f in ("perturbations", "trained"))),
+]
+
+
+@pytest.mark.parametrize("pin, claims", L41_PINS, ids=[str(i) for i in range(len(L41_PINS))])
+def test_lemma_4_1_constants_pinned_by_registered_pins(run, pin, claims):
+    from theorems.core import registry
+    from theorems.core.verdict import run_spec
+    from theorems.neural_collapse import lemma_4_1 as L
+
+    result = registry.get(L.ID)
+    assert pin in [dict(c) for c in result.pins] and pin in [dict(c) for c in result.controls]
+    ev = recording.expect(run_spec(run, result, pin), recording.FAILS)
+    for name in claims:
+        c = ev.claim(name)
+        assert c.kind == "bound" and c.bound == 1.0 and 1.0 < c.observed <= 10.0, c
+
+
+L41_P = dict(loss="ce", K=3, n=2, d=6, lam=0.05, const_scale=1.0, exponent_shift=0.0)  # Lemma 4.1's CE default
+
+
+def _bounds(eps):
+    from theorems.neural_collapse.near_optimal import nc_bounds
+
+    b = nc_bounds("ce", 3, 2, 6, 0.05, eps)
+    return {"nc1": b["nc1"], "nc2a": b["nc2"], "nc3": b["nc3"]}
+
+
+def _size():
+    """L* + ρ*√d of the CE default: the size of the largest terms of f − L*."""
+    import math
+
+    from theorems.neural_collapse.ufm import closed_form
+
+    opt = closed_form("ce", 3, 6, 0.05)
+    return opt.value + opt.row_norm * math.sqrt(6)
+
+
+@pytest.mark.parametrize("eps_rel, judged_rel, scale, worst", [
+    (3e-14, 3e-14, 1.5, 1.5),  # 3 floors above the floor: judged at its own ε (a floor ×10 would excuse it)
+    (3e-15, 1e-14, 0.5, 0.5),  # a third of the floor: judged at the floor 1e-14 (a floor ÷10 would fail it)
+    (-1e-16, 1e-14, 0.5, 0.5),  # f − L* < 0 by rounding: judged at the floor
+])
+def test_lemma_4_1_rounding_floor_pinned(eps_rel, judged_rel, scale, worst):
+    """EPS_FLOOR_REL = 1e-14 of (L* + ρ*√d): a point above the floor is judged at its own ε, one below at the floor."""
+    import torch
+
+    from theorems.neural_collapse import lemma_4_1 as L
+
+    size = _size()
+    metrics = {k: torch.tensor([scale * v], dtype=torch.float64) for k, v in _bounds(judged_rel * size).items()}
+    got, checked = L._ratios(L41_P, torch.tensor([eps_rel * size], dtype=torch.float64), metrics)
+    assert checked == 1 and all(v == pytest.approx(worst, rel=1e-9) for v in got.values()), got
+
+
+@pytest.mark.parametrize("metric", ["nc1", "nc2a", "nc3"])
+def test_lemma_4_1_ratios_take_the_worst_point(metric):
+    """The bound claims take the worst point: five points at 0.1 of their bounds and ONE (the middle) at 3× its bound
+    on one metric give a worst ratio of 3 on that metric (a min, or a metric left out, would not)."""
+    import torch
+
+    from theorems.neural_collapse import lemma_4_1 as L
+
+    eps = [1e-10, 1e-9, 1e-8, 1e-7, 1e-6]
+    values = {k: [] for k in ("nc1", "nc2a", "nc3")}
+    for i, e in enumerate(eps):
+        for k, b in _bounds(e).items():
+            values[k].append((3.0 if (i == 2 and k == metric) else 0.1) * b)
+    got, checked = L._ratios(L41_P, torch.tensor(eps, dtype=torch.float64),
+                             {k: torch.tensor(v, dtype=torch.float64) for k, v in values.items()})
+    assert checked == 5
+    key = "nc2" if metric == "nc2a" else metric
+    assert got[key] == pytest.approx(3.0, rel=1e-9) and all(got[k] == pytest.approx(0.1, rel=1e-9)
+                                                             for k in got if k != key), got
