@@ -214,3 +214,14 @@ def test_lemma_4_1_ratios_take_the_worst_point(metric):
     key = "nc2" if metric == "nc2a" else metric
     assert got[key] == pytest.approx(3.0, rel=1e-9) and all(got[k] == pytest.approx(0.1, rel=1e-9)
                                                              for k in got if k != key), got
+
+
+@pytest.mark.parametrize("loss, d", [("ce", 6), ("mse", 5)])
+def test_near_optimal_exponents_are_the_rates_of_the_bounds(loss, d):
+    """EXPONENTS are the rates of the derived bounds: bound(ε)/ε^p settles to the limit constant C(0+) as ε → 0
+    (ε = 1e-16 and 1e-13 agree to 1 %); a wrong exponent makes the two differ by orders of magnitude."""
+    from theorems.neural_collapse.near_optimal import limit_constants
+
+    near, far = limit_constants(loss, 3, 2, d, 0.05, 1e-16), limit_constants(loss, 3, 2, d, 0.05, 1e-13)
+    assert near.keys() == far.keys() == {"nc1", "nc2", "nc3"}
+    assert all(near[k] == pytest.approx(far[k], rel=1e-2) for k in near), (near, far)
