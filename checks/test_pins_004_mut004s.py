@@ -225,3 +225,109 @@ def test_near_optimal_exponents_are_the_rates_of_the_bounds(loss, d):
     near, far = limit_constants(loss, 3, 2, d, 0.05, 1e-16), limit_constants(loss, 3, 2, d, 0.05, 1e-13)
     assert near.keys() == far.keys() == {"nc1", "nc2", "nc3"}
     assert all(near[k] == pytest.approx(far[k], rel=1e-2) for k in near), (near, far)
+
+
+# -- the depth sandwich (sandwich.py): its claim builders on literal rows -------------------------------------------
+def _rows(depths, excess, lower=1.0, trained=None):
+    from theorems.neural_collapse.sandwich import Row
+
+    return [Row(L, lower, None, trained[i] if trained else lower + e,
+                info={"upper": lower + e, "upper_source": "trained", "trained_here": True})
+            for i, (L, e) in enumerate(zip(depths, excess))]
+
+
+SW_P = dict(loss="ce", lam=0.05, rate_shift=0.0, target=0.5)
+DEPTHS = (5, 10, 20, 40)
+
+
+def _certified(depths, excess, **p):
+    from theorems.neural_collapse.sandwich import certified_claims
+
+    claims, _ = certified_claims(_rows(depths, excess), 1.0, {**SW_P, **p}, 3, 2, 8)
+    return {c.name: c.passed for c in claims}
+
+
+def _power(exponent, depths=DEPTHS, c=0.1):
+    return [c * L ** exponent for L in depths]
+
+
+def _bend(depths, exponent, at, slope):
+    """c·L^exponent with the segment ending at ``depths[at]`` given its own local slope (the rest unchanged)."""
+    import math
+
+    out = [0.1 * depths[0] ** exponent]
+    for i in range(1, len(depths)):
+        s = slope if i == at else exponent
+        out.append(out[-1] * math.exp(s * math.log(depths[i] / depths[i - 1])))
+    return out
+
+
+@pytest.mark.parametrize("excess, failing", [
+    (_power(-0.5), ()),
+    (_power(-0.27), ("certified_excess_rate",)),  # EXPONENT_MAX = −0.3: an exponent 0.03 above it fails
+    (_bend(DEPTHS, -0.5, 2, -0.01), ("certified_excess_local_slopes",)),  # SLOPE_MIN = 0.02: ONE flat segment
+    (_bend(DEPTHS, -0.5, 3, -0.006), ("certified_excess_local_slopes",)),
+    (_bend(DEPTHS, -0.5, 1, -0.05), ()),  # a segment at −0.05 still improves
+    (_power(-0.5, c=10.0), ("certified_excess_target",)),  # ε(40)/L* = 10·40^−½ = 1.58 > 0.5
+])
+def test_sandwich_certified_claims_on_literal_excess(excess, failing):
+    got = _certified(DEPTHS, excess)
+    assert sorted(k for k, ok in got.items() if not ok) == sorted(failing), got
+
+
+def test_sandwich_certified_claims_fit_from_depth_5():
+    """FIT_FROM = 5: a flat segment ending at depth 4 is not judged, one ending at 10 is."""
+    depths = (3, 4, 5, 10, 20)
+    assert all(_certified(depths, _bend(depths, -0.5, 1, 0.0)).values())
+    assert all(_certified(depths, _bend(depths, -0.5, 2, -0.5)).values())
+    assert not _certified(depths, _bend(depths, -0.5, 3, 0.0))["certified_excess_local_slopes"]
+
+
+def test_sandwich_rate_shift_moves_the_exponent_bound():
+    assert not _certified(DEPTHS, _power(-0.5), rate_shift=-0.3)["certified_excess_rate"]
+    assert _certified(DEPTHS, _power(-0.5), rate_shift=-0.1)["certified_excess_rate"]
+
+
+@pytest.mark.parametrize("low, holds", [(1.0 - 3e-10, False), (1.0 - 3e-11, True), (1.0, True)])
+def test_sandwich_lower_takes_the_lowest_objective(low, holds):
+    """LOWER_RTOL = 1e-10 on min over depths of the objectives / L*: ONE trained objective (the middle depth) 3e-10
+    below L* fails it, 3e-11 below passes."""
+    from theorems.neural_collapse.sandwich import sandwich_claims
+
+    rows = _rows(DEPTHS, _power(-0.5), trained=[1.2, 1.1, low, 1.05])
+    for r in rows:
+        r.construction = 1.3
+    (claim,), _ = sandwich_claims(rows, 1.0, 1.0)
+    assert claim.passed is holds, claim
+
+
+@pytest.mark.parametrize("err, holds", [(3e-13, False), (3e-14, True)])
+def test_sandwich_landing_identity_takes_the_worst_depth(err, holds):
+    """LANDING_PER_BLOCK = 1e-13 per block and per unit of (1 + α_max): ONE depth (of three) landing 3e-13 off
+    per block fails the identity, 3e-14 passes."""
+    from types import SimpleNamespace
+
+    from theorems.neural_collapse.sandwich import landing_claim
+
+    def built(error_per, alpha, blocks):
+        return SimpleNamespace(landing_error=error_per * (1 + alpha) * blocks, extra={"alpha_max": alpha},
+                               spec=SimpleNamespace(blocks=blocks))
+
+    claim = landing_claim({19: built(1e-17, 3.0, 19), 37: built(err, 1e6, 37), 73: built(1e-17, 0.5, 73)})
+    assert claim.kind == "identity" and claim.passed is holds, claim
+
+
+@pytest.mark.parametrize("shift, at, failing", [
+    (0.0, None, ()),
+    (0.06, None, ("construction_excess_rate", "construction_local_slopes")),  # RATE_ATOL = 0.02, 3 allowances
+    (0.006, None, ()),
+    (0.06, 3, ("construction_local_slopes",)),  # ONE segment 0.06 flatter than predicted fails the local slopes
+])
+def test_sandwich_rate_claims_on_literal_excess(shift, at, failing):
+    from theorems.neural_collapse.sandwich import rate_claims
+
+    depths = (19, 37, 73, 145, 289, 577)
+    reference = _power(-0.5, depths)
+    excess = _power(-0.5 + shift, depths) if at is None else _bend(depths, -0.5, at, -0.5 + shift)
+    claims, _ = rate_claims(depths, excess, reference, "the reference")
+    assert sorted(c.name for c in claims if not c.passed) == sorted(failing), [str(c) for c in claims]
