@@ -331,3 +331,33 @@ def test_sandwich_rate_claims_on_literal_excess(shift, at, failing):
     excess = _power(-0.5 + shift, depths) if at is None else _bend(depths, -0.5, at, -0.5 + shift)
     claims, _ = rate_claims(depths, excess, reference, "the reference")
     assert sorted(c.name for c in claims if not c.passed) == sorted(failing), [str(c) for c in claims]
+
+
+# -- the pre-LN construction (theorem_4_3_pre_ln): construction_claims on literal per-depth numbers ------------------
+PRE = dict(U_pre=[1.3, 1.2, 1.1], optimum_value=1.0, phase1_errs=[4e-15, 1e-15, 2e-15],
+           phase2_errs=[1e-15, 1e-15, 1e-15], fwd_errs=[1e-16, 1e-16, 1e-16])
+
+
+@pytest.mark.parametrize("moved, failing", [
+    ({}, ()),
+    (dict(U_pre=[1.3, 1.0 - 3e-10, 1.1]), ("pre_ln_above_gufm_optimum",)),  # LOWER_RTOL = 1e-10, ONE depth
+    (dict(U_pre=[1.3, 1.0 - 3e-11, 1.1]), ()),
+    (dict(phase1_errs=[1e-15, 3e-9, 1e-15]), ("phase1_projections_identical",)),  # COPY_ATOL = 1e-9, ONE depth
+    (dict(phase1_errs=[1e-15, 3e-10, 1e-15]), ()),
+    (dict(phase2_errs=[1e-15, 1e-15, 3e-9]), ("phase2_projections_identical",)),
+    (dict(phase2_errs=[3e-10, 1e-15, 1e-15]), ()),
+    (dict(fwd_errs=[3e-12, 1e-16, 1e-16]), ("forward_matches_models",)),  # FORWARD_RTOL = 1e-12, ONE depth
+    (dict(fwd_errs=[1e-16, 3e-13, 1e-16]), ()),
+])
+def test_pre_ln_construction_claims_pinned_by_literal_inputs(moved, failing):
+    from theorems.neural_collapse.theorem_4_3_pre_ln import construction_claims
+
+    claims = construction_claims(**{**PRE, **moved})
+    assert sorted(c.name for c in claims if not c.passed) == sorted(failing), [str(c) for c in claims]
+
+
+def test_pre_ln_forward_identity_only_without_upscaling():
+    from theorems.neural_collapse.theorem_4_3_pre_ln import construction_claims
+
+    assert "forward_matches_models" in {c.name for c in construction_claims(**PRE)}
+    assert "forward_matches_models" not in {c.name for c in construction_claims(**{**PRE, "fwd_errs": None})}
