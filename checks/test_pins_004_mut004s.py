@@ -380,3 +380,26 @@ def test_plateau_certificate_seed_by_seed(run, probe, drop, status, converged, r
     st, conv, res = plateau_certificate(["max_iter", run, "gtol"], ["max_iter", probe, "max_iter"],
                                         [0.3, drop, 0.0], 0.02)
     assert (st, conv, res) == (["max_iter", status, "gtol"], [False, converged, True], [False, resolved, True])
+
+
+def test_depth_sweep_trains_every_depth_at_that_depth():
+    """Each point of a warm-started sweep is a network of its own depth (padded from the previous one), trained with
+    that depth's λ: the schedule is asked once per depth, and each run's spec has that depth."""
+    from theorems.core.context import Context
+    from theorems.data.classification import gaussian_mixture
+    from theorems.neural_collapse.depth_sweep import depth_sweep
+    from theorems.neural_collapse.models import ModelSpec
+
+    ctx = Context.make(seed=0)
+    X0, labels = gaussian_mixture(ctx, 3, 2, 4)
+    asked = []
+
+    def schedule(L):
+        asked.append(L)
+        return 0.05, 0.05 / L
+
+    points = depth_sweep(ModelSpec("rn1", 2, 6, 3, d0=4), ctx, X0, labels, "ce", [4, 2, 3], 1, schedule,
+                         lambda _: 0.0, max_iter=2, gtol=1e-9, probe_iter=0, plateau_rtol=0.02)
+    assert [pt.L for pt in points] == [2, 3, 4] == asked
+    assert [pt.run.spec.L for pt in points] == [2, 3, 4]
+    assert [pt.lam_inner for pt in points] == [0.025, 0.05 / 3, 0.0125]
