@@ -403,3 +403,14 @@ def test_depth_sweep_trains_every_depth_at_that_depth():
     assert [pt.L for pt in points] == [2, 3, 4] == asked
     assert [pt.run.spec.L for pt in points] == [2, 3, 4]
     assert [pt.lam_inner for pt in points] == [0.025, 0.05 / 3, 0.0125]
+
+
+def test_pre_ln_upscaling_scales_by_the_moved_samples_radius(run):
+    """The transformer paragraph's fix (upscale=True) scales each phase-2 block by the radius of the samples that
+    block moves: it brings the pre-LN projections 46× closer to the post-LN ones at the seed (0.0018 vs 0.085); a
+    factor taken over every sample (or none) does not. 10× is the literal margin asked."""
+    from theorems.neural_collapse import theorem_4_3_pre_ln as PL
+
+    plain = run(PL.ID).claim("phase2_projections_identical").observed
+    fixed = run(PL.ID, upscale=True).claim("phase2_projections_identical").observed
+    assert fixed < 0.1 * plain, (fixed, plain)
