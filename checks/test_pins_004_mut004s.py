@@ -414,3 +414,48 @@ def test_pre_ln_upscaling_scales_by_the_moved_samples_radius(run):
     plain = run(PL.ID).claim("phase2_projections_identical").observed
     fixed = run(PL.ID, upscale=True).claim("phase2_projections_identical").observed
     assert fixed < 0.1 * plain, (fixed, plain)
+
+
+# -- Figures 1 and 2: the fall / flatness claims on literal sweeps ---------------------------------------------------
+def _sweep(exponents, objective=(1.5, 1.2)):
+    """Seed-mean NC metrics c·L^a on depths 2, 4, 8 (a per metric) and the trained objectives, L*_GUFM = 1."""
+    return [dict(L=L, gufm_value=1.0, objective=list(objective), **{k: 0.3 * L ** a for k, a in exponents.items()})
+            for L in (2, 4, 8)]
+
+
+@pytest.mark.parametrize("exponents, failing", [
+    (dict(nc1=-1.0, nc2a=-1.0, nc3=-1.0), ()),
+    (dict(nc1=-0.45, nc2a=-1.0, nc3=-1.0), ("nc1_falls_with_depth",)),  # FALL_EXPONENT = −0.5: 0.05 short fails
+    (dict(nc1=-1.0, nc2a=-1.0, nc3=-0.45), ("nc3_falls_with_depth",)),
+    (dict(nc1=-0.55, nc2a=0.5, nc3=-0.55), ()),  # NC2 is recorded, not asserted
+])
+def test_figure_1_fall_claims_on_literal_sweeps(exponents, failing):
+    from theorems.neural_collapse import figure_1 as F1
+
+    claims, _ = F1.depth_claims(_sweep(exponents), "note", F1.FALL_EXPONENT)
+    assert sorted(c.name for c in claims if not c.passed) == sorted(failing), [str(c) for c in claims]
+
+
+@pytest.mark.parametrize("exponents, failing", [
+    (dict(nc1=-0.2, nc2a=-1.0, nc3=0.2), ()),
+    (dict(nc1=-0.55, nc2a=0.0, nc3=0.0), ("nc1_flat_in_depth",)),  # FLAT_TOL = 0.5: 0.05 beyond it fails
+    (dict(nc1=0.0, nc2a=0.0, nc3=0.55), ("nc3_flat_in_depth",)),
+    (dict(nc1=0.45, nc2a=-2.0, nc3=-0.45), ()),
+])
+def test_figure_2_flat_claims_on_literal_sweeps(exponents, failing):
+    from theorems.neural_collapse import figure_2 as F2
+
+    claims, _ = F2.flat_claims(_sweep(exponents), F2.FLAT_TOL)
+    assert sorted(c.name for c in claims if not c.passed) == sorted(failing), [str(c) for c in claims]
+
+
+@pytest.mark.parametrize("low, holds", [(1.0 - 3e-10, False), (1.0 - 3e-11, True)])
+def test_figures_trained_above_gufm_takes_the_lowest_network(low, holds):
+    """LOWER_RTOL = 1e-10 on min over networks of objective / L*_GUFM: ONE network (depth 4, second seed) 3e-10 below
+    fails the identity, 3e-11 below passes."""
+    from theorems.neural_collapse import figure_1 as F1
+
+    rows = _sweep(dict(nc1=-1.0, nc2a=-1.0, nc3=-1.0))
+    rows[1]["objective"] = [1.4, low]
+    (claim,) = F1.identity_claims(rows)
+    assert claim.kind == "identity" and claim.passed is holds, claim
