@@ -459,3 +459,16 @@ def test_figures_trained_above_gufm_takes_the_lowest_network(low, holds):
     rows[1]["objective"] = [1.4, low]
     (claim,) = F1.identity_claims(rows)
     assert claim.kind == "identity" and claim.passed is holds, claim
+
+
+def test_lemma_4_2_converse_is_asked_only_where_lambda_is_positive(run):
+    """The converse (a collapsed pair is optimal after exactly one rescaling c*) is Lemma 4.2's for λ > 0: the
+    registered λ = 0 control (MSE, zero-loss optima that are not collapsed) judges the optimiser's points only."""
+    from theorems.core import registry
+    from theorems.core.verdict import run_spec
+    from theorems.neural_collapse import lemma_4_2 as L
+
+    control = dict(loss="mse", K=3, n=2, d=6, lam=0.0, allow_violation=True)
+    assert control in [dict(c) for c in registry.get(L.ID).controls]
+    ev = recording.expect(run_spec(run, registry.get(L.ID), control), recording.FAILS)
+    assert not [c.name for c in ev.claims if c.name.startswith("converse")], ev.explain()
