@@ -472,3 +472,18 @@ def test_lemma_4_2_converse_is_asked_only_where_lambda_is_positive(run):
     assert control in [dict(c) for c in registry.get(L.ID).controls]
     ev = recording.expect(run_spec(run, registry.get(L.ID), control), recording.FAILS)
     assert not [c.name for c in ev.claims if c.name.startswith("converse")], ev.explain()
+
+
+@pytest.mark.parametrize("exponent, holds", [(-0.05, False), (-0.15, True)])
+def test_transformer_printed_gamma_claim_pinned(monkeypatch, exponent, holds):
+    """VANISH_EXPONENT = −0.1: the printed γ(L)'s construction 'vanishes' when its excess falls at least as L^−0.1; a
+    patched construction whose excess falls as L^−0.05 fails the proof step, one at L^−0.15 passes it."""
+    from types import SimpleNamespace
+
+    from theorems.neural_collapse import transformer_depth as T
+
+    depths = (33, 65, 129)
+    monkeypatch.setattr(T, "_construct", lambda *a, **k: {L: SimpleNamespace(objective=1.0 + 0.2 * L ** exponent)
+                                                           for L in depths})
+    claim = T._printed_gamma_claim({}, None, None, None, 1.0)
+    assert claim.kind == "proof_step" and claim.passed is holds, claim
