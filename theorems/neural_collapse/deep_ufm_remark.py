@@ -79,6 +79,11 @@ INNER_ATOL = 1e-5
 NC_TOL = 1e-3
 # Hessian: extreme eigenvalues by full Lanczos in float64 (exact to rounding), relative to the largest.
 CURV_RTOL = 1e-6
+# The copy's L_D is the shallow objective of the same pair through LN (idempotent on it): a few ulps of L*.
+COPY_RTOL = 1e-12
+# Σ‖W_l‖² ≤ 2(L_D − L*)/λ holds by algebra (L_D = UFM part + λ/2·Σ‖W_l‖² and the UFM part ≥ L*): only the
+# rounding of L_D − L* (~1e-16 of an O(1) L*) may cross it; 1e-12 absolute is that with room.
+CERT_ATOL = 1e-12
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
@@ -119,6 +124,36 @@ def deep_objective(theta, labels, K, d, N, D, loss, lam, lam_inner) -> torch.Ten
     return ufm_objective(W, X, labels, loss, lam) + 0.5 * lam_inner * inner
 
 
+def no_negative_curvature(lo_eig: float, hi_eig: float) -> bool:
+    """The Hessian's smallest eigenvalue is ≥ 0 up to CURV_RTOL of its largest (a minimum, not a saddle)."""
+    return lo_eig >= -CURV_RTOL * abs(hi_eig)
+
+
+def remark_claims(lows, best_value, bound, inner, metrics, nc2, copy_value, optimum_value, excess,
+                  lam_inner) -> list[Claim]:
+    """The remark's claims from the measured numbers: ``lows`` the lowest L_D of every family of points, ``inner``
+    Σ_{l<D}‖W_l‖² and ``metrics`` the NC metrics at the best trained point, ``copy_value`` L_D of the copy (None
+    where the UFM optimum is not attained), ``excess`` = best L_D − L*."""
+    claims = [
+        Claim.at_least("deep_ufm_above_shallow_optimum", min(lows) / bound, 1.0,
+                       "min over random, trained and copied points of L_D / L*_UFM", rtol=LOWER_RTOL),
+        Claim.at_most("trained_reaches_shallow_optimum", best_value / bound, 1.0,
+                      "best trained L_D / L*_UFM", rtol=REACH_RTOL),
+        Claim.at_most("trained_inner_layers_zero", inner, 0.0,
+                      "Σ_{l<D}‖W_l‖² at the best trained point", atol=INNER_ATOL),
+        Claim.at_most("trained_collapsed", max(metrics["nc1"], metrics[nc2], metrics["nc3"]), 0.0,
+                      f"max(NC1, {nc2.upper()}, NC3) of (W, X_D) at the best trained point", atol=NC_TOL),
+    ]
+    if copy_value is not None:
+        claims.append(Claim.close("copy_attains_shallow_optimum", copy_value, optimum_value,
+                                  "L_D of the copy (shallow optimum, zero blocks) vs L*_UFM", kind="identity",
+                                  rtol=COPY_RTOL))
+    if lam_inner > 0:
+        claims.append(Claim.at_most("inner_norm_certificate", inner, 2 * max(excess, 0.0) / lam_inner,
+                                    "Σ‖W_l‖² ≤ 2(L_D − L*)/λ (reduction identity)", kind="identity", atol=CERT_ATOL))
+    return claims
+
+
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     K, n, d, D, lam, loss = p["K"], p["n"], p["d"], p["D"], p["lam"], p["loss"]
     lam_inner, R = p["inner_factor"] * p["lam"], p["restarts"]
@@ -156,28 +191,13 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     curvature = tangent_curvature(fn, theta_best, generator=ctx.generator)
     lo_eig, hi_eig = float(curvature.lam_min[0]), float(curvature.lam_max[0])
     grad = float(res.stationarity[best])
-    no_neg_curv = lo_eig >= -CURV_RTOL * abs(hi_eig)
+    no_neg_curv = no_negative_curvature(lo_eig, hi_eig)
     converged = bool(res.converged[best]) and no_neg_curv
     excess = best_value - optimum.value
     nc2 = NC2_OF[loss]
     lows = [float(random_values.min()), float(res.f.min())] + ([copy_value] if optimum.attainable else [])
-    claims = [
-        Claim.at_least("deep_ufm_above_shallow_optimum", min(lows) / bound, 1.0,
-                       "min over random, trained and copied points of L_D / L*_UFM", rtol=LOWER_RTOL),
-        Claim.at_most("trained_reaches_shallow_optimum", best_value / bound, 1.0,
-                      "best trained L_D / L*_UFM", rtol=REACH_RTOL),
-        Claim.at_most("trained_inner_layers_zero", float(inner[0]), 0.0,
-                      "Σ_{l<D}‖W_l‖² at the best trained point", atol=INNER_ATOL),
-        Claim.at_most("trained_collapsed", max(metrics["nc1"], metrics[nc2], metrics["nc3"]), 0.0,
-                      f"max(NC1, {nc2.upper()}, NC3) of (W, X_D) at the best trained point", atol=NC_TOL),
-    ]
-    if optimum.attainable:
-        claims.append(Claim.close("copy_attains_shallow_optimum", copy_value, optimum.value,
-                                  "L_D of the copy (shallow optimum, zero blocks) vs L*_UFM", kind="identity",
-                                  rtol=1e-12))
-    if lam_inner > 0:
-        claims.append(Claim.at_most("inner_norm_certificate", float(inner[0]), 2 * max(excess, 0.0) / lam_inner,
-                                    "Σ‖W_l‖² ≤ 2(L_D − L*)/λ (reduction identity)", kind="identity", atol=1e-12))
+    claims = remark_claims(lows, best_value, bound, float(inner[0]), metrics, nc2,
+                           copy_value if optimum.attainable else None, optimum.value, excess, lam_inner)
     claims.append(Claim.measurement("hessian_min_eig", lo_eig, 0.0, "smallest Hessian eigenvalue at the best point"))
     details = {
         "shallow_optimum": optimum.value,

@@ -159,6 +159,15 @@ class DepthPoint:
                 **{f"median_{k}": self.median(k) for k in METRICS}}
 
 
+def plateau_certificate(run_status, probe_status, drop, plateau_rtol) -> tuple[list[str], list[bool], list[bool]]:
+    """Per seed: the status after the probe ('gtol' if the run reached it; 'plateau' if the probe ran all its
+    iterations and lowered the gap by ≤ ``plateau_rtol``; else the probe's own), whether it is converged (the
+    first-order 'gtol' certificate only) and whether it is resolved ('gtol' or 'plateau')."""
+    status = [GTOL if a == GTOL else ("plateau" if (dr <= plateau_rtol and b == MAX_ITER) else b)
+              for a, b, dr in zip(run_status, probe_status, drop)]
+    return status, [st == GTOL for st in status], [st in (GTOL, "plateau") for st in status]
+
+
 def depth_sweep(spec: ModelSpec, ctx, inputs, labels, loss: str, depths, seeds: int, lam_schedule, gufm_value,
                 *, max_iter: int, gtol: float, probe_iter: int = 0, plateau_rtol: float = 0.0,
                 theta0: torch.Tensor | None = None) -> list[DepthPoint]:
@@ -193,11 +202,10 @@ def depth_sweep(spec: ModelSpec, ctx, inputs, labels, loss: str, depths, seeds: 
             # A probe that stalled (no Armijo step: a kink, or the LN singularity P v → 0 where the gradient
             # blows up, seen with ‖∇‖ ~ 1e3 in RN2 sweeps) proves nothing: only a probe that ran all its
             # iterations and barely moved certifies a plateau.
-            plateau = (drop <= plateau_rtol) & torch.tensor([s == MAX_ITER for s in probe.status], device=drop.device)
-            probe.status = [GTOL if a == GTOL else ("plateau" if bool(pl) else b)
-                            for a, b, pl in zip(run.status, probe.status, plateau)]
-            probe.converged = torch.tensor([st == GTOL for st in probe.status], device=theta.device)
-            probe.resolved = torch.tensor([st in (GTOL, "plateau") for st in probe.status], device=theta.device)
+            probe.status, converged, resolved = plateau_certificate(run.status, probe.status, drop.tolist(),
+                                                                    plateau_rtol)
+            probe.converged = torch.tensor(converged, device=theta.device)
+            probe.resolved = torch.tensor(resolved, device=theta.device)
             probe.iterations = run.iterations + probe.iterations
             probe.plateau_drop = drop
             run = probe

@@ -107,6 +107,8 @@ FALL_EXPONENT = -0.5
 # its last window (as ``sandwich.PLATEAU_RTOL``); gtol only ends smooth runs early.
 PLATEAU_RTOL = 0.02
 TRAIN_GTOL = 1e-9
+# Every trained objective is ≥ L*_GUFM exactly (step 1 of the proof of Theorem 4.3): float64 rounding of O(1) values.
+LOWER_RTOL = 1e-10
 BIASES = ("b1", "b2")  # the block biases (``bias_decay``); b_0 belongs to the frozen input layer
 _CACHE: dict[tuple, list[dict]] = {}  # the last sweeps of this process (figure_2 reruns some of figure_1's)
 _CACHE_SIZE = 4
@@ -233,7 +235,7 @@ def sweep_converged(rows: list[dict]) -> bool:
 def identity_claims(rows: list[dict]) -> list[Claim]:
     low = min(o / r["gufm_value"] for r in rows for o in r["objective"])
     return [Claim.at_least("trained_above_gufm", low, 1.0, "min over networks of objective / L*_GUFM (an exact lower "
-                           "bound, step 1 of the proof of Theorem 4.3)", kind="identity", rtol=1e-10)]
+                           "bound, step 1 of the proof of Theorem 4.3)", kind="identity", rtol=LOWER_RTOL)]
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:

@@ -97,16 +97,23 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
     return out
 
 
-def evaluate(p: dict, form: str, ctx) -> Outcome:
-    rows = F1.sweep(ctx, p)
+def flat_claims(rows: list[dict], tol: float) -> tuple[list[Claim], dict]:
+    """Figure 2's claims on a sweep: the fitted exponents of NC1 and NC3 against L within ``tol`` of 0."""
     depths = [r["L"] for r in rows]
     fits = {k: fit_power_law(depths, [r[k] for r in rows]) for k in F1.METRICS}
-    tol = FLAT_TOL * p["flat_scale"]
     claims = [Claim.close(f"{k}_flat_in_depth", fits[k].exponent, 0.0,
                           f"fitted log–log exponent of the seed-mean {k.upper()} against L (Figure 2: almost constant)",
                           atol=tol) for k in ("nc1", "nc3")]
     claims.append(Claim.measurement("nc2_exponent", fits["nc2a"].exponent, 0.0,
                                     "fitted log–log exponent of the seed-mean NC2A against L"))
+    return claims, fits
+
+
+def evaluate(p: dict, form: str, ctx) -> Outcome:
+    rows = F1.sweep(ctx, p)
+    depths = [r["L"] for r in rows]
+    tol = FLAT_TOL * p["flat_scale"]
+    claims, fits = flat_claims(rows, tol)
     claims += F1.identity_claims(rows)
     series = [scaling_series("L", depths, k.upper(), [r[k] for r in rows], fit=fits[k], predicted=(-tol, tol),
                              predicted_note="almost constant (Figure 2)") for k in F1.METRICS]

@@ -220,6 +220,16 @@ CONTROLS = (
     dict(const_scale=1e-3, loss="mse", d=5, allow_violation=True),
     dict(exponent_shift=0.25, allow_violation=True),  # a wrong exponent: the small-ε draws break it
 )
+# Pins of the derived constants (near_optimal's C₁, C₂, C₃): each bound scaled down just enough that the named
+# worst ratios end 1.4–9.2× above 1 at the seed (CE default: NC1 0.35/0.92, NC2 0.055/0.0008, NC3 0.17/0.15 on
+# perturbations/trained; MSE d = 5: 0.009/0.011, 0.012/0.007, 0.043/0.026), so a constant loosened ×10 lets the
+# pin pass (the controls above sit 1e3–1e4× outside and pin nothing). The literal scales are read off those ratios.
+PINS = (
+    dict(const_scale=0.1, allow_violation=True),  # NC1, NC3 on both families
+    dict(const_scale=0.02, allow_violation=True),  # NC2A on the perturbations
+    dict(const_scale=2e-4, allow_violation=True),  # NC2A on the trained networks
+    dict(const_scale=0.005, loss="mse", d=5, allow_violation=True),  # every MSE bound
+)
 
 
 def _strategy():
@@ -255,5 +265,5 @@ RESULT = register(Result(
     evaluate=evaluate, hypotheses=hypotheses, cost=cost, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
     logic=Logic(for_all="K ≥ 2, n ≥ 1, d ≥ K (CE) / K+1 (MSE), λ > 0, ε ≤ ε₀, every feasible (W, X) with f − L* ≤ ε"),
-    binding=BINDING, controls=CONTROLS, strategy=_strategy,
+    binding=BINDING, controls=CONTROLS, pins=PINS, strategy=_strategy,
 ))

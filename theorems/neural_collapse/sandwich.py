@@ -25,10 +25,9 @@ import numpy as np
 import torch
 
 from ..core.evidence import Claim
-from ..core.result import AS_PRINTED, Violation
+from ..core.result import AS_PRINTED
 from ..metrics.neural_collapse import both_families
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series  # noqa: F401 (re-exported)
-from .models import FACTORED, PRE_LN
 from .near_optimal import nc_bounds, validity_limit
 
 # The certified excess (``certified_claims``): fitted over the trained depths ≥ FIT_FROM (at 2 or 3 blocks the
@@ -328,17 +327,6 @@ def predicted_excess_note(kind: str) -> str:
 
 def finite(values) -> bool:
     return all(v is not None and math.isfinite(v) for v in values)
-
-
-def sweep_violations(p: dict) -> list[Violation]:
-    """What the depth sweeps of ResNets and transformers share: pre-LN needs a trained sweep (it has no
-    construction). Their two deliberate controls (a wrong rate, a wrong L*) are ``Param(breaks=...)`` switches."""
-    out = []
-    if not p["train_depths"] and p["arch"] in PRE_LN + FACTORED:
-        out.append(Violation("train_depths non-empty for pre-LN and factored attention", "pre-LN variants and "
-                             "L-T21/T22 have no construction here: only the trained sweep", ("train_depths", "arch"),
-                             bypassable=False))
-    return out
 
 
 def controls_of(specs):

@@ -127,7 +127,7 @@ def hypotheses(p: dict, form: str, theorem_arch: str) -> list[Violation]:
     if p["depths"][0] < 2 * groups + 1:
         out.append(Violation(f"depths ≥ 2(contexts + K)+1 = {2 * groups + 1}", "each depth needs L_1 = L_2 ≥ 2 blocks "
                              "per context and per class", ("depths",), bypassable=False))
-    return out + S.sweep_violations(p)
+    return out
 
 
 def hypotheses_43(p: dict, form: str) -> list[Violation]:
