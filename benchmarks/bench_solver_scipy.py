@@ -52,6 +52,38 @@ of compile time for 1.4x on the model and the solve. The CE target (≥ 30x) is 
 left is ~10 float32 iterations from a random start (8 with all 256 starts active), each a model (~2.5 ms) and an
 arrow solve (~4.5 ms, ~0.6 ms of it overhead) over the batch, and their per-kernel overhead on the shrinking tail;
 K=10 (≥ 3x), MSE (≥ 30x) and R=1024/R=256 (≤ 5) are met.
+
+Second pass (2026-11-27 17:05–18:30 UTC, same machine, load average 12–19, torch 2.13 CPU, 1 thread). Profile at CE
+K=4 R=256 (CPU s, min of 7 runs): float32 Newton ~0.10 (model ~2.5 ms and arrow solve ~3.3 ms per full-batch
+iteration, ~10 of them, then stragglers), float64 polish ~0.03, second-order test ~0.01. The gradient norm halves per
+iteration over the first ~8 iterations with every step accepted and μ shrinking 3× a step: μ is held up by negative
+curvature (H + μI indefinite at ~3% of the starts each iteration), not by the schedule. Kept (each its own commit):
+(1) the second-order test reuses the solver's last float64 model (``NewtonResult.model``) instead of evaluating it
+again; (2) x blocks of small batches (< 512 blocks: re-solves, stragglers) factored and solved by LAPACK, which beat
+the unrolled loops' ~50 kernel launches there (and, at 4×4, the unrolled Cholesky even at 3,072 blocks: 0.20 vs
+0.26 ms; the triangular solves do not); (3) the retraction's T_i s_i as a batched matvec (0.06 vs 0.16 ms). Before/after,
+``compare("ce-K4-R256")`` in alternated processes of one session, ``main`` at cc99e3e against this version:
+0.1508 / 0.1498 s vs 0.1527 / 0.1424 s (scipy 3.555 / 2.923 vs 3.317 / 2.973 s; ratios 23.6x / 19.5x vs 21.7x /
+20.9x): a few percent, inside the load's noise. This version in one process of ``compare("ce-K4-R256")`` (3 pairs),
+``compare("mse-K4-R256", pairs=1)`` and ``restart_scaling()`` (18:22–18:25 UTC):
+
+    | problem                  | R    | batched s | scipy s | scipy/batched | batched cert/reach | scipy reach |
+    |--------------------------|------|-----------|---------|---------------|--------------------|-------------|
+    | CE  K=4 n=3 d=6          | 256  | 0.134     | 2.836   | 21.2x         | 256/256            | 256         |
+    | MSE K=4 n=3 d=6          | 256  | 0.230     | 17.491  | 75.9x (1 pair)| 256/256            | 256         |
+
+    restart scaling, CE K=4: R=256 0.142 s, R=512 0.285 s, R=1024 0.539 s; R=1024/R=256 = 3.79, exponent 0.96.
+
+K=10 unchanged (338 batched solves, 297 iterations; 5.8 vs 6.0 s CPU).
+Tried and dropped: μ0 = 0.3 in float32 (0.1 failed at every random CE K=4 start: one wasted batched solve) with the
+polish at μ = 1e-5 (at 1e-6, 173/256 starts needed two batched re-solves): 0.131–0.133 vs 0.139–0.149 s at K=4, but 368
+instead of 338 batched solves at K=10 (6.4 vs 5.8 s); per-feature damping of the sphere's negative curvature
+(max(0, c_i) added to μ on x_i's block; with shrink 3 or 10: no fewer iterations, so the indefiniteness is not the
+sphere term's alone); the W start scaled by 0.2–0.6 (same iteration counts); folding h into F as one more column (one
+product for S and Fᵀh: 1.1x slower, strided writes); W T_i and the CE block's A_i W T_i as small batched products
+(1.4x / 1.9x slower than the broadcasts). Not met: CE K=4 ≥ 30x (~20x here). What is left is ~10 float32 iterations of
+~300 small kernels each with inner dimensions 4–5 (poorly vectorised: ~20–30 ns per inner loop), ~30% of it per-call
+overhead; the next step would be a batch-innermost layout or a fused kernel, not another schedule.
 """
 
 from __future__ import annotations
