@@ -902,3 +902,12 @@ def test_theorem_1_random_map_on_style_content_is_style_blind():
     F2, _ = random_features(pop2, ctx, d=p["d"], r=p["r"], Dc=None)
     blind, seeing = (float(T1.P.alignment_per_point(G, pop.view_w).mean()) for G in (F, F2))
     assert torch.equal(pop.views, pop2.views) and blind < 0.1 * seeing, (blind, seeing)
+
+
+@pytest.mark.parametrize("steps", [0, 1])
+def test_theorem_2_reports_a_search_exactly_when_one_ran(steps):
+    """adversarial_steps = 1 is a search (its start and end slacks are reported); 0 is none (nothing reported)."""
+    from theorems.cl_generalization import theorem_2 as T2
+
+    details = _check(T2.ID, **_T2_SMALL, adversarial_steps=steps).details
+    assert ("adversarial_start_slack" in details) is bool(steps) and ("adversarial_end_slack" in details) is bool(steps)
