@@ -902,3 +902,24 @@ def test_theorem_1_random_map_on_style_content_is_style_blind():
     F2, _ = random_features(pop2, ctx, d=p["d"], r=p["r"], Dc=None)
     blind, seeing = (float(T1.P.alignment_per_point(G, pop.view_w).mean()) for G in (F, F2))
     assert torch.equal(pop.views, pop2.views) and blind < 0.1 * seeing, (blind, seeing)
+
+
+@pytest.mark.parametrize("steps", [0, 1])
+def test_theorem_2_reports_a_search_exactly_when_one_ran(steps):
+    """adversarial_steps = 1 is a search (its start and end slacks are reported); 0 is none (nothing reported)."""
+    from theorems.cl_generalization import theorem_2 as T2
+
+    details = _check(T2.ID, **_T2_SMALL, adversarial_steps=steps).details
+    assert ("adversarial_start_slack" in details) is bool(steps) and ("adversarial_end_slack" in details) is bool(steps)
+
+
+def test_theorem_3_floor_is_the_rhs_at_its_extreme_case(monkeypatch):
+    """log(16 − e) is the printed right-hand side where it is smallest: L₂ = log 2 (pair losses rescaled to it),
+    two balanced classes (p_kp_ℓ = ¼) and ε → 0 (10⁻⁹ here): the smallest RHS meets the floor to 1e-8."""
+    from theorems.cl_generalization import population as P
+    from theorems.cl_generalization import theorem_3 as T3
+
+    pairs = P.infonce_point_pairs
+    monkeypatch.setattr(P, "infonce_point_pairs", lambda *a: pairs(*a) * (math.log(2) / pairs(*a).mean()))
+    ev = _check(T3.ID, eps=1e-9)
+    assert abs(ev.details["printed_rhs_min_tau_0"] - T3.LOG_16_MINUS_E) < 1e-8, ev.details["printed_rhs_min_tau_0"]
