@@ -487,3 +487,14 @@ def test_transformer_printed_gamma_claim_pinned(monkeypatch, exponent, holds):
                                                            for L in depths})
     claim = T._printed_gamma_claim({}, None, None, None, 1.0)
     assert claim.kind == "proof_step" and claim.passed is holds, claim
+
+
+def test_lemma_4_1_perturbations_reach_past_the_validity_limit(run):
+    """The perturbation scales (10⁻⁷ … 10^−½ of the optimum's size) reach past ε₀, where the bounds stop saying
+    anything: the check judges the bounds up to the edge where they bind, not only at tiny ε. Some draws must land
+    beyond ε₀ (unjudged) and most inside it."""
+    from theorems.neural_collapse import lemma_4_1 as L
+
+    ev = run(L.ID)
+    total = 24 * 21  # draws × perturbation scales at the default
+    assert total // 2 < ev.details["perturbations_checked"] < total, ev.details["perturbations_checked"]
