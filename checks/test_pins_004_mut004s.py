@@ -498,3 +498,21 @@ def test_lemma_4_1_perturbations_reach_past_the_validity_limit(run):
     ev = run(L.ID)
     total = 24 * 21  # draws × perturbation scales at the default
     assert total // 2 < ev.details["perturbations_checked"] < total, ev.details["perturbations_checked"]
+
+
+@pytest.mark.parametrize("gain", [0.5, 3.0, 10.0])
+def test_layernorm_gain_multiplies_every_ln_output(gain):
+    """ln_gain (a control's affine LN) multiplies the LN output by the gain, whatever the gain (10 included): the
+    features of a depth-1 network are ln_gain·LN(W₀x + b₀)."""
+    import torch
+
+    from theorems.core.context import Context
+    from theorems.neural_collapse.models import ModelSpec, features, init_params
+
+    ctx = Context.make(seed=0)
+    v = ctx.randn(4, 6)
+    plain, scaled = ModelSpec("rn1", 1, 5, 3, d0=4), ModelSpec("rn1", 1, 5, 3, d0=4, ln_gain=gain)
+    theta = init_params(plain, ctx, 1)
+    out = features(scaled, theta, v)
+    first = gain * features(plain, theta, v)
+    assert torch.allclose(out, first, rtol=1e-12, atol=0), (out, first)
