@@ -516,3 +516,13 @@ def test_layernorm_gain_multiplies_every_ln_output(gain):
     out = features(scaled, theta, v)
     first = gain * features(plain, theta, v)
     assert torch.allclose(out, first, rtol=1e-12, atol=0), (out, first)
+
+
+def test_near_optimal_mse_bounds_stop_at_the_curvature_window():
+    """The MSE bounds hold while the row-norm deviation δ = √(2ε/μ) stays within half the curvature window
+    min(t*, 1 − t*)/2 (t* = d/(d + Kλ), μ = 1/K + λ/d). At K = 3, d = 4, λ = 0.05 the window is 1 − t* = 0.0361, so
+    the edge is ε = 5.65e-5: a bound at 5e-5, none at 6e-5 (the window taken as max(t*, 1 − t*) would reach 0.04)."""
+    from theorems.neural_collapse.near_optimal import nc_bounds
+
+    assert nc_bounds("mse", 3, 2, 4, 0.05, 5e-5) is not None
+    assert nc_bounds("mse", 3, 2, 4, 0.05, 6e-5) is None
