@@ -487,3 +487,42 @@ def test_transformer_printed_gamma_claim_pinned(monkeypatch, exponent, holds):
                                                            for L in depths})
     claim = T._printed_gamma_claim({}, None, None, None, 1.0)
     assert claim.kind == "proof_step" and claim.passed is holds, claim
+
+
+def test_lemma_4_1_perturbations_reach_past_the_validity_limit(run):
+    """The perturbation scales (10⁻⁷ … 10^−½ of the optimum's size) reach past ε₀, where the bounds stop saying
+    anything: the check judges the bounds up to the edge where they bind, not only at tiny ε. Some draws must land
+    beyond ε₀ (unjudged) and most inside it."""
+    from theorems.neural_collapse import lemma_4_1 as L
+
+    ev = run(L.ID)
+    total = 24 * 21  # draws × perturbation scales at the default
+    assert total // 2 < ev.details["perturbations_checked"] < total, ev.details["perturbations_checked"]
+
+
+@pytest.mark.parametrize("gain", [0.5, 3.0, 10.0])
+def test_layernorm_gain_multiplies_every_ln_output(gain):
+    """ln_gain (a control's affine LN) multiplies the LN output by the gain, whatever the gain (10 included): the
+    features of a depth-1 network are ln_gain·LN(W₀x + b₀)."""
+    import torch
+
+    from theorems.core.context import Context
+    from theorems.neural_collapse.models import ModelSpec, features, init_params
+
+    ctx = Context.make(seed=0)
+    v = ctx.randn(4, 6)
+    plain, scaled = ModelSpec("rn1", 1, 5, 3, d0=4), ModelSpec("rn1", 1, 5, 3, d0=4, ln_gain=gain)
+    theta = init_params(plain, ctx, 1)
+    out = features(scaled, theta, v)
+    first = gain * features(plain, theta, v)
+    assert torch.allclose(out, first, rtol=1e-12, atol=0), (out, first)
+
+
+def test_near_optimal_mse_bounds_stop_at_the_curvature_window():
+    """The MSE bounds hold while the row-norm deviation δ = √(2ε/μ) stays within half the curvature window
+    min(t*, 1 − t*)/2 (t* = d/(d + Kλ), μ = 1/K + λ/d). At K = 3, d = 4, λ = 0.05 the window is 1 − t* = 0.0361, so
+    the edge is ε = 5.65e-5: a bound at 5e-5, none at 6e-5 (the window taken as max(t*, 1 − t*) would reach 0.04)."""
+    from theorems.neural_collapse.near_optimal import nc_bounds
+
+    assert nc_bounds("mse", 3, 2, 4, 0.05, 5e-5) is not None
+    assert nc_bounds("mse", 3, 2, 4, 0.05, 6e-5) is None
