@@ -3,8 +3,9 @@ and ``neural_collapse.ufm.ufm_second_order`` against the dense spectrum.
 
 Reference: the dense arrow Hessian (ArrowModel.hessian, tested against autograd in tests/test_optim.py) and its
 eigvalsh, computed independently of the block Cholesky. The inertia fact the certificate rests on, "H + μI is
-positive definite iff μ > −λ_min(H)", is pinned from both sides at a relative 1e-6 of λ_min, on blocks factored
-entry by entry (q ≤ UNROLL_MAX) and by LAPACK (q > UNROLL_MAX).
+positive definite iff μ > −λ_min(H)", is pinned from both sides at a relative 1e-6 of λ_min. Both cases here have
+fewer than UNROLL_MIN_BLOCKS blocks, so LAPACK factors them; the entry-by-entry path (q ≤ UNROLL_MAX, full batches)
+is pinned the same way by tests/test_solver_speed_small_batches.py.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def _model(loss: str, K: int, n: int, d: int, B: int, seed: int):
 
 
 @pytest.mark.parametrize("loss", ["ce", "mse"])
-@pytest.mark.parametrize("K,n,d", [(3, 2, 5), (3, 2, 12)])  # q = 3 (unrolled blocks), q = 10 > UNROLL_MAX (LAPACK)
+@pytest.mark.parametrize("K,n,d", [(3, 2, 5), (3, 2, 12)])  # q = 3 and q = 10 > UNROLL_MAX
 def test_inertia_pinned_from_both_sides(loss, K, n, d):
     """Random points are indefinite: the shift μ = −λ_min(1 − 1e-6) leaves H + μI indefinite (must fail), μ =
     −λ_min(1 + 1e-6) makes it positive definite (must pass)."""
