@@ -417,11 +417,14 @@ def test_figure_11_gains_and_claims_on_a_hand_made_table():
 
 
 def test_figure_11_paper_protocol_is_section_5s():
-    """The thorough instance runs §5's protocol (5000 minibatches of 128, 3 repetitions) on Fig. 11's ζ = 2, 5, 10."""
+    """The thorough instance runs §5's protocol (5000 minibatches of 128, 3 repetitions) on Fig. 11's ζ = 2, 5, 10,
+    at the grid whose numbers the module's docstring reports (its replay command: Ps=1,3 betas=1,2)."""
     from theorems.nonlinear_cl import figure_11 as F
 
     assert (F.PAPER_PROTOCOL["steps"], F.PAPER_PROTOCOL["batch"], F.PAPER_PROTOCOL["seeds"]) == (5000, 128, 3)
     assert tuple(F.PAPER_PROTOCOL["zetas"]) == (2.0, 5.0, 10.0)
+    assert (tuple(F.PAPER_PROTOCOL["Ps"]), tuple(F.PAPER_PROTOCOL["betas"])) == ((1, 3), (1, 2))
+    assert "Ps=1,3 betas=1,2 zetas=2,5,10 seeds=3 steps=5000 batch=128" in " ".join(F.__doc__.split())
 
 
 # ---------------------------------------------------------------------------------------------------------------
