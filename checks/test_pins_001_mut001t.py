@@ -358,3 +358,24 @@ def test_theorem_5_delta_is_judged_at_the_smallest_k():
     c = theorem_5.delta_claim(torch.tensor([0.5, -1e-3, 2.0], dtype=D), 0.1)
     assert not c.passed and c.observed == -1e-3, c
     assert theorem_5.delta_claim(torch.tensor([0.5, 0.0, 2.0], dtype=D), 0.1).passed  # δ_k = 0 is allowed
+
+
+def test_theorem_1_weyl_ratio_is_judged_at_the_worst_lme(monkeypatch):
+    """The default mixture has four LMEs, each with −λ_max(J) ≥ λ_gap − ρ: the linearisation of ONE of them halved
+    (its rate falls to about half of the guarantee) must fail the Weyl claim, a min over the LMEs (the best LME, max
+    for min, stays ≥ 1). The claim is an identity: failing inside the hypotheses, it raises (a suite bug)."""
+    import theorems
+    from theorems.core.errors import IdentityFailure
+    from theorems.nonlinear_cl import theorem_1 as T
+
+    real = T.linearisation
+
+    def one_lme_off(A_fn, W, lam_star):
+        J, Dm, Q = real(A_fn, W, lam_star)
+        J = J.clone()
+        J[1] = 0.5 * J[1]
+        return J, Dm, Q
+
+    monkeypatch.setattr(T, "linearisation", one_lme_off)
+    with pytest.raises(IdentityFailure, match="linearised_rate_at_least_guaranteed"):
+        theorems.check(T.ID)
