@@ -147,7 +147,7 @@ def _entry_inputs():
 
 
 NAMES = ("B1_offblock_at_most_delta", "B1_inblock_at_least_Delta", "eq8_cross_upper_bound",
-         "eq7_corrected_lower_bound")
+         "eq7_corrected_lower_bound", "eq7_printed_lower_bound")
 
 
 def test_theorem_2_entry_claims_hold_on_the_default_batch():
@@ -182,6 +182,9 @@ def test_theorem_2_entry_claims_take_the_worst_instance():
     A7 = A1.clone()
     A7[1, i, j] = nui * D[1] ** 2 - (n - nui) * d[1] ** 2 - 0.01
     cases["eq7_corrected_lower_bound"] = (XW, A7)
+    A7p = A1.clone()
+    A7p[1, i, j] = nui * D[1] ** 2 - 0.01
+    cases["eq7_printed_lower_bound"] = (XW, A7p)
     for name, (xw, a) in cases.items():
         claims, _ = T2.entry_claims(xw, a, labels, nu, d, D)
         c = next(c for c in claims if c.name == name)
