@@ -17,6 +17,7 @@ import pytest
 import torch
 
 import theorems
+from checks.hand_tables import figure_4_chi
 from checks.pinning import assert_registered_pin
 from theorems.core import recording
 from theorems.core.errors import HypothesisViolation
@@ -212,15 +213,7 @@ def test_figure_4_claims_take_the_worse_loss():
     """The hand table of tests/test_nonlinear_cl_training.py for InfoNCE, and for the quadratic loss the same with
     ReLU's χ̄₊ lowered by 0.2 at β = 4 and raised by 0.1 at β = 1, its χ̄₋ raised by 0.1: each min/max over losses
     is decided by a different loss than the other reductions (values worked out by hand)."""
-    chi = {(1, 1, "relu"): 0.3, (1, 1, "linear"): 0.95, (1, 1, "leaky"): 0.4,
-           (1, 4, "relu"): 0.9, (1, 4, "linear"): 0.85, (1, 4, "leaky"): 0.8,
-           (3, 1, "relu"): 0.5, (3, 1, "linear"): 0.7, (3, 1, "leaky"): 0.5,
-           (3, 4, "relu"): 0.95, (3, 4, "linear"): 0.6, (3, 4, "leaky"): 0.9,
-           (5, 1, "relu"): 0.4, (5, 1, "linear"): 0.6, (5, 1, "leaky"): 0.4,
-           (5, 4, "relu"): 0.8, (5, 4, "linear"): 0.7, (5, 4, "leaky"): 0.75}
-    chim = {k: 0.1 for k in chi}
-    chim[(3, 4, "relu")], chim[(3, 4, "linear")], chim[(3, 4, "leaky")] = 0.05, 0.3, 0.2
-    chim[(5, 4, "relu")], chim[(5, 4, "linear")], chim[(5, 4, "leaky")] = 0.25, 0.3, 0.2
+    chi, chim = figure_4_chi()
     table = {}
     for (P, b, a), v in chi.items():
         table[(P, b, a, "infonce")] = ([v] * 2, [chim[(P, b, a)]] * 2, [0.2, 0.2])

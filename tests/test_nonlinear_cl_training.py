@@ -136,17 +136,10 @@ def test_training_restores_the_thread_setting():
 def test_figure_4_claims_on_a_hand_made_table():
     """grid_claims reduces the per-point means as its messages say (min over points for the ≥ claims, max for the
     ≤ claim), checked on a table whose every reduction is decided by a different point."""
+    from checks.hand_tables import figure_4_chi
     from theorems.nonlinear_cl.figure_4 import grid_claims
 
-    chi = {(1, 1, "relu"): 0.3, (1, 1, "linear"): 0.95, (1, 1, "leaky"): 0.4,
-           (1, 4, "relu"): 0.9, (1, 4, "linear"): 0.85, (1, 4, "leaky"): 0.8,
-           (3, 1, "relu"): 0.5, (3, 1, "linear"): 0.7, (3, 1, "leaky"): 0.5,
-           (3, 4, "relu"): 0.95, (3, 4, "linear"): 0.6, (3, 4, "leaky"): 0.9,
-           (5, 1, "relu"): 0.4, (5, 1, "linear"): 0.6, (5, 1, "leaky"): 0.4,
-           (5, 4, "relu"): 0.8, (5, 4, "linear"): 0.7, (5, 4, "leaky"): 0.75}
-    chim = {k: 0.1 for k in chi}
-    chim[(3, 4, "relu")], chim[(3, 4, "linear")], chim[(3, 4, "leaky")] = 0.05, 0.3, 0.2
-    chim[(5, 4, "relu")], chim[(5, 4, "linear")], chim[(5, 4, "leaky")] = 0.25, 0.3, 0.2
+    chi, chim = figure_4_chi()
     table = {(P, b, a, "infonce"): ([chi[(P, b, a)]] * 2, [chim[(P, b, a)]] * 2, [0.2, 0.2]) for P, b, a in chi}
     claims = {c.name: c for c in grid_claims(table, ((1, 3, 5), (1, 4), ("relu", "linear", "leaky"), ("infonce",)),
                                              0.05)}

@@ -8,25 +8,15 @@ block path. Each test runs with the threshold forced to each side, so both paths
 
 from __future__ import annotations
 
-import math
 
 import pytest
 import torch
 
 import theorems.optim.newton as newton
-from theorems.data.frames import balanced_labels
-from theorems.neural_collapse.ufm import ufm_newton_model
+from test_solver_certificate import _model
 
 DT = torch.float64
 PATHS = {"unrolled": 0, "lapack": 10**9}  # UNROLL_MIN_BLOCKS forcing each path
-
-
-def _model(loss: str, K: int, n: int, d: int, B: int, seed: int):
-    g = torch.Generator().manual_seed(seed)
-    Wp = torch.randn(B, K, d - 1, generator=g, dtype=DT)
-    U = torch.randn(B, K * n, d - 1, generator=g, dtype=DT)
-    return ufm_newton_model(Wp, math.sqrt(d) * U / U.norm(dim=-1, keepdim=True), balanced_labels(K, n, device="cpu"),
-                            loss, 0.05)
 
 
 @pytest.mark.parametrize("path", list(PATHS))
