@@ -101,8 +101,9 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
         if p["h"] < need:
             out.append(Violation("h ≥ d + z − min(z, ℓ) (Proposition 3's width condition)", f"h = {p['h']} < {need}",
                                  ("h", "z", "C")))
-    elif p["h"] < 2 + p["z"] - min(p["z"], 2) or p["h"] < max(2, p["z"]):
-        # half moons: d = 2 and both eigenvalues of C negative (ℓ = 2)
+    elif p["h"] < max(2, p["z"]):
+        # half moons: d = 2 and both eigenvalues of C negative (ℓ = 2), so d + z − min(z, ℓ) = max(d, z): the two
+        # width conditions are one inequality
         out.append(Violation("h ≥ max(d, z) and h ≥ d + z − min(z, ℓ)", f"h = {p['h']}, z = {p['z']}, d = 2",
                              ("h", "z"), False))
     return out
