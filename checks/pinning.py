@@ -1,7 +1,10 @@
 """What the pin and hypothesis-edge test files of every paper share (not a test module: nothing here is collected)."""
 from __future__ import annotations
 
+import pytest
+
 from theorems.core import recording, registry
+from theorems.core.errors import IdentityFailure
 from theorems.core.verdict import run_spec
 
 
@@ -36,3 +39,22 @@ def assert_hypothesis_edge(rid: str, form, params: dict, name) -> None:
         assert not found, f"{rid} {params}: inside the hypotheses, yet {found}"
     else:
         assert any(name in h for h in found), f"{rid} {params}: expected a violation of {name!r}, got {found}"
+
+
+def probe(rid: str, **params):
+    """``theorems.check(rid, **params)`` for a probe meant to hold or fail (every outcome expected: the run file
+    records it so, and the report does not ask for a look)."""
+    import theorems
+
+    with recording.expecting(*recording.OUTCOMES):
+        return theorems.check(rid, **params)
+
+
+def assert_identity_fails(rid: str, claim: str, **params) -> None:
+    """The check raises IdentityFailure naming ``claim`` among the identities that failed (the message's first
+    line; the explanation below it lists every claim, so matching the whole text would accept any identity)."""
+    with pytest.raises(IdentityFailure) as raised:
+        probe(rid, **params)
+    first = str(raised.value).split("\n", 1)[0]
+    broken = first.split(": identity ", 1)[1].split(" failed on ", 1)[0].split(", ")
+    assert claim in broken, first

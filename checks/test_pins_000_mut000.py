@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from checks.pinning import assert_registered_pin
+from checks.pinning import assert_identity_fails, assert_registered_pin, probe
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
 
@@ -95,18 +95,8 @@ def test_algorithm_1_lower_atol_is_pinned_by_a_registered_control(run):
 # -- identity tolerances with no registered instance near them: the same check with one number of its formula
 # moved by a literal amount, 0.5 allowances (still passes) and 3 allowances (fails; an identity failing on an
 # instance inside the hypotheses raises IdentityFailure) --------------------------------------------------------
-def _check(rid, **params):
-    import theorems
-
-    with recording.expecting(*recording.OUTCOMES):
-        return theorems.check(rid, **params)
 
 
-def _fails_identity(rid, claim, **params):
-    from theorems.core.errors import IdentityFailure
-
-    with pytest.raises(IdentityFailure, match=claim):
-        _check(rid, **params)
 
 
 @pytest.mark.parametrize("bump, passes", [(0.5e-6, True), (3e-6, False)])
@@ -119,9 +109,9 @@ def test_definition_1_reference_atol_is_pinned(monkeypatch, bump, passes):
     monkeypatch.setattr(D1, "reference_rho_k", lambda X, lab, U, k: ref(X, lab, U, k) + (bump if k == 0 else 0.0))
     small = dict(K=2, nu=2, imbalance=0, r=1, m=3, instances=2)
     if passes:
-        assert _check(D1.ID, **small).claim("matches_reference_solver").passed
+        assert probe(D1.ID, **small).claim("matches_reference_solver").passed
     else:
-        _fails_identity(D1.ID, "matches_reference_solver", **small)
+        assert_identity_fails(D1.ID, "matches_reference_solver", **small)
 
 
 @pytest.mark.parametrize("bump, passes", [(0.5e-10, True), (3e-10, False)])
@@ -140,9 +130,9 @@ def test_theorem_1_cross_rtol_is_pinned(monkeypatch, bump, passes):
     monkeypatch.setattr(T1, "attention_matrix", moved)
     small = dict(instances=2)
     if passes:
-        assert _check(T1.ID, **small).claim("cross_entries_zero").passed
+        assert probe(T1.ID, **small).claim("cross_entries_zero").passed
     else:
-        _fails_identity(T1.ID, "cross_entries_zero", **small)
+        assert_identity_fails(T1.ID, "cross_entries_zero", **small)
 
 
 @pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
@@ -160,9 +150,9 @@ def test_theorem_2_depth_identity_atol_is_pinned(monkeypatch, bump, passes):
     monkeypatch.setattr(TD, "_stack", moved)
     small = dict(instances=2, restarts=1, depth=2)
     if passes:
-        assert _check(TD.ID, **small).claim("softmax_equals_normalised_exp").passed
+        assert probe(TD.ID, **small).claim("softmax_equals_normalised_exp").passed
     else:
-        _fails_identity(TD.ID, "softmax_equals_normalised_exp", **small)
+        assert_identity_fails(TD.ID, "softmax_equals_normalised_exp", **small)
 
 
 @pytest.mark.parametrize("rel, passes", [(0.5e-12, True), (3e-12, False)])
@@ -173,7 +163,7 @@ def test_definition_2_ratio_rtol_is_pinned(monkeypatch, rel, passes):
 
     brute = D2.brute_force_inf
     monkeypatch.setattr(D2, "brute_force_inf", lambda A, labels: brute(A, labels) * (1 + rel))
-    assert _check(D2.ID, instances=2).claim("infimum_is_lowest_same_over_highest_cross").passed is passes
+    assert probe(D2.ID, instances=2).claim("infimum_is_lowest_same_over_highest_cross").passed is passes
 
 
 @pytest.mark.parametrize("slack, passes", [(-0.5e-9, True), (-3e-9, False)])
@@ -189,7 +179,7 @@ def test_theorem_2_step_rtol_is_pinned(monkeypatch, slack, passes):
         return out
 
     monkeypatch.setattr(T2, "appendix_b_steps", moved)
-    c = _check(T2.ID, instances=2).claim("B4_offblock_upper")
+    c = probe(T2.ID, instances=2).claim("B4_offblock_upper")
     assert c.kind == "proof_step" and c.passed is passes, c
 
 
@@ -207,9 +197,9 @@ def test_definition_2_metrics_sharpness_identity_is_pinned(monkeypatch, bump, pa
 
     monkeypatch.setattr(D2, "sharpness", lambda *a, **k: Moved(sharp(*a, **k)))
     if passes:
-        assert _check(D2.ID, instances=2).claim("matches_metrics_sharpness").passed
+        assert probe(D2.ID, instances=2).claim("matches_metrics_sharpness").passed
     else:
-        _fails_identity(D2.ID, "matches_metrics_sharpness", instances=2)
+        assert_identity_fails(D2.ID, "matches_metrics_sharpness", instances=2)
 
 
 def test_theorem_2_depth_identity_is_the_largest_deviation_over_the_blocks():

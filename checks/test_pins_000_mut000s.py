@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from checks.pinning import probe
 from theorems.core import recording, registry
 from theorems.deep_fusion import fusion
 from theorems.deep_fusion import theorem_2 as T2
@@ -461,10 +462,7 @@ def test_theorem_1_strict_rtol_is_pinned(monkeypatch, lift, passes):
         return t * (1 + lift), a, b
 
     monkeypatch.setattr(T1, "_ratio_per_cluster", lifted)
-    import theorems
-
-    with recording.expecting(*recording.OUTCOMES):
-        ev = theorems.check(T1ID, form="as_printed", instance="paper_example")
+    ev = probe(T1ID, form="as_printed", instance="paper_example")
     c = ev.claim("proof_strict_inequality")
     assert c.passed is passes and abs(c.observed - lift) < 1e-12, c
 
@@ -472,7 +470,6 @@ def test_theorem_1_strict_rtol_is_pinned(monkeypatch, lift, passes):
 def test_theorem_2_witness_claim_is_the_worst_instance(monkeypatch):
     """witness_reaches_gamma_B is the smallest margin over the instances: the search's best ratio on instance 1 of 3
     lowered to log γ_B − 0.5 fails it with margin −0.5 (the other instances exceed γ_B by e^80)."""
-    import theorems
 
     search = T2.witness_search
 
@@ -483,8 +480,7 @@ def test_theorem_2_witness_claim_is_the_worst_instance(monkeypatch):
         return best, found, winner
 
     monkeypatch.setattr(T2, "witness_search", lowered)
-    with recording.expecting(*recording.OUTCOMES):
-        ev = theorems.check(T2ID, instances=3, restarts=2)
+    ev = probe(T2ID, instances=3, restarts=2)
     c = ev.claim("witness_reaches_gamma_B")
     assert not c.passed and c.observed == pytest.approx(-0.5, abs=1e-9), c
 

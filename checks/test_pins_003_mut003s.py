@@ -11,25 +11,19 @@ import math
 
 import pytest
 
-from theorems.core import recording
-from theorems.core.errors import IdentityFailure
+from checks.pinning import assert_identity_fails, probe
 
 
-def _check(rid, **params):
-    import theorems
-
-    with recording.expecting(*recording.OUTCOMES):
-        return theorems.check(rid, **params)
 
 
-def _fails_identity(rid, claim, **params):
-    """The check raises IdentityFailure naming ``claim`` among the identities that failed (the message's first
-    line; the explanation below it lists every claim, so matching the whole text would accept any identity)."""
-    with pytest.raises(IdentityFailure) as raised:
-        _check(rid, **params)
-    first = str(raised.value).split("\n", 1)[0]
-    broken = first.split(": identity ", 1)[1].split(" failed on ", 1)[0].split(", ")
-    assert claim in broken, first
+def _claim_fails(rid, claim, identity):
+    """``claim`` fails on the default instance: an identity raises IdentityFailure naming it, a bound is recorded
+    as failed."""
+    if identity:
+        assert_identity_fails(rid, claim)
+    else:
+        c = probe(rid).claim(claim)
+        assert not c.passed, c
 
 
 # -- alignment_uniformity ----------------------------------------------------------------------------------------
@@ -42,7 +36,7 @@ def test_alignment_uniformity_bound_rtol_is_pinned(monkeypatch, bump, passes):
 
     bound = AU.simplex_bound
     monkeypatch.setattr(AU, "simplex_bound", lambda K, tau: bound(K, tau) - bump)
-    c = _check(AU.ID, restarts=1).claim("infonce_lower_bound_attained")
+    c = probe(AU.ID, restarts=1).claim("infonce_lower_bound_attained")
     assert c.kind == "bound" and c.passed is passes, c
 
 
@@ -59,7 +53,7 @@ def test_alignment_uniformity_gap_min_is_pinned(monkeypatch, bump, passes):
         return unif(F, t) + (bump if F.shape[0] == 1 else 0.0)
 
     monkeypatch.setattr(AU, "uniformity", moved)
-    c = _check(AU.ID, cube_d=2, restarts=2, allow_violation=True).claim("bt_minimiser_not_uniform")
+    c = probe(AU.ID, cube_d=2, restarts=2, allow_violation=True).claim("bt_minimiser_not_uniform")
     assert c.passed is passes and abs(c.observed - bump) < 1e-6, c
 
 
@@ -79,9 +73,9 @@ def test_theorem_3_rtol_pins_the_am_gm_identity(monkeypatch, rel, passes):
 
     monkeypatch.setattr(P, "infonce_point_pairs", moved)
     if passes:
-        assert _check(T3.ID).claim("L2_at_least_log2").passed
+        assert probe(T3.ID).claim("L2_at_least_log2").passed
     else:
-        _fails_identity(T3.ID, "L2_at_least_log2")
+        assert_identity_fails(T3.ID, "L2_at_least_log2")
 
 
 @pytest.mark.parametrize("rel, passes", [(0.5e-10, True), (3e-10, False)])
@@ -95,9 +89,9 @@ def test_theorem_3_rtol_pins_cauchy_schwarz_on_merged_classes(monkeypatch, rel, 
     monkeypatch.setattr(P, "class_centres", lambda *a, **k: centres(*a, **k) * math.sqrt(1 + rel))
     merged = dict(mode="merged", noise=0.0, view_noise=0.0)
     if passes:
-        assert _check(T3.ID, **merged).claim("centre_products_at_most_1").passed
+        assert probe(T3.ID, **merged).claim("centre_products_at_most_1").passed
     else:
-        _fails_identity(T3.ID, "centre_products_at_most_1", **merged)
+        assert_identity_fails(T3.ID, "centre_products_at_most_1", **merged)
 
 
 @pytest.mark.parametrize("bump, passes", [(0.5e-10, True), (3e-10, False)])
@@ -113,7 +107,7 @@ def test_theorem_3_rtol_pins_the_per_pair_repair(monkeypatch, bump, passes):
         return ldiff(a, b) - (bump if len(calls) % 2 == 0 else 0.0)
 
     monkeypatch.setattr(T3, "_log_diff_exp", moved)
-    c = _check(T3.ID, mode="merged", noise=0.0, view_noise=0.0).claim("per_pair_repair")
+    c = probe(T3.ID, mode="merged", noise=0.0, view_noise=0.0).claim("per_pair_repair")
     assert c.kind == "proof_step" and c.passed is passes, c
 
 
@@ -161,7 +155,7 @@ def test_theorem_2_step_rtol_is_pinned_at_the_worst_encoder(monkeypatch, claim, 
     from theorems.cl_generalization import theorem_2 as T2
 
     _two_encoders_second_moved(monkeypatch, lambda row: row["variants"][variant].__setitem__(key, sign * size))
-    c = _check(T2.ID, **_T2_SMALL).claim(claim)
+    c = probe(T2.ID, **_T2_SMALL).claim(claim)
     assert c.kind == "proof_step" and c.passed is passes, c
 
 
@@ -173,9 +167,9 @@ def test_theorem_2_lipschitz_identity_is_pinned_at_the_worst_encoder(monkeypatch
 
     _two_encoders_second_moved(monkeypatch, lambda row: row.__setitem__("delta_f_minus_L_delta", size))
     if passes:
-        assert _check(T2.ID, **_T2_SMALL).claim("delta_f_at_most_L_delta").passed
+        assert probe(T2.ID, **_T2_SMALL).claim("delta_f_at_most_L_delta").passed
     else:
-        _fails_identity(T2.ID, "delta_f_at_most_L_delta", **_T2_SMALL)
+        assert_identity_fails(T2.ID, "delta_f_at_most_L_delta", **_T2_SMALL)
 
 
 def test_theorem_2_error_claim_takes_the_worst_encoder(monkeypatch):
@@ -187,7 +181,7 @@ def test_theorem_2_error_claim_takes_the_worst_encoder(monkeypatch):
         row["err"] = min(row["variants"]["printed"]["best"], 1.0) + 0.01
 
     _two_encoders_second_moved(monkeypatch, change)
-    c = _check(T2.ID, **_T2_SMALL).claim("error_bound")
+    c = probe(T2.ID, **_T2_SMALL).claim("error_bound")
     assert not c.passed and abs(c.observed - c.bound - 0.01) < 1e-12, c
 
 
@@ -223,7 +217,7 @@ def test_augmentation_trend_bound_atol_is_pinned_at_the_worst_cell(monkeypatch, 
         row["err"] = min(row["variants"]["repaired"]["best"], 1.0) + bump
 
     _trend_row_moved(monkeypatch, change)
-    c = _check(AT.ID, **_TREND).claim("bound_dominates_error")
+    c = probe(AT.ID, **_TREND).claim("bound_dominates_error")
     assert c.kind == "bound" and c.passed is passes, c
 
 
@@ -239,9 +233,9 @@ def test_augmentation_trend_oracle_identity_is_pinned_at_the_worst_cell(monkeypa
 
     _trend_row_moved(monkeypatch, change)
     if passes:
-        assert _check(AT.ID, **_TREND).claim("oracle_below_bound").passed
+        assert probe(AT.ID, **_TREND).claim("oracle_below_bound").passed
     else:
-        _fails_identity(AT.ID, "oracle_below_bound", **_TREND)
+        assert_identity_fails(AT.ID, "oracle_below_bound", **_TREND)
 
 
 def test_augmentation_trend_concentration_identity_takes_the_worst_strength_and_delta(monkeypatch):
@@ -265,7 +259,7 @@ def test_augmentation_trend_concentration_identity_takes_the_worst_strength_and_
         return c
 
     monkeypatch.setattr(P, "concentration", moved)
-    _fails_identity(AT.ID, "concentration_monotone", **_TREND)
+    assert_identity_fails(AT.ID, "concentration_monotone", **_TREND)
     assert len(seen) == 3
 
 
@@ -391,7 +385,7 @@ def test_theorem_2_vacuity_is_against_the_trivial_bound_1(monkeypatch, best, vac
         return {**row, "variants": {**row["variants"], "printed": {**row["variants"]["printed"], "best": best}}}
 
     monkeypatch.setattr(D, "analyse", moved)
-    assert _check(T2.ID, **_T2_SMALL).details["vacuous"] is vacuous
+    assert probe(T2.ID, **_T2_SMALL).details["vacuous"] is vacuous
 
 
 def test_theorem_3_reported_slack_is_the_tightest_pair_of_three_classes(run):
@@ -455,7 +449,7 @@ def test_revised_infonce_claims_take_the_worst_checkpoint(monkeypatch):
         return dict(err=err, checkpoints=[1, 2], record=_no_training())
 
     monkeypatch.setattr(RI, "curves", curves)
-    ev = _check(RI.ID, strengths=[0.6, 1.0])
+    ev = probe(RI.ID, strengths=[0.6, 1.0])
     assert not ev.claim("revised_vs_simclr_tau_1_s06").passed and not ev.claim("revised_vs_simclr_tau_05_s06").passed
     assert ev.claim("revised_vs_simclr_tau_1_s1").passed and ev.claim("revised_vs_simclr_tau_05_s1").passed
 
@@ -475,7 +469,7 @@ def test_composition_ordering_on_literal_measurements(monkeypatch, errs, sharpes
                     record=_no_training())
 
     monkeypatch.setattr(CO, "measure", measure)
-    ev = _check(CO.ID)
+    ev = probe(CO.ID)
     c = ev.claim("sharpest_is_best")
     assert c.passed is sharpest_best and ev.details["sharpest"] == ev.details["compositions"][0], (c, ev.details)
     if rho is not None:
@@ -556,12 +550,12 @@ def test_theorem_3_rtol_pins_the_log_16_minus_e_floor(monkeypatch, rel, passes):
     printed RHS times 1 + rel (read off an unmoved run: independent of RTOL)."""
     from theorems.cl_generalization import theorem_3 as T3
 
-    floor = _check(T3.ID).details["printed_rhs_min_tau_0"]
+    floor = probe(T3.ID).details["printed_rhs_min_tau_0"]
     monkeypatch.setattr(T3, "LOG_16_MINUS_E", floor * (1 + rel))
     if passes:
-        assert _check(T3.ID).claim("rhs_at_least_log_16_minus_e").passed
+        assert probe(T3.ID).claim("rhs_at_least_log_16_minus_e").passed
     else:
-        _fails_identity(T3.ID, "rhs_at_least_log_16_minus_e")
+        assert_identity_fails(T3.ID, "rhs_at_least_log_16_minus_e")
 
 
 @pytest.mark.parametrize("excess, passes", [(0.5e-10, True), (3e-10, False)])
@@ -571,10 +565,10 @@ def test_theorem_3_rtol_pins_the_weighted_pair_step(excess, passes):
     run (max p_kp_ℓT_kℓ = L₂ + its slack), independently of RTOL."""
     from theorems.cl_generalization import theorem_3 as T3
 
-    ev = _check(T3.ID)
+    ev = probe(T3.ID)
     L2, slack = ev.details["L2"], ev.claim("weighted_pair_le_L2").observed
     scale = (L2 + excess) / (L2 + slack)
-    c = _check(T3.ID, repair_scale=scale, allow_violation=True).claim("weighted_pair_le_L2")
+    c = probe(T3.ID, repair_scale=scale, allow_violation=True).claim("weighted_pair_le_L2")
     assert c.kind == "proof_step" and c.passed is passes and abs(c.observed - excess) < 1e-11, c
 
 
@@ -666,11 +660,7 @@ def test_theorem_4_claims_take_the_worst_seed(monkeypatch, claim, change, raises
 
     _two_seeds(monkeypatch)
     calls = _second_call_changed(monkeypatch, B, "theorem_4_row", change)
-    if raises:
-        _fails_identity(B.THEOREM_4, claim)
-    else:
-        c = _check(B.THEOREM_4).claim(claim)
-        assert not c.passed, c
+    _claim_fails(B.THEOREM_4, claim, raises)
     assert len(calls) == 2
 
 
@@ -683,7 +673,7 @@ def test_lemma_2_claims_take_the_worst_seed(monkeypatch):
 
     _two_seeds(monkeypatch)
     calls = _second_call_changed(monkeypatch, P, "infonce_terms", lambda out: {**out, "align": out["align"] * 0 + 1e3})
-    ev = _check(B.LEMMA_2, split_scale=1 + 1e-12, allow_violation=True)
+    ev = probe(B.LEMMA_2, split_scale=1 + 1e-12, allow_violation=True)
     assert not ev.claim("lemma_2").passed and not ev.claim("alignment_identity").passed, ev.explain()
     assert len(calls) == 2
 
@@ -718,11 +708,7 @@ def test_infonce_claims_take_the_worst_seed(monkeypatch, claim, change, raises):
     from theorems.cl_generalization import infonce as IN
 
     calls = _infonce_two_seeds(monkeypatch, change)
-    if raises:
-        _fails_identity(IN.ID, claim)
-    else:
-        c = _check(IN.ID).claim(claim)
-        assert not c.passed, c
+    _claim_fails(IN.ID, claim, raises)
     assert len(calls) == 2
 
 
@@ -741,7 +727,7 @@ def test_alignment_uniformity_search_claim_takes_the_lowest_restart(monkeypatch)
         return v
 
     monkeypatch.setattr(AU, "infonce", moved)
-    _fails_identity(AU.ID, "infonce_search_not_below_bound", restarts=2)
+    assert_identity_fails(AU.ID, "infonce_search_not_below_bound", restarts=2)
 
 
 @pytest.mark.parametrize("claim, name, change", [
@@ -771,7 +757,7 @@ def test_theorem_3_identities_take_the_worst_seed(monkeypatch, claim, name, chan
         return change(out) if len(calls) == 2 else out
 
     monkeypatch.setattr(P, name, moved)
-    _fails_identity(T3.ID, claim, mode="merged", noise=0.0, view_noise=0.0)
+    assert_identity_fails(T3.ID, claim, mode="merged", noise=0.0, view_noise=0.0)
     assert len(calls) == 2
 
 
@@ -813,7 +799,7 @@ def test_theorem_2_lipschitz_identity_takes_the_worst_delta(monkeypatch):
         return df
 
     monkeypatch.setattr(D, "delta_f", moved)
-    _fails_identity(T2.ID, "delta_f_at_most_L_delta", **_T2_SMALL)
+    assert_identity_fails(T2.ID, "delta_f_at_most_L_delta", **_T2_SMALL)
 
 
 @pytest.mark.parametrize("instance", ["BINDING", "ADVERSARIAL", "merged"])
@@ -873,7 +859,7 @@ def test_theorem_1_identities_take_the_worst_eps_and_point(monkeypatch, claim, c
 
     per_point = P.alignment_per_point
     monkeypatch.setattr(P, "alignment_per_point", lambda *a, **k: change(per_point(*a, **k)))
-    _fails_identity(T1.ID, claim)
+    assert_identity_fails(T1.ID, claim)
 
 
 def torch_where_first(a, factor):
@@ -909,7 +895,7 @@ def test_theorem_2_reports_a_search_exactly_when_one_ran(steps):
     """adversarial_steps = 1 is a search (its start and end slacks are reported); 0 is none (nothing reported)."""
     from theorems.cl_generalization import theorem_2 as T2
 
-    details = _check(T2.ID, **_T2_SMALL, adversarial_steps=steps).details
+    details = probe(T2.ID, **_T2_SMALL, adversarial_steps=steps).details
     assert ("adversarial_start_slack" in details) is bool(steps) and ("adversarial_end_slack" in details) is bool(steps)
 
 
@@ -921,5 +907,5 @@ def test_theorem_3_floor_is_the_rhs_at_its_extreme_case(monkeypatch):
 
     pairs = P.infonce_point_pairs
     monkeypatch.setattr(P, "infonce_point_pairs", lambda *a: pairs(*a) * (math.log(2) / pairs(*a).mean()))
-    ev = _check(T3.ID, eps=1e-9)
+    ev = probe(T3.ID, eps=1e-9)
     assert abs(ev.details["printed_rhs_min_tau_0"] - T3.LOG_16_MINUS_E) < 1e-8, ev.details["printed_rhs_min_tau_0"]
