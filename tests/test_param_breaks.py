@@ -57,3 +57,12 @@ def test_show_names_what_the_switch_breaks_and_the_manifest_keeps_it():
     p = Param("bound_scale", float, 1.0, "multiplies the bound (≠ 1: wrong constant)", "= 1", breaks="exact bound")
     assert p.describe().endswith("any other value breaks: exact bound")
     assert _param_from_json(_param_to_json(p)) == p
+
+
+def test_a_copy_of_a_result_records_each_switch_once():
+    """dataclasses.replace re-runs Result.__post_init__ on the wrapped hypotheses: the switch must not be added
+    twice (conformance.py copies results this way)."""
+    import dataclasses
+
+    r = dataclasses.replace(dataclasses.replace(_result()))
+    assert [v.hypothesis for v in r.hypotheses({"n": 3, "bound_scale": 2.0}, "as-printed")] == ["exact bound"]

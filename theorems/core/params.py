@@ -114,8 +114,8 @@ class Param:
     rate_shift: a negative control's switch) or ``"theorem"``; see `Param.purpose`.
 
     ``breaks``: for a negative control's switch, the hypothesis that any value other than the default breaks
-    (e.g. ``"exact constants δ, Δ"``). The result then records that violation itself (`Param.violation`,
-    collected by `theorems.core.result.Result`), with ``doc`` as its reason: a module does not write the
+    (e.g. ``"exact constants δ, Δ"``). `theorems.core.result.Result` then records that violation itself
+    (`theorems.core.result.switch_violations`), with ``doc`` as its reason: a module does not write the
     ``if p["x_scale"] != 1.0: Violation(...)`` test by hand. Such a parameter is a CONTROL.
     """
 

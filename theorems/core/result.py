@@ -294,11 +294,13 @@ class Result:
             object.__setattr__(self, "report_instances", DeclaredInstances(self))
         switches = tuple(p for p in self.params if p.breaks)
         if switches:  # the switches' violations are the suite's to record (Param.breaks), after the module's own
-            own = self.hypotheses
+            # the module's own function, also when a copy (dataclasses.replace) passes the wrapper back in
+            own = getattr(self.hypotheses, "__wrapped__", self.hypotheses)
 
             def hypotheses(params: dict, form: str) -> list[Violation]:
                 return [*own(params, form), *switch_violations(switches, params)]
 
+            hypotheses.__wrapped__ = own  # type: ignore[attr-defined]
             object.__setattr__(self, "hypotheses", hypotheses)
 
     def is_pin(self, form: str, params: Mapping[str, Any]) -> bool:
