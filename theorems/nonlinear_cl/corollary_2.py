@@ -68,8 +68,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
-                           seed_param)
+from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, seed_param)
 from ..data.latents import random_gaussian_mixture
 from ..optim.sphere_flow import critical_residual, normalize, power_iteration
 from .common import declared_strategy
@@ -86,11 +85,6 @@ FD_RTOL = 1e-5
 FD_FLOOR = 1e-3
 NOISE = 1e-9  # relative to ‖A‖: below this a finite-difference ρ is rounding, not roughness
 LINE_POINTS = 2001  # grid on the line w_*ᵀx = 0, then as many points across the best cells (maximum to ~1e-13)
-
-
-def hypotheses(p: dict, form: str) -> list[Violation]:
-    out = []
-    return out
 
 
 def cost(p: dict) -> Cost:
@@ -234,7 +228,6 @@ RESULT = register(Result(
               breaks="the s-quadrature itself (no scale)"),
     ),
     evaluate=evaluate,
-    hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
     module=__name__,

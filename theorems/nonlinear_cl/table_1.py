@@ -103,7 +103,6 @@ from ..core.result import (
     Param,
     Result,
     Status,
-    Violation,
     seed_param,
 )
 from .common import registered_strategy
@@ -122,12 +121,6 @@ MARGIN = 0.0
 TRAINED_DROP = 0.1
 # (μ backpropagated, σ² backpropagated), in the table's column order: μ no-bp (σ² no, yes), μ bp (σ² no, yes)
 VARIANTS = ((False, False), (False, True), (True, False), (True, True))
-
-
-def hypotheses(p: dict, form: str) -> list[Violation]:
-    """Table 1's setting and the negative control (types and ranges are in the Param declarations)."""
-    out = []
-    return out
 
 
 def protocol(p: dict) -> Protocol:
@@ -195,7 +188,6 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     return Outcome(claims=claims, details={"table": rows, "least_loss_drop": drop}, converged=converged)
 
 
-
 CONTROLS = (dict(margin=0.3, allow_violation=True),)
 
 
@@ -239,7 +231,6 @@ RESULT = register(Result(
     ),
     cost=cost,
     evaluate=evaluate,
-    hypotheses=hypotheses,
     forms=(AS_PRINTED,),
     report_instances=report_instances,
     module=__name__,

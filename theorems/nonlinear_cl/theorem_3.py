@@ -147,11 +147,6 @@ def two_cycle(Wt: torch.Tensor, fixed: bool) -> tuple[float, bool]:
     return gap, (not fixed) and gap <= CYCLE_TOL and float((Wt[-1] - Wt[-2]).norm()) > CYCLE_STEP
 
 
-def hypotheses(p: dict, form: str) -> list[Violation]:
-    out = []
-    return out
-
-
 def cost(p: dict) -> Cost:
     """The cap sample (N_CAP points, d − 1 pairs of finite differences each, 3 × 3 matrices) and the PI run."""
     return Cost(elements=N_CAP * 9 * 8 + p["pi_iters"] * 9 * 8, work=N_CAP * 9 * 4 * 200 + p["pi_iters"] * 9 * 200)
@@ -309,7 +304,6 @@ RESULT = register(Result(
               "1", low=0.01, high=100.0, breaks="exact rate γ^t(1 − c₀)"),
     ),
     evaluate=evaluate,
-    hypotheses=hypotheses,
     cost=cost,
     forms=(AS_PRINTED,),
     report_instances=report_instances,
