@@ -414,7 +414,7 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
     # proven bound (less its rounding allowance), kept where sharper than the inertia test's; one Lanczos run beyond
     b = best_start(sol)
     sol.min_curvature[b] = ufm_curvature(W[b:b + 1], X[b:b + 1], labels, loss, lam, ctx)[0]
-    dim = tangent_dim(K, N, d)
+    dim = second.dim
     if dim <= DENSE_CURV_MAX:
         exact_bound = sol.min_curvature[b] - dim * torch.finfo(W.dtype).eps
         sol.min_curvature_lower_bound[b] = torch.maximum(sol.min_curvature_lower_bound[b], exact_bound)
@@ -427,17 +427,13 @@ INERTIA = "inertia (Cholesky of H + σI)"
 INERTIA_BEST_DENSE = f"{INERTIA} at every start, {DENSE} at the best"
 
 
-def tangent_dim(K: int, N: int, d: int) -> int:
-    """Dimension K(d−1) + N(d−2) of the UFM's tangent space in 1^⊥ coordinates (W along 1 left out)."""
-    return K * (d - 1) + N * (d - 2)
-
-
 @dataclass
 class SecondOrderEvidence:
     certified: torch.Tensor  # (R,) bool: no eigenvalue below −CURV_RTOL·max|λ|, proven
     lower_bound: torch.Tensor  # (R,) proven lower bound on λ_min/max|λ|
     min_curvature: torch.Tensor  # (R,) measured λ_min/max|λ| (NaN where not measured)
     method: str
+    dim: int  # the tangent dimension K(d−1) + N(d−2) in 1^⊥ coordinates (W along 1 left out): ArrowModel.dim
 
 
 def ufm_second_order(W: torch.Tensor, X: torch.Tensor, labels: torch.Tensor, loss: str, lam: float,
@@ -457,14 +453,14 @@ def ufm_second_order(W: torch.Tensor, X: torch.Tensor, labels: torch.Tensor, los
         d = W.shape[-1]
         Q = orthonormal_basis_of_ones_complement(d, dtype=W.dtype, device=W.device)
         model = ufm_newton_model(W @ Q, (Q.T @ X).transpose(-1, -2), labels, loss, lam)
-    dim = model.gw.shape[-1] + model.gx.shape[-2] * model.gx.shape[-1]
+    dim = model.dim
     if dim <= DENSE_CURV_MAX and spectra:
         rel = _dense_relative_min(model)
-        return SecondOrderEvidence(rel >= -CURV_RTOL, rel - dim * torch.finfo(rel.dtype).eps, rel, DENSE)
+        return SecondOrderEvidence(rel >= -CURV_RTOL, rel - dim * torch.finfo(rel.dtype).eps, rel, DENSE, dim)
     ok, _ = arrow_shift_certificate(model, CURV_RTOL, scale_iters=0 if dim <= DENSE_CURV_MAX else 6,
                                     generator=ctx.generator)
     bound = torch.where(ok, torch.full_like(model.f, -CURV_RTOL), torch.full_like(model.f, -1.0))
-    return SecondOrderEvidence(ok, bound, torch.full_like(model.f, math.nan), INERTIA)
+    return SecondOrderEvidence(ok, bound, torch.full_like(model.f, math.nan), INERTIA, dim)
 
 
 def _dense_relative_min(model: ArrowModel) -> torch.Tensor:
@@ -481,6 +477,6 @@ def ufm_curvature(W: torch.Tensor, X: torch.Tensor, labels: torch.Tensor, loss: 
     K, d = W.shape[-2:]
     Q = orthonormal_basis_of_ones_complement(d, dtype=W.dtype, device=W.device)
     model = ufm_newton_model(W @ Q, (Q.T @ X).transpose(-1, -2), labels, loss, lam)
-    if model.gw.shape[-1] + model.gx.shape[-2] * model.gx.shape[-1] <= DENSE_CURV_MAX:
+    if model.dim <= DENSE_CURV_MAX:
         return _dense_relative_min(model)
     return arrow_curvature(model, iters=CURV_ITERS, generator=ctx.generator).relative_min()

@@ -141,9 +141,7 @@ def arrow_curvature(model, *, iters: int | None = None, generator: torch.Generat
     """Extreme eigenvalues of the (Riemannian) Hessian of an ``optim.newton.ArrowModel``, by Lanczos on its block
     products: tangent coordinates already, so no directions to remove. ``iters`` below m + N·q gives Ritz values,
     which bracket the spectrum from inside (λ_min is then an upper estimate: a saddle can be missed, never invented)."""
-    B, m = model.gw.shape
-    P = m + model.gx.shape[-2] * model.gx.shape[-1]
-    return lanczos_extremes(model.matvec, B, P, iters=iters, like=model.gw, generator=generator)
+    return lanczos_extremes(model.matvec, model.gw.shape[0], model.dim, iters=iters, like=model.gw, generator=generator)
 
 
 def arrow_shift_certificate(model, rtol: float, *, scale_iters: int = 6,

@@ -102,6 +102,11 @@ class ArrowModel:
         hw = (self.A @ vw[..., None])[..., 0] + (Pv.transpose(-1, -2) @ self.a + self.b.transpose(-1, -2) @ Qv).reshape(B, m)
         return torch.cat([hw, hx.reshape(B, N * q)], dim=-1)
 
+    @property
+    def dim(self) -> int:
+        """The tangent dimension m + N·q of one instance (the Hessian's size): the one place it is read off the shapes."""
+        return self.gw.shape[-1] + self.gx.shape[-2] * self.gx.shape[-1]
+
     def grad_norm(self) -> torch.Tensor:
         return torch.sqrt(self.gw.pow(2).sum(-1) + self.gx.pow(2).sum((-2, -1)))
 
