@@ -327,6 +327,10 @@ class NewtonResult:
                             factorizations=sum(r.factorizations for r in parts))
 
 
+# inference mode: the loop never differentiates, and its ~300 small kernels an iteration skip autograd's view and
+# version-counter bookkeeping (CE K=4 R=256, 1 thread, 4 alternated process pairs: median 0.121 vs 0.129 s CPU). The
+# results are inference tensors: read them, or copy them before an in-place write outside inference mode
+@torch.inference_mode()
 def batched_arrow_newton(
     evaluate: Evaluate,
     retract: Retract,
