@@ -439,7 +439,11 @@ def batched_arrow_newton(
                         status=status, evaluations=evaluations, factorizations=factorizations, mu=mu, model=final)
 
 
-WARM_GTOL = 1e-4  # the float32 stage stops here: ~1e3 float32 epsilons above its rounding floor at O(1) scales
+# The float32 stage stops here: ~80 float32 epsilons, above its rounding floor at O(1) scales (the CE UFM at K=10 n=20
+# d=32 reaches it in 16–17 iterations, none stalled). From 1e-5 one float64 Newton step reaches gtol = 1e-9 at most
+# CE starts (K=4 R=256: 236/256 polished in one step at 1e-5, 12/256 at 1e-4), which saves a float64 iteration
+# (~2× the cost of a float32 one) for ~1 more float32 iteration; 3e-6 cost more float32 iterations at K=10
+WARM_GTOL = 1e-5
 WARM_MU_MIN = 1e-5  # float32 Cholesky cannot factor the UFM's singular (rotation-orbit) Hessian + 1e-10·I
 # The float64 stage starts where the float32 one converged, in Newton's local regime: μ = 1e-6 makes its first step
 # almost a Newton step (2 polish steps instead of 3 at K=4; 1e-4 damped the first step enough to need a third); starts
