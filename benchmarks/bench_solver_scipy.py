@@ -84,6 +84,40 @@ product for S and Fᵀh: 1.1x slower, strided writes); W T_i and the CE block's 
 (1.4x / 1.9x slower than the broadcasts). Not met: CE K=4 ≥ 30x (~20x here). What is left is ~10 float32 iterations of
 ~300 small kernels each with inner dimensions 4–5 (poorly vectorised: ~20–30 ns per inner loop), ~30% of it per-call
 overhead; the next step would be a batch-innermost layout or a fused kernel, not another schedule.
+
+Third pass (2026-11-27 20:10–20:40 UTC, same machine, load average 3–9, torch 2.13 CPU, 1 thread). Split at CE K=4 R=256
+before these changes (CPU, back-to-back runs): float32 stage ~87 ms (15 model evaluations at ~2.4 ms, 21 batched solves
+at ~4.4 ms, of which forming F = L⁻¹Cᵀ as broadcast products is ~0.7–1.2 ms), float64 polish ~40 ms (3 evaluations, 4
+solves), second-order test ~9 ms. Per iteration at B=256: ~50 compute kernels in the model and ~100 in the solve (views
+not counted; most of the solve's are the unrolled 4×4 Cholesky and triangular loops). Kept (each its own commit): (1)
+``batched_arrow_newton`` under ``torch.inference_mode`` (median 0.121 vs 0.129 s over 4 alternated process pairs); (2)
+the float32 stage stops at gradient 1e-5 instead of 1e-4 (``newton.WARM_GTOL``): one float64 Newton step then reaches
+gtol at 236/256 CE starts instead of 12/256, the float64 stage falls from ~44 to ~23 ms for ~1 more float32 iteration;
+K=10 4.07 / 5.07 vs 5.28 / 5.63 s (alternated processes); 3e-6 cost more float32 iterations at K=10, the polish started
+at μ = 1e-7 or 1e-8 gained nothing. Compaction of converged starts was already in place (the batch is compacted as
+starts stop). Before/after, ``compare("ce-K4-R256")`` (3 interleaved pairs per process) in alternated processes,
+``main`` at 531d19b against this version: batched 0.152 / 0.140 / 0.161 / 0.190 / 0.149 s (ratios 20.0 / 20.6 / 17.8 /
+15.3 / 18.7x, median 18.7x) vs 0.119 / 0.153 / 0.157 / 0.133 / 0.126 s (25.9 / 19.2 / 19.6 / 21.0 / 22.3x, median
+21.0x), scipy 2.8–3.1 s, every run 256/256 certified and reaching L*. MSE, K=10 and the scaling line are one process of
+``python benchmarks/bench_solver_scipy.py`` (20:25–20:30 UTC; its CE row, 0.145 vs 2.653 s = 18.2x, ran beside other
+measurements of this session and is not used):
+
+    | problem                  | R    | batched s | scipy s | scipy/batched | batched cert/reach | scipy reach |
+    |--------------------------|------|-----------|---------|---------------|--------------------|-------------|
+    | CE  K=4 n=3 d=6          | 256  | 0.133*    | 2.951*  | 21.0x*        | 256/256            | 256         |
+    | MSE K=4 n=3 d=6          | 256  | 0.206     | 16.909  | 82.0x         | 256/256            | 256         |
+    | CE  K=10 n=20 d=32       | 16   | 4.449     | 20.670  | 4.6x          | 16/16              | 16          |
+
+    restart scaling, CE K=4: R=256 0.116 s, R=512 0.242 s, R=1024 0.454 s; R=1024/R=256 = 3.93, exponent 0.99.
+    * the 5 alternated processes above: medians of each column, and the median of the 5 ratios (the column
+      medians give 22.2x).
+
+Tried and dropped (microbenchmarks at B=256, float32, 1 thread, under load, so only differences ≳ 20% count): F formed
+batch-innermost ((q, K, p, B·N) rows of 3,072 contiguous floats, then the permuted copy or q strided bmm for FᵀF):
+0.69–1.0 vs 0.69–0.94 ms, no gain, since the product FᵀF needs the batch outermost again; F by repeat_interleave (inner
+rows of K·p = 20): 1.6–2.2 vs 0.7–1.0 ms; the x–x blocks D = (WpT)ᵀA(WpT) batch-innermost: 0.21 vs 0.30 ms (~1% of a
+solve: not worth the copies' code). Not met: CE K=4 ≥ 30x (~21x). What is left is the same as the second pass said: a
+fused kernel for the model and the arrow solve (or a layout that keeps the batch innermost through the Schur product).
 """
 
 from __future__ import annotations
