@@ -173,3 +173,31 @@ def test_lemma_4_1_trained_starts_are_perturbed_in_every_group(monkeypatch):
         for s in range(3):
             rel = float((start[name][s] - base[name][0]).norm() / base[name][0].norm().clamp_min(1.0))
             assert rel >= 1e-4, (name, s, rel)
+
+
+# -- claims that take the worst instance: ONE instance moved by a literal margin must fail the claim ------------------
+def test_figure_1_identity_and_convergence_take_the_worst_network():
+    rows = [dict(gufm_value=1.0, objective=[1.5, 1.2], status=["plateau", "gtol"]),
+            dict(gufm_value=2.0, objective=[2.5, 3.0], status=["plateau", "plateau"])]
+    assert figure_1.identity_claims(rows)[0].passed and figure_1.sweep_converged(rows)
+    low = [dict(rows[0]), dict(rows[1], objective=[2.5, 2.0 * (1 - 3e-10)])]  # 3 allowances of LOWER_RTOL below
+    assert not figure_1.identity_claims(low)[0].passed
+    assert figure_1.identity_claims([rows[0], dict(rows[1], objective=[2.5, 2.0 * (1 - 3e-11)])])[0].passed
+    assert not figure_1.sweep_converged([rows[0], dict(rows[1], status=["plateau", "max_iter"])])
+
+
+def test_sandwich_local_slopes_take_the_worst_pair_of_depths():
+    """ε(L) = L⁻¹ falls everywhere (slopes −1); ONE flat step (ε equal at two consecutive depths) fails
+    certified_excess_local_slopes (SLOPE_MIN 0.02) while the fitted exponent still falls."""
+    p = dict(loss="ce", lam=0.005, rate_shift=0.0, target=1.0)
+
+    def rows(excess):
+        return [sandwich.Row(L, 1.0, None, 1.0 + e, info={"upper": 1.0 + e, "trained_here": True, "upper_source": ""})
+                for L, e in zip((5, 6, 8, 10, 12), excess)]
+
+    falling = [1 / L for L in (5, 6, 8, 10, 12)]
+    claims = {c.name: c for c in sandwich.certified_claims(rows(falling), 1.0, p, 3, 2, 8)[0]}
+    assert claims["certified_excess_local_slopes"].passed and claims["certified_excess_rate"].passed
+    flat = falling[:3] + [falling[2], falling[4]]  # ε(10) = ε(8): one slope 0
+    claims = {c.name: c for c in sandwich.certified_claims(rows(flat), 1.0, p, 3, 2, 8)[0]}
+    assert not claims["certified_excess_local_slopes"].passed and claims["certified_excess_rate"].passed
