@@ -114,6 +114,17 @@ _CACHE: dict[tuple, list[dict]] = {}  # the last sweeps of this process (figure_
 _CACHE_SIZE = 4
 
 
+def plateaued(drop: float) -> bool:
+    """The plateau certificate of one trained network: the gap to L*_GUFM fell by ≤ PLATEAU_RTOL (relative) over
+    its last full window (optim.batched_train; pinned with literal drops in checks/test_pins_004_mut004c.py)."""
+    return drop <= PLATEAU_RTOL
+
+
+def stationary(grad_norm: float) -> bool:
+    """The first-order certificate of one trained network: final gradient norm ≤ TRAIN_GTOL (pinned likewise)."""
+    return grad_norm <= TRAIN_GTOL
+
+
 def schedule(regime: str, lam0: float, L: int) -> tuple[float, float]:
     """(λ_L on W_L, λ on the block parameters) at depth L: λ₀ and λ₀/L ('vanishing'), or λ₀ for both."""
     return lam0, (lam0 / L if regime == "vanishing" else lam0)
@@ -175,7 +186,8 @@ def _train(ctx, p: dict) -> list[dict]:
         return f, torch.cat([g * mask[rows], torch.zeros_like(z[:, -1:])], dim=1)
 
     run = train_to_plateau(fun, torch.cat([theta0, index], dim=1), reference=lower, window=p["window"],
-                           rtol=PLATEAU_RTOL, max_iter=p["train_iter"], gtol=TRAIN_GTOL)
+                           rtol=PLATEAU_RTOL, max_iter=p["train_iter"], gtol=TRAIN_GTOL,
+                           plateaued=plateaued, stationary=stationary)
     theta = run.x[:, :-1]
     all_rows = torch.arange(theta0.shape[0], device=ctx.device)
     with torch.no_grad():

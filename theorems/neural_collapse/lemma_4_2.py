@@ -184,6 +184,21 @@ def reached(values: torch.Tensor, optimum: UFMOptimum) -> torch.Tensor:
     return values <= optimum.value * (1 + REACH_RTOL) + REACH_ATOL
 
 
+def reach_claim(best_value: float, optimum_value: float) -> Claim:
+    """"The best certified start attains L*": within REACH_RTOL of L*, or REACH_ATOL of it when L* = 0 (pinned
+    with literal values in checks/test_pins_004_mut004c.py)."""
+    return Claim.at_most("best_run_reaches_closed_form", best_value, optimum_value,
+                         "the best certified start attains L*", rtol=REACH_RTOL, atol=REACH_ATOL)
+
+
+def noncollapsed_claim(bad_value: float, optimum_value: float) -> Claim:
+    """The converse's non-collapsed pair (its best c) stays above L* by NONCOLLAPSED_MARGIN_RTOL of L* (floored at
+    REACH_ATOL for L* = 0): a margin against rounding, pinned with literal values like ``reach_claim``."""
+    return Claim.at_least("converse_noncollapsed_pair_misses", bad_value - optimum_value,
+                          NONCOLLAPSED_MARGIN_RTOL * max(optimum_value, REACH_ATOL),
+                          "a perturbed, non-collapsed feasible pair stays above L* for every c")
+
+
 def perturbed_structure(sol: UFMSolution, eps: float, ctx) -> tuple[dict, torch.Tensor]:
     """NC metrics and row norms of every start after a relative perturbation ε of (W, X) (a control that
     puts the structure claims ~10× outside their tolerances); ε = 0 returns the optimiser's own."""
@@ -205,8 +220,7 @@ def optimiser_claims(sol: UFMSolution, optimum: UFMOptimum, row_norm: float, for
     claims = [
         Claim.at_least("no_start_beats_closed_form", float(values.min()), optimum.value,
                        "every start ends at or above L* (L* bounds every feasible point)", rtol=LOWER_RTOL),
-        Claim.at_most("best_run_reaches_closed_form", float(values[best]), optimum.value,
-                      "the best certified start attains L*", rtol=REACH_RTOL, atol=REACH_ATOL),
+        reach_claim(float(values[best]), optimum.value),
     ]
     metrics, row_norms = perturbed_structure(sol, p["perturb"], ctx)
     details: dict = {
@@ -319,9 +333,7 @@ def _converse(p: dict, optimum: UFMOptimum, row_norm: float, ctx) -> tuple[list[
                     f"a 1-D minimiser of c ↦ L(cW, X) finds c = {found.x:.10g}", rtol=CONVERSE_C_RTOL),
         Claim.at_least("converse_no_other_c", float(off.min()), optimum.value,
                        "min of L(cW, X) over c ≠ c* (grid 0.5c*..2c*) stays above L*"),
-        Claim.at_least("converse_noncollapsed_pair_misses", float(bad.fun) - optimum.value,
-                       NONCOLLAPSED_MARGIN_RTOL * max(optimum.value, REACH_ATOL),
-                       "a perturbed, non-collapsed feasible pair stays above L* for every c"),
+        noncollapsed_claim(float(bad.fun), optimum.value),
     ]
     details = {
         "converse_scale_s": s,

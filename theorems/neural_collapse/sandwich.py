@@ -58,6 +58,17 @@ PLATEAU_RTOL = 0.02
 BLOCK_PARAMS = ("W1", "b1", "W2", "b2", "Wvo", "Wqk", "Wv", "Wo", "Wq", "Wk")  # the per-block tensors (leading dimension: the blocks)
 
 
+def plateaued(drop: float) -> bool:
+    """The plateau certificate of one trained network: the gap to L*_GUFM fell by ≤ PLATEAU_RTOL (relative) over
+    its last full window (optim.batched_train; pinned with literal drops in checks/test_pins_004_mut004c.py)."""
+    return drop <= PLATEAU_RTOL
+
+
+def stationary(grad_norm: float) -> bool:
+    """The first-order certificate of one trained network: final gradient norm ≤ TRAIN_GTOL (pinned likewise)."""
+    return grad_norm <= TRAIN_GTOL
+
+
 @dataclass
 class Row:
     depth: int
@@ -253,7 +264,8 @@ def certified_sweep(p: dict, ctx, spec, inputs, labels, theta0, sched, lower: fl
             return f, g * mask  # the input layer stays at its draw (models.trainable_mask)
 
         run = train_to_plateau(masked, x0, reference=lower, window=p["window"], rtol=PLATEAU_RTOL,
-                               max_iter=p["train_iter"], gtol=TRAIN_GTOL)
+                               max_iter=p["train_iter"], gtol=TRAIN_GTOL,
+                               plateaued=plateaued, stationary=stationary)
         cands = [(float(f), src, i) for i, (f, src) in enumerate(zip(run.f.tolist(), sources))]
         if b is not None:
             cands.append((b.objective, "construction", None))

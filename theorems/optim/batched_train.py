@@ -28,7 +28,7 @@ from typing import Callable
 
 import torch
 
-from .lbfgs import GTOL, MAX_ITER, batched_lbfgs
+from .lbfgs import GTOL, MAX_ITER, STALLED, batched_lbfgs
 
 PLATEAU = "plateau"
 CERTIFIED = (GTOL, PLATEAU)
@@ -49,7 +49,7 @@ FLOPS_PER_MAC = 6
 class PlateauRun:
     x: torch.Tensor  # (B, P) final parameters
     f: torch.Tensor  # (B,) final objectives (exact, float64)
-    status: list[str]  # per instance: 'plateau' | 'gtol' (certified) | 'max_iter' | 'nonfinite'
+    status: list[str]  # per instance: 'plateau' | 'gtol' (certified) | 'max_iter' | 'stalled' | 'nonfinite'
     iterations: torch.Tensor  # (B,) L-BFGS iterations run
     drop: torch.Tensor  # (B,) relative decrease of the gap over the instance's last window
     windows: int  # windows run (the longest instance)
@@ -61,11 +61,19 @@ class PlateauRun:
 
 def train_to_plateau(fun: Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]], x0: torch.Tensor, *,
                      reference: float, window: int, rtol: float, max_iter: int, gtol: float = 1e-10,
-                     history: int = 20) -> PlateauRun:
+                     history: int = 20, plateaued: Callable[[float], bool] | None = None,
+                     stationary: Callable[[float], bool] | None = None) -> PlateauRun:
     """Minimise ``fun`` ((B, P) → ((B,), (B, P))) from the rows of ``x0`` to the plateau certificate of the
-    module docstring; only instances still active are evaluated in each window."""
+    module docstring; only instances still active are evaluated in each window.
+
+    ``plateaued(relative drop of the gap over a full window)`` and ``stationary(final stationarity measure)``
+    are the two certificate decisions (defaults: drop ≤ ``rtol``, measure ≤ ``gtol``). A caller passes its own
+    named functions so that its tolerances are pinned where they decide (a literal drop, a literal gradient
+    norm), and a 'gtol' stop of L-BFGS counts only if ``stationary`` confirms it."""
     if window < 1 or max_iter < 0 or not rtol >= 0:
         raise ValueError(f"train_to_plateau: window={window}, max_iter={max_iter}, rtol={rtol}")
+    plateaued = plateaued or (lambda drop: drop <= rtol)
+    stationary = stationary or (lambda measure: measure <= gtol)
     B = x0.shape[0]
     dev = x0.device
     x = x0.clone()
@@ -89,9 +97,12 @@ def train_to_plateau(fun: Callable[[torch.Tensor], tuple[torch.Tensor, torch.Ten
         iterations[idx] += res.iterations
         drop[idx] = rel
         for j, i in enumerate(idx.tolist()):
-            if res.status[j] == GTOL:
+            if res.status[j] == GTOL and stationary(float(res.stationarity[j])):
                 status[i] = GTOL
-            elif steps == window and bool(rel[j] <= rtol):
+            elif res.status[j] == GTOL:  # L-BFGS stops at once again in every window: frozen, not certified
+                status[i] = STALLED
+                active[i] = False
+            elif steps == window and plateaued(float(rel[j])):
                 status[i] = PLATEAU
             if status[i] in CERTIFIED:
                 active[i] = False
