@@ -170,3 +170,35 @@ BINDINGS = [
 def test_registered_bindings_are_the_documented_ones(rid, params):
     assert [dict(b.params) for b in registry.get(rid).binding] == params
 
+
+
+# -- Theorem 6's second-order certificate (CURV_RTOL = 1e-4 of the largest |curvature|) and its saddle escapes ------
+# (tests/test_theorem_6_curvature.py checks the same machinery but is not among the mutation gate's files for
+# theorem_6: these two rows are the gate's view of it, with their own literals)
+def _u(d, *coords):
+    y = torch.zeros(1, d, dtype=D)
+    y[0, :len(coords)] = torch.tensor(coords, dtype=D)
+    return y / y.norm()
+
+
+@pytest.mark.parametrize("c, saddle", [(1.0003, True), (1.00003, False)])
+def test_theorem_6_saddle_tolerance_at_u_2(c, saddle):
+    """At u₂ with b = (1.5 + c, 1.5, …) the largest tangent curvature is c − 1 against a largest |·| of 1: relative
+    3e-4 (3 tolerances: a saddle; CURV_RTOL ×10 misses it) and 3e-5 (0.3: a maximum; CURV_RTOL ÷10 calls it a
+    saddle)."""
+    from theorems.nonlinear_cl import theorem_6 as T
+
+    b = torch.full((1, 6), 1.5, dtype=D)
+    b[0, 0] += c
+    curv = T.end_point_curvature(_u(6, 0, 1), b)
+    assert bool(curv["saddle"][0]) is saddle, curv["relative_largest"]
+
+
+def test_theorem_6_saddle_end_point_is_escaped():
+    """Two equal positive coordinates (b equal) are an exact stationary point of the flow that is not a maximum: the
+    certified flow must step off it (an escape) and end at a maximum with no saddle left."""
+    from theorems.nonlinear_cl import theorem_6 as T
+
+    Y0, b = _u(6, 1, 1), torch.full((1, 6), 1.5, dtype=D)
+    Y, res, curv, escapes = T.certified_flow(Y0[None], b[None], 0.2, 1000)
+    assert escapes >= 1 and not bool(curv["saddle"].any()) and float(res.max()) <= 1e-6, (escapes, curv)
