@@ -202,3 +202,37 @@ def test_theorem_6_saddle_end_point_is_escaped():
     Y0, b = _u(6, 1, 1), torch.full((1, 6), 1.5, dtype=D)
     Y, res, curv, escapes = T.certified_flow(Y0[None], b[None], 0.2, 1000)
     assert escapes >= 1 and not bool(curv["saddle"].any()) and float(res.max()) <= 1e-6, (escapes, curv)
+
+
+# -- Theorem 6's remark, general case: (157) is the min over r' < r, judged at the worst r ---------------------------
+def test_theorem_6_remark_bound_157_is_the_min_over_earlier_ranks():
+    """d = 3, gap 0.5, no jitter: ε = (0, −0.5, −1). Eq. (157) at r = 2: (1 − 0.5/2)²/2 = 0.28125; at r = 3 the
+    smaller of r' = 1: (1 − 1/2)²/2 = 0.125 and r' = 2: (1 − 0.5/2)³/3 = 0.140625, i.e. 0.125 (max would give
+    0.140625). Literal values, computed by hand."""
+    from theorems.core.context import Context
+    from theorems.nonlinear_cl import theorem_6_remark as R
+
+    p = dict(d=3, gap=0.5, jitter=0.0, mc=1000, dist="uniform", seed=0)
+    _, details = R.general_case(p, "corrected", Context.make(seed=0))
+    assert details["bound_157"] == pytest.approx([0.28125, 0.125], rel=1e-12)
+
+
+def test_theorem_6_remark_rank_157_takes_the_worst_rank(monkeypatch):
+    """ONE rank's probability (r = 3 of the default d = 6) patched to 0.49 — above every (157) bound there (≤ 1/3) —
+    the others as computed: general_rank_157 (a max over r ≥ 2) must fail; the best rank would pass."""
+    import theorems
+    from theorems.nonlinear_cl import theorem_6_remark as R
+
+    real = R.prob_event
+
+    def one_rank_off(delta, dist):
+        P = real(delta, dist)
+        if delta.shape[0] != R.GRID:  # the general case's d rows (the special case has GRID rows)
+            P = P.clone()
+            P[2] = 0.49
+        return P
+
+    monkeypatch.setattr(R, "prob_event", one_rank_off)
+    ev = recording.expect(theorems.check(R.ID, mc=1000), recording.FAILS)  # a patched probability
+    c = ev.claim("general_rank_157")
+    assert not c.passed and c.observed > 0.1, c
