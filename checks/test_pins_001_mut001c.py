@@ -16,6 +16,7 @@ No training runs: the file costs about a second (Theorem 4's default instance is
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import pytest
@@ -87,9 +88,10 @@ TABLE = {(1, 1, False, False): [0.5], (1, 1, False, True): [0.2], (1, 1, True, F
          (1, 1, True, True): [0.3]}
 
 
-@pytest.mark.parametrize("drop, trained", [(0.3, True), (0.03, False), (float("nan"), False)])
+@pytest.mark.parametrize("drop, trained", [(0.3, True), (0.1, True), (0.03, False), (float("nan"), False)])
 def test_table_1_trained_threshold(monkeypatch, drop, trained):
-    """A least loss fall of 0.3 is a trained run, 0.03 is not (TRAINED_DROP = 0.1 ×10 or ÷10 flips one), NaN never."""
+    """A least loss fall of 0.3 is a trained run, 0.03 is not (TRAINED_DROP = 0.1 ×10 or ÷10 flips one), NaN never;
+    "fell by at least 0.1" includes 0.1 itself."""
     from theorems.nonlinear_cl import table_1
 
     monkeypatch.setattr(table_1, "run_variants", lambda p, ctx: (TABLE, drop))
@@ -169,6 +171,16 @@ BINDINGS = [
 @pytest.mark.parametrize("rid, params", BINDINGS, ids=[r for r, _ in BINDINGS])
 def test_registered_bindings_are_the_documented_ones(rid, params):
     assert [dict(b.params) for b in registry.get(rid).binding] == params
+
+
+def test_theorem_2_counterexamples_are_the_documented_two(run):
+    """Theorem 2's printed bound fails for the uniform disk below C₀ = 4/(9π) ≈ 0.1415: the registered
+    counterexamples are C₀ = 0.1 (near that edge: ρ/bound = 0.1415/0.1 ≈ 1.41) and 0.01 (≈ 14), literal values."""
+    result = registry.get("nonlinear_cl.theorem_2")
+    assert [dict(c) for c in result.counterexamples] == [dict(C0=0.1), dict(C0=0.01)]
+    ev = recording.expect(run("nonlinear_cl.theorem_2", form="as_printed", C0=0.1), recording.FAILS)
+    c = ev.claim("roughness_below_printed_bound")
+    assert c.observed / c.bound == pytest.approx(4 / (9 * math.pi) / 0.1, rel=1e-5), c
 
 
 
