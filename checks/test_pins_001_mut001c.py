@@ -157,6 +157,13 @@ def test_theorem_4_part_two_only_on_its_hypotheses(run, control):
     assert {c.name for c in ev.claims} == {"colinear_within_rf", "gradient_formula"}, [c.name for c in ev.claims]
 
 
+def test_theorem_4_default_walks_part_two(run):
+    """Inside both hypotheses (linear h, top_rank = 1, the default) part (2)'s two paths are judged."""
+    ev = run("nonlinear_cl.theorem_4")
+    assert {c.name for c in ev.claims} == {"colinear_within_rf", "gradient_formula", "identical_weights_path_critical",
+                                           "swap_path_critical"}, [c.name for c in ev.claims]
+
+
 # -- registered binding instances: where each hypothesis binds, as the modules' docstrings document -----------------
 BINDINGS = [
     ("nonlinear_cl.theorem_2", [dict(C0=1.0), dict(C0=0.1, profile="bump", k=1)]),
