@@ -255,3 +255,31 @@ def test_theorem_6_remark_rank_157_takes_the_worst_rank(monkeypatch):
     ev = recording.expect(theorems.check(R.ID, mc=1000), recording.FAILS)  # a patched probability
     c = ev.claim("general_rank_157")
     assert not c.passed and c.observed > 0.1, c
+
+
+# -- Theorem 6's 1-D proof steps are judged at their worst (y(0), b) pair --------------------------------------------
+@pytest.mark.parametrize("target, call, claim", [("closed_form", 1, "ode_closed_form"),
+                                                 ("blowup_time", 2, "blowup_time")])
+def test_theorem_6_ode_steps_take_the_worst_pair(monkeypatch, target, call, claim):
+    """ONE (y(0), b) pair's printed form (eq. 147, or eq. 150 where it is compared with the numeric blow-up time)
+    scaled by 1 + 5e-8 (5 allowances of ODE_RTOL = 1e-8), every other pair as printed: the claim (a max over the
+    pairs) must fail at about 5e-8; the best pair would pass."""
+    from theorems.core.context import Context
+    from theorems.nonlinear_cl import theorem_6 as T
+
+    real, calls = getattr(T, target), []
+
+    def one_pair_off(*args):
+        out = real(*args)
+        calls.append(1)
+        if len(calls) == call:
+            out = out.clone()
+            out[0] = out[0] * (1 + 5e-8)
+        return out
+
+    monkeypatch.setattr(T, target, one_pair_off)
+    Y0 = torch.tensor([[0.6, -0.3, 0.2], [0.1, 0.5, -0.8]], dtype=D)
+    b = torch.tensor([[[0.5, 0.5, 0.5]], [[1.5, 0.5, 0.5]]], dtype=D)
+    claims, _ = T.one_d_proof_steps(Y0, b, Context.make(seed=0))
+    c = [c for c in claims if c.name == claim][0]
+    assert not c.passed and 2e-8 < c.observed < 1e-7, c
