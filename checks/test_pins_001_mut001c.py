@@ -232,8 +232,11 @@ def test_theorem_6_remark_bound_157_is_the_min_over_earlier_ranks():
     from theorems.nonlinear_cl import theorem_6_remark as R
 
     p = dict(d=3, gap=0.5, jitter=0.0, mc=1000, dist="uniform", seed=0)
-    _, details = R.general_case(p, "corrected", Context.make(seed=0))
+    claims, details = R.general_case(p, "corrected", Context.make(seed=0))
     assert details["bound_157"] == pytest.approx([0.28125, 0.125], rel=1e-12)
+    # the corrected (156) is the one reported: ½ min(gap, 1), not the printed ½ gap
+    top = [c for c in claims if c.name == "general_top_156"][0]
+    assert top.bound == pytest.approx(0.25, rel=1e-12) and "½ min(ε_c(1) − ε_c(2), 1)" in top.message, top
 
 
 def test_theorem_6_remark_rank_157_takes_the_worst_rank(monkeypatch):
