@@ -313,6 +313,6 @@ def test_quadrature_s_axis_covers_the_widest_component():
     from theorems.nonlinear_cl import quadrature as Q
 
     gm, u = _two_scales(), torch.tensor([0.6, 0.8], dtype=D)
-    V = torch.tensor([[0.6, 0.8], [1.0, 0.0], [0.0, -1.0], [-0.8, 0.6]], dtype=D)
+    V = torch.tensor([[0.6, 0.8], [0.0, -1.0], [0.0, 1.0]], dtype=D)  # v = u; gated with qᵀv = ∓0.6
     torch.testing.assert_close(Q.A_kernel_alpha(gm, V, u, None), Q.A_fixed_alpha(gm, V, None, 1.0, None, 0),
                                rtol=1e-11, atol=1e-12)
