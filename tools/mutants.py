@@ -32,10 +32,27 @@ Sampling (``--max N``) is deterministic for a seed: each site's operators are sh
 site is taken before a second one, and the kinds are interleaved with tolerance and comparison mutants
 first (``PRIORITY``), so a small budget still covers what the held-out mutants test most.
 
-Each mutant is written in place, the tests run (``-x -q``, serially: ``-n 0``, the ``ci`` suite), and the
-file is restored whatever happens (an exception, Ctrl-C, SIGTERM). A mutant is *killed* when the tests
-fail, *survives* when they pass; one whose tests time out decides nothing and is not counted. The score
-is killed / decided, per module and per kind; ``--log`` appends one JSON line per mutant.
+Each mutant is written in place, the tests run (``-x -q``, serially: ``-n 0``, the ``ci`` suite, no cache
+plugin), and the file is restored whatever happens (an exception, Ctrl-C, SIGTERM). A mutant is *killed* when
+the tests fail, *survives* when they pass; one whose tests time out, or that pytest cannot run (a usage error:
+``error``), decides nothing and is not counted. The score is killed / decided, per module and per kind; ``--log``
+appends one JSON line per mutant, with the tests that killed it (``killers``).
+
+The gate (``--gate``, `gate_tests`) is what CI runs for the module, found from a static import graph of
+``theorems/``, ``checks/`` and ``tests/`` (`ImportGraph`), not from file names: the modules that import the
+mutated one, directly or through others (``from .networks import``, a ``checks/hand_tables.py``-like helper,
+``from theorems.pkg import module as M``), reach it, and so do the results they register. The gate is the
+conformance cases of those results and every test that uses a name imported from a reaching module, names a
+reaching result id (``registry.get("pkg.result")``, a parametrize list, ``P + "figure_2"`` in the paper's own
+files) or iterates the paper's results (``registry.ids()``), directly or through a module-level helper or
+constant. A package's ``__init__`` is not followed (a paper's imports all its results), and shared machinery
+outside the paper packages is followed through machinery only (``SHARED_GATE`` adds conformance cases).
+Tests over every result that sit outside the paper's files (``tests/test_devices.py``, the manifest, the
+README) are not in a paper module's gate. The gate is then collected once per module (`gate_items`): its
+parametrised cases are narrowed to the results that reach the module, and it runs as one pytest call of test
+items, ordered so that a kill comes early: the tests that killed earlier mutants of the module in the
+``--log``, the files importing it directly and its own ids' cases, the other checks, then ``tests/``.
+``--whole-files`` skips that step (the runs of `gate_tests` as they are).
 
 Dev tool: not part of the library or of the CI gate.
 """
