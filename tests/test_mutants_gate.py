@@ -124,7 +124,8 @@ def test_a_new_test_file_counts_and_its_tests_are_selected_by_what_they_name(tmp
                        "or neural_collapse.inline_9]"]
     chosen = {node.split("::")[1] for node in runs[1] if "::" in node}
     assert chosen == SELECTED
-    assert "checks/test_pins_004_someone.py" in runs[1]  # the paper's pin files run whole
+    # a pin file's test is chosen like any other: this one names nothing (it used to run whole)
+    assert not [n for n in runs[1] if "test_pins_004_someone" in n]
     assert not [n for n in runs[1] if "test_other_paper" in n or "test_tool" in n]  # another paper, the tool's tests
 
 
@@ -144,7 +145,8 @@ def test_a_short_id_in_a_test_name_stops_at_a_digit(tmp_path):
 
 def test_the_real_gate_of_paper_004_and_of_a_module_with_several_ids():
     lemma = mutants.gate_tests(Path("theorems/neural_collapse/lemma_4_2.py"), ROOT)
-    assert lemma[0] == ["checks/test_conformance.py", "-k", "neural_collapse.lemma_4_2]"]
+    # its own id first, then those of the results that import it (dimension_conditions)
+    assert lemma[0][:2] == ["checks/test_conformance.py", "-k"] and lemma[0][2].startswith("neural_collapse.lemma_4_2]")
     assert any(n.startswith("checks/test_004_neural_collapse.py::") for n in lemma[1])
     barlow = mutants.gate_tests(Path("theorems/cl_generalization/barlow_twins.py"), ROOT)
     assert barlow[0] == ["checks/test_conformance.py", "-k", "cl_generalization.lemma_2] or cl_generalization.theorem_4]"]
@@ -175,3 +177,112 @@ def test_a_switch_declared_with_breaks_is_a_hypothesis_mutant_run_against_its_ga
     gate = mutants.gate_tests(toy, ROOT)
     assert gate[0] == ["checks/test_conformance.py", "-k", "neural_collapse.toy_1d]"]
     assert any("test_hypotheses_004" in n or "test_pins_004" in n for n in gate[1])
+
+
+HELPER = '''"""Package machinery: no result of its own."""
+SCALE = 3.0
+'''
+RESULT = '''from .helper_mod import SCALE
+from theorems.core import Claim
+
+ID = "neural_collapse.uses_helper"
+RESULT = register(Result(id=ID, paper=PAPER))
+'''
+HAND_TABLES = '''from theorems.neural_collapse import uses_helper as U
+
+TABLE = {"x": U.SCALE}
+'''
+THROUGH = '''import pytest
+import theorems
+from checks.hand_tables import TABLE
+from theorems.neural_collapse.uses_helper import SCALE as S
+from theorems.core import registry
+
+P = "neural_collapse."
+
+
+def test_through_a_table_of_a_checks_helper():
+    assert TABLE
+
+
+def test_through_an_alias():
+    assert S
+
+
+def test_by_id_through_the_registry():
+    assert registry.get("neural_collapse.uses_helper")
+
+
+@pytest.mark.parametrize("rid", ["uses_helper", "other_result"])
+def test_by_a_short_id(rid):
+    theorems.check(P + rid)
+
+
+@pytest.mark.parametrize("rid", [r for r in registry.ids() if r.startswith(P)])
+def test_every_result_of_the_paper(rid):
+    theorems.check(rid)
+
+
+def test_unrelated():
+    assert theorems
+'''
+
+
+def _machinery_tree(tmp_path: Path) -> Path:
+    pkg = tmp_path / "theorems" / "neural_collapse"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from . import uses_helper, other  # noqa\n", encoding="utf-8")
+    (pkg / "helper_mod.py").write_text(HELPER, encoding="utf-8")
+    (pkg / "uses_helper.py").write_text(RESULT, encoding="utf-8")
+    (pkg / "other.py").write_text('ID = "neural_collapse.other_result"\nR = register(Result(id=ID))\n', encoding="utf-8")
+    for d in ("checks", "tests"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "checks" / "hand_tables.py").write_text(HAND_TABLES, encoding="utf-8")
+    (tmp_path / "checks" / "test_through.py").write_text(THROUGH, encoding="utf-8")
+    (tmp_path / "tests" / "test_other.py").write_text("from theorems.neural_collapse import other\n\n\n"
+                                                      "def test_other():\n    assert other\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_a_module_reached_only_through_an_alias_or_a_table_is_gated_by_the_tests_that_use_them(tmp_path):
+    """helper_mod has no id; uses_helper imports it (``from .helper_mod import``), checks/hand_tables.py imports
+    uses_helper by an alias, and the tests reach it through that table, through an alias of a name, through the
+    result's id (whole or short) and through the registry: each of them is in helper_mod's gate, the unrelated
+    test and the other result's tests are not."""
+    root = _machinery_tree(tmp_path)
+    graph = mutants.ImportGraph(root)
+    assert graph.reaching("theorems.neural_collapse.helper_mod") == {
+        "theorems.neural_collapse.helper_mod", "theorems.neural_collapse.uses_helper", "checks.hand_tables",
+        "checks.test_through"}  # not through the package's __init__, which imports every result
+    runs = mutants.gate_tests(Path("theorems/neural_collapse/helper_mod.py"), root)
+    assert runs[0] == ["checks/test_conformance.py", "-k", "neural_collapse.uses_helper]"]
+    assert {n.split("::")[1] for n in runs[1]} == {
+        "test_through_a_table_of_a_checks_helper", "test_through_an_alias", "test_by_id_through_the_registry",
+        "test_by_a_short_id", "test_every_result_of_the_paper"}
+
+
+def test_parametrised_cases_are_kept_only_where_their_result_reaches_the_module(tmp_path):
+    gate = mutants._gate(Path("theorems/neural_collapse/helper_mod.py"), _machinery_tree(tmp_path))
+    keep = {n: mutants._keep_case(n, gate) for n in (
+        "checks/test_through.py::test_by_a_short_id[uses_helper]",
+        "checks/test_through.py::test_by_a_short_id[other_result]",
+        "checks/test_through.py::test_every_result_of_the_paper[neural_collapse.uses_helper]",
+        "checks/test_through.py::test_every_result_of_the_paper[neural_collapse.other_result]",
+        "checks/test_through.py::test_x[size0-1e-3]")}
+    assert keep == {"checks/test_through.py::test_by_a_short_id[uses_helper]": True,
+                    "checks/test_through.py::test_by_a_short_id[other_result]": False,
+                    "checks/test_through.py::test_every_result_of_the_paper[neural_collapse.uses_helper]": True,
+                    "checks/test_through.py::test_every_result_of_the_paper[neural_collapse.other_result]": False,
+                    "checks/test_through.py::test_x[size0-1e-3]": True}
+
+
+def test_the_real_gates_find_the_tests_the_file_names_missed():
+    """The held-out misses: networks.py:150's "≥ 3 widths" is killed by test_002_ssl_dynamics's short-id case,
+    fusion.py's functions are used by test_000_deep_fusion through ``from theorems.deep_fusion.fusion import``, and
+    instances.py's tables reach every cl_generalization result that imports them."""
+    nets = mutants.gate_tests(Path("theorems/ssl_dynamics/networks.py"), ROOT)
+    assert "checks/test_002_ssl_dynamics.py::test_bad_input_names_the_hypothesis" in nets[1]
+    fusion = mutants.gate_tests(Path("theorems/deep_fusion/fusion.py"), ROOT)
+    assert "checks/test_000_deep_fusion.py::test_theorem_2_log_gamma_B_matches_the_direct_formula" in fusion[1]
+    inst = mutants.gate_tests(Path("theorems/cl_generalization/instances.py"), ROOT)
+    assert "cl_generalization.tables_1_2]" in inst[0][2]

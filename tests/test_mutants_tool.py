@@ -146,7 +146,7 @@ def test_a_module_is_run_against_the_tests_its_gate_runs():
     assert runs[0] == ["checks/test_conformance.py", "-k", "deep_fusion.noise_lemma]"]
     assert any("test_noise_lemma" in node for node in runs[1])
     shared = mutants.gate_tests(Path("theorems/core/verdict.py"), ROOT)
-    assert any("tests/test_verdict.py" in run for run in shared)  # with the other files that import it
+    assert any(n.startswith("tests/test_verdict.py::") for run in shared for n in run)  # with the others importing it
 
 
 def test_the_summary_counts_per_module_and_kind():

@@ -32,10 +32,27 @@ Sampling (``--max N``) is deterministic for a seed: each site's operators are sh
 site is taken before a second one, and the kinds are interleaved with tolerance and comparison mutants
 first (``PRIORITY``), so a small budget still covers what the held-out mutants test most.
 
-Each mutant is written in place, the tests run (``-x -q``, serially: ``-n 0``, the ``ci`` suite), and the
-file is restored whatever happens (an exception, Ctrl-C, SIGTERM). A mutant is *killed* when the tests
-fail, *survives* when they pass; one whose tests time out decides nothing and is not counted. The score
-is killed / decided, per module and per kind; ``--log`` appends one JSON line per mutant.
+Each mutant is written in place, the tests run (``-x -q``, serially: ``-n 0``, the ``ci`` suite, no cache
+plugin), and the file is restored whatever happens (an exception, Ctrl-C, SIGTERM). A mutant is *killed* when
+the tests fail, *survives* when they pass; one whose tests time out, or that pytest cannot run (a usage error:
+``error``), decides nothing and is not counted. The score is killed / decided, per module and per kind; ``--log``
+appends one JSON line per mutant, with the tests that killed it (``killers``).
+
+The gate (``--gate``, `gate_tests`) is what CI runs for the module, found from a static import graph of
+``theorems/``, ``checks/`` and ``tests/`` (`ImportGraph`), not from file names: the modules that import the
+mutated one, directly or through others (``from .networks import``, a ``checks/hand_tables.py``-like helper,
+``from theorems.pkg import module as M``), reach it, and so do the results they register. The gate is the
+conformance cases of those results and every test that uses a name imported from a reaching module, names a
+reaching result id (``registry.get("pkg.result")``, a parametrize list, ``P + "figure_2"`` in the paper's own
+files) or iterates the paper's results (``registry.ids()``), directly or through a module-level helper or
+constant. A package's ``__init__`` is not followed (a paper's imports all its results), and shared machinery
+outside the paper packages is followed through machinery only (``SHARED_GATE`` adds conformance cases).
+Tests over every result that sit outside the paper's files (``tests/test_devices.py``, the manifest, the
+README) are not in a paper module's gate. The gate is then collected once per module (`gate_items`): its
+parametrised cases are narrowed to the results that reach the module, and it runs as one pytest call of test
+items, ordered so that a kill comes early: the tests that killed earlier mutants of the module in the
+``--log``, the files importing it directly and its own ids' cases, the other checks, then ``tests/``.
+``--whole-files`` skips that step (the runs of `gate_tests` as they are).
 
 Dev tool: not part of the library or of the CI gate.
 """
@@ -380,7 +397,7 @@ PAPER_NUMBER = {"deep_fusion": "000", "nonlinear_cl": "001", "ssl_dynamics": "00
                 "neural_collapse": "004"}
 TEST_GLOBS = ("checks/test_*.py", "tests/test_*.py")
 # The tests of this tool load it (by path or by name): they test the tool, not the module it mutates.
-_TOOL_TESTS = re.compile(r"\bimport mutants\b|tools\W+mutants\.py|\"mutants\.py\"")
+_TOOL_TESTS = re.compile(r"^\s*import mutants\b|load_tool\(\s*[\"']mutants[\"']|^\s*MUTANTS\s*=.*tools\W+mutants\.py", re.M)
 
 
 # Conformance checks the gate runs for a shared module, beyond the test files that import it: the verdict
@@ -389,6 +406,110 @@ SHARED_GATE = {
     "theorems/core/verdict.py": [["checks/test_conformance.py", "-k", "test_status_follows_from_the_evidence and ("
                                   "deep_fusion or ssl_dynamics)"]],
 }
+
+
+# -- the import graph ------------------------------------------------------------------------------------
+GRAPH_DIRS = ("theorems", "checks", "tests")
+# A test calling one of these reaches every registered result: it is selected, and its parametrised cases are kept
+# only where they name a reaching id (`_keep_case`)
+REGISTRY_WIDE = re.compile(r"\b(?:registry|theorems)\.(?:ids|registered|catalog)\(|\bconformance_targets\b")
+
+
+def _dotted(path: Path, root: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+class ImportGraph:
+    """The static import graph of ``theorems/``, ``checks/`` and ``tests/``: module → the modules it imports (at
+    module level or inside a function). ``from pkg import name`` is an edge to the submodule ``pkg.name`` when there
+    is one, else to the module the package's ``__init__`` re-exports ``name`` from, else to ``pkg`` itself; a package's
+    ``__init__`` is not an edge of its submodules (a paper's ``__init__`` imports all its results: through it every
+    module would reach every other). Registry lookups by id are not edges: `gate_tests` follows them by the ids."""
+
+    def __init__(self, root: Path = Path(".")):
+        self.root = Path(root)
+        self.paths: dict[str, Path] = {}
+        for d in GRAPH_DIRS:
+            for p in sorted((self.root / d).rglob("*.py")) if (self.root / d).is_dir() else []:
+                if "__pycache__" not in p.parts:
+                    self.paths[_dotted(p, self.root)] = p
+        self.trees: dict[str, ast.Module] = {}
+        for name, p in self.paths.items():
+            try:
+                self.trees[name] = ast.parse(p.read_text(encoding="utf-8"))
+            except (SyntaxError, UnicodeDecodeError):
+                self.trees[name] = ast.Module(body=[], type_ignores=[])
+        self.reexports: dict[str, dict[str, str]] = {}
+        for name, p in self.paths.items():
+            if p.name == "__init__.py":
+                self.reexports[name] = {b: t for node in self.trees[name].body if isinstance(node, ast.ImportFrom)
+                                        for b, t in self._from(name, node, reexport=False)}
+        self.edges = {name: {t for node in ast.walk(tree) for _, t in self.bindings(name, node)}
+                      for name, tree in self.trees.items()}
+
+    def _base(self, current: str, node: ast.ImportFrom) -> str | None:
+        if node.level:
+            pkg = current if self.paths[current].name == "__init__.py" else current.rpartition(".")[0]
+            for _ in range(node.level - 1):
+                pkg = pkg.rpartition(".")[0]
+            return ".".join(x for x in (pkg, node.module) if x)
+        if node.module is None:
+            return None
+        if node.module in self.paths or node.module.split(".")[0] in GRAPH_DIRS:
+            return node.module
+        # a bare import of a sibling helper (`from fakes import ...`: tests/ and checks/ are on sys.path)
+        sibling = f"{current.split('.')[0]}.{node.module}"
+        return sibling if sibling in self.paths else node.module
+
+    def _from(self, current: str, node: ast.ImportFrom, reexport: bool = True):
+        base = self._base(current, node)
+        if base is None:
+            return
+        for a in node.names:
+            bound = a.asname or a.name
+            if f"{base}.{a.name}" in self.paths:
+                yield bound, f"{base}.{a.name}"
+            elif reexport and a.name in self.reexports.get(base, {}):
+                yield bound, self.reexports[base][a.name]
+            elif base in self.paths:
+                yield bound, base
+
+    def bindings(self, current: str, node: ast.AST):
+        """(name bound, module it comes from) of an import statement (nothing for any other node)."""
+        if isinstance(node, ast.ImportFrom):
+            yield from self._from(current, node)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                name = a.name
+                if name not in self.paths:
+                    sibling = f"{current.split('.')[0]}.{name}"
+                    name = sibling if sibling in self.paths else name
+                while name and name not in self.paths:
+                    name = name.rpartition(".")[0]
+                if name and name != "theorems":  # `import theorems`: lazy names, the registry (followed by id)
+                    yield a.asname or a.name.split(".")[0], name
+
+    def reaching(self, module: str) -> set[str]:
+        """``module`` and every module that imports it, directly or transitively."""
+        users: dict[str, set[str]] = defaultdict(set)
+        for src, targets in self.edges.items():
+            for t in targets:
+                users[t].add(src)
+        # a package's __init__ that imports it is not followed (a paper's imports all its results: importing the
+        # package for one name would reach every result; the names it re-exports are edges of their own)
+        inits = {m for m, p in self.paths.items() if p.name == "__init__.py"} - {module}
+        seen, todo = {module}, [module]
+        while todo:
+            for u in users[todo.pop()] - seen - inits:
+                seen.add(u)
+                todo.append(u)
+        return seen
+
+    def ids(self) -> dict[str, list[str]]:
+        """module → the result ids it registers (paper packages only)."""
+        return {name: ids for name, p in self.paths.items() if name.count(".") == 2 and name.split(".")[1] in
+                PAPER_NUMBER and (ids := registered_ids(p.read_text(encoding="utf-8")))}
 
 
 def registered_ids(source: str) -> list[str]:
@@ -426,7 +547,8 @@ def _segment_of(source: str, node: ast.AST) -> str:
     return "".join(source.splitlines(keepends=True)[first - 1: node.end_lineno])
 
 
-def _tests_naming(path: Path, names: tuple[str, ...], short: tuple[str, ...] = ()) -> list[str]:
+def _tests_naming(path: Path, names: tuple[str, ...], short: tuple[str, ...] = (), bound: set[str] = frozenset(),
+                 extra: re.Pattern | None = None) -> list[str]:
     """Node ids ``path::test_x`` of the test functions (and test classes) of ``path`` whose source (decorators
     included) names one of ``names`` (a result id, the module's dotted name ``package.module``), that quotes
     or whose name carries one of ``short`` (an id without its package: ``test_lemma_4_2_edge`` for ``lemma_4_2``, not
@@ -439,7 +561,8 @@ def _tests_naming(path: Path, names: tuple[str, ...], short: tuple[str, ...] = (
     # (`rid == P + "theorem_3"`)
     pattern = re.compile("|".join([rf"\b{re.escape(n)}\b" for n in names] + [
         rf"\bfrom\s+theorems\.{re.escape(n.split('.')[0])}\s+import\s+[^\n]*\b{re.escape(n.split('.')[1])}\b"
-        for n in names if n.count(".") == 1] + [rf"[\"']{re.escape(s)}[\"']" for s in short]))
+        for n in names if n.count(".") == 1] + [rf"[\"']{re.escape(s)}[\"']" for s in short]
+        + ([extra.pattern] if extra is not None else [])) or r"(?!x)x")
     in_name = re.compile("|".join(rf"(?:^|_){re.escape(s)}(?:$|_(?!\d))" for s in short)) if short else None
     # `from theorems.pkg.module import X, Y as Z` / `import theorems.pkg.module as m`: a test using X, Z or m uses it,
     # and `from theorems.pkg import module as M`: a test using M uses it
@@ -447,6 +570,7 @@ def _tests_naming(path: Path, names: tuple[str, ...], short: tuple[str, ...] = (
              for a in node.names if a.name != "*" and (pattern.search(node.module) or pattern.search(f"{node.module}.{a.name}"))}
     known |= {a.asname for node in tree.body if isinstance(node, ast.Import) for a in node.names
               if a.asname and pattern.search(a.name)}
+    known |= set(bound)  # the names it imports from a module that reaches the mutated one (ImportGraph)
     # then the module-level helpers (functions, classes) and constants (`A, B = M.ID, M.ID_2` too) that use one of
     # those, and those that use them in turn
     defs = []
@@ -476,47 +600,142 @@ def _tests_naming(path: Path, names: tuple[str, ...], short: tuple[str, ...] = (
             and (uses.search(_segment_of(source, node)) or (in_name and in_name.search(node.name[4:].lstrip("_"))))]
 
 
-def gate_tests(module: Path, root: Path = Path(".")) -> list[list[str]]:
-    """The pytest invocations (argument lists) that the CI gate runs for ``module``: the conformance
-    checks of its result (``checks/test_conformance.py -k <id>]``), then the tests of the paper's test
-    files (``paper_test_files``) that name the module or one of its ids. A module with no result of its own
-    (package machinery) gets the conformance checks of the results that import it and the tests that name it;
-    shared machinery outside the paper packages gets the test files that import it."""
-    module = Path(module)
+_GRAPHS: dict = {}
+
+
+def _graph_of(root: Path) -> ImportGraph:
+    """The import graph of ``root``, built again only when a file was added, removed or edited."""
+    stamp = tuple((str(p), p.stat().st_mtime_ns) for d in GRAPH_DIRS for p in sorted((root / d).rglob("*.py")))
+    key = str(root.resolve())
+    if key not in _GRAPHS or _GRAPHS[key][0] != stamp:
+        _GRAPHS[key] = (stamp, ImportGraph(root))
+    return _GRAPHS[key][1]
+
+
+def _file_names_package(text: str, package: str | None) -> bool:
+    return package is not None and re.search(rf"\b{re.escape(package)}\b", text) is not None
+
+
+def gate_tests(module: Path, root: Path = Path("."), graph: "ImportGraph | None" = None) -> list[list[str]]:
+    """The pytest invocations (argument lists) that the CI gate runs for ``module``, found from the import graph
+    (`ImportGraph`), not from file names: the modules that import ``module`` directly or transitively reach it, and
+    so do the results they register. First the conformance checks of those results (``checks/test_conformance.py -k
+    "<id>] or <id>-"``, the module's own ids first), then the tests (node ids ``path::test``) of every test file that
+    reach it: a test that uses a name imported from a reaching module (an alias ``from theorems.pkg import module as
+    M``, a helper of ``checks/`` that imports it), that names a reaching id (``registry.get("pkg.result")``, a
+    parametrize list), a reaching module's dotted name, or (in the paper's own files) a reaching id without its
+    package (``P + "figure_2"``), or that iterates the paper's registered results (``registry.ids()``), directly or
+    through a module-level helper or constant that does. Shared machinery outside the paper packages is followed
+    through the modules outside them only (through the results it would reach every test) and gets the conformance
+    checks ``SHARED_GATE`` names."""
+    return _gate(module, root, graph)["runs"]
+
+
+def _gate(module: Path, root: Path = Path("."), graph: "ImportGraph | None" = None) -> dict:
+    """`gate_tests`' runs, with what `gate_items` needs to narrow and order them."""
+    module, root = Path(module), Path(root)
+    graph = graph or _graph_of(root)
+    name = _dotted(root / module, root)
     parts = module.with_suffix("").parts
+    package = parts[1] if len(parts) == 3 and parts[0] == "theorems" and parts[1] in PAPER_NUMBER else None
+    reach = graph.reaching(name)
+    if package is None:  # through the paper modules shared machinery would reach everything
+        reach = {m for m in reach if not (m.startswith("theorems.") and m.split(".")[1] in PAPER_NUMBER)}
+    by_module = graph.ids()
+    ids = list(dict.fromkeys(by_module.get(name, []) + [i for m in sorted(reach) for i in by_module.get(m, [])]))
+    names = list(ids) + [m for m in sorted(reach) if m.startswith("theorems.")]
+    names += [m.split(".", 1)[1] for m in sorted(reach) if m.count(".") == 2 and m.split(".")[1] in PAPER_NUMBER
+              and m.split(".")[2] != "__init__"]
+    short = tuple(dict.fromkeys(i.split(".", 1)[1] for i in ids if i.split(".")[0] == package))
     runs: list[list[str]] = []
-    if len(parts) == 3 and parts[0] == "theorems" and parts[1] in PAPER_NUMBER:
-        package, stem = parts[1], parts[2]
-        ids = registered_ids((root / module).read_text(encoding="utf-8"))
-        if not ids:  # package machinery: the conformance checks of every result of the package that imports it
-            users = re.compile(rf"^from (?:\.|theorems\.{re.escape(package)}\.){re.escape(stem)} import|"
-                               rf"^from (?:\.|theorems\.{re.escape(package)}) import .*\b{re.escape(stem)}\b", re.M)
-            ids = [i for p in sorted((root / module).parent.glob("*.py")) if p.name != module.name
-                   and users.search(t := p.read_text(encoding="utf-8")) for i in registered_ids(t)]
-            # (a package's __init__ is named by its dotted path: "__init__" is every class's constructor)
-            names: tuple[str, ...] = (f"theorems.{package}",) if stem == "__init__" else (f"{package}.{stem}",)
-            short: tuple[str, ...] = ()
-        else:
-            names = tuple(dict.fromkeys([f"{package}.{stem}"] + ids))
-            short = tuple(dict.fromkeys(i.split(".", 1)[1] for i in ids))
-        if ids:
-            runs.append(["checks/test_conformance.py", "-k", " or ".join(f"{i}]" for i in ids)])
-        files = [f for f in paper_test_files(package, root) if f != "checks/test_conformance.py"]
-        # the pin and hypothesis files check every registered control and hypothesis edge of their papers, cheaply:
-        # run whole
-        whole = [str(p.relative_to(root)) for kind in ("pins", "hypotheses")
-                 for p in sorted(root.glob(f"checks/test_{kind}_*{PAPER_NUMBER[package]}*.py"))]
-        own = [f + node[len(str(root / f)):] for f in files if f not in whole  # node ids relative to the root
-               for node in _tests_naming(root / f, names, short)] + whole
-        if own:
-            runs.append(own)
+    if ids:
+        runs.append(["checks/test_conformance.py", "-k", " or ".join(f"{i}]" for i in ids)])
+    nodes: list[str] = []
+    for g in TEST_GLOBS:
+        for p in sorted(root.glob(g)):
+            text = p.read_text(encoding="utf-8")
+            rel = str(p.relative_to(root))
+            if rel == "checks/test_conformance.py" or _TOOL_TESTS.search(text):
+                continue
+            mod = _dotted(p, root)
+            paper_file = _file_names_package(text, package)
+            bound = {b for node in graph.trees.get(mod, ast.Module(body=[], type_ignores=[])).body
+                     for b, t in graph.bindings(mod, node) if t in reach}
+            if not (bound or paper_file or any(n in text for n in names)):
+                continue
+            nodes += [rel + node[len(str(p)):] for node in _tests_naming(
+                p, tuple(dict.fromkeys(names)), short if paper_file else (), bound,
+                REGISTRY_WIDE if paper_file else None)]
+    if nodes:
+        runs.append(nodes)
+    runs += SHARED_GATE.get(str(module), []) if package is None else []
+    direct = {_dotted(root / f, root) for f in (n.split("::")[0] for n in nodes)} & {
+        m for m, targets in graph.edges.items() if name in targets}
+    return dict(runs=runs, ids=ids, own=by_module.get(name, []), all_ids={i for v in by_module.values() for i in v},
+                package=package, short=short, short_all={i.split(".", 1)[1] for v in by_module.values() for i in v
+                                                         if i.split(".")[0] == package},
+                direct={str(graph.paths[m].relative_to(root)) for m in direct})
+
+
+_FULL_ID = re.compile(r"\b[a-z_]+\.[A-Za-z0-9_]+\b")
+
+
+def _keep_case(node: str, gate: dict) -> bool:
+    """A parametrised case is kept unless its parameters name registered results, none of which reaches the module
+    (``test_x[ssl_dynamics.figure_3-params0]`` is dropped from a gate that ``figure_3`` does not reach)."""
+    if "[" not in node:
+        return True
+    params = node[node.index("[") + 1:]
+    named = [i for i in _FULL_ID.findall(params) if i in gate["all_ids"]]
+    if named:
+        return any(i in gate["ids"] for i in named)
+    tokens = set(re.split(r"[^A-Za-z0-9_]+", params))
+    if gate["package"] and tokens & gate["short_all"]:
+        return bool(tokens & set(gate["short"]))
+    return True
+
+
+def _collect(args: list[str], root: Path) -> list[str] | None:
+    """The node ids ``pytest --collect-only`` finds for ``args`` (the CI suite), or None if collection failed."""
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider",
+                           "--suite", "ci", *args], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, "CI": "true"})
+    if proc.returncode != 0:
+        return None
+    return [line.strip() for line in proc.stdout.splitlines() if "::" in line and not line.startswith(" ")]
+
+
+def gate_items(gate: dict, root: Path = Path("."), killers: tuple[str, ...] = ()) -> list[list[str]]:
+    """The gate as one pytest run of test items, cheapest-to-kill first: the gate's tests are collected once (not per
+    mutant), its parametrised cases narrowed to those whose result reaches the module (the conformance checks, the
+    pin and hypothesis files' cases over every control: `_keep_case`), and ordered: the tests that killed earlier
+    mutants of the module (``killers``, from the ``--log``), the test files that import it directly and its own
+    conformance cases, then the rest. With ``-x`` a killed mutant stops at its first failure. If collection fails,
+    the runs of `gate_tests` unchanged."""
+    runs = gate["runs"]
+    conformance = [r for r in runs if r and r[0] == "checks/test_conformance.py"]
+    others = [a for r in runs if r not in conformance for a in r]
+    found = _collect((["checks/test_conformance.py"] if conformance else []) + others, root)
+    if found is None:
         return runs
-    # shared machinery: the test files that import it, then the conformance checks SHARED_GATE names
-    dotted = ".".join(parts)
-    importers = re.compile(rf"^\s*(from {re.escape(dotted)} import|import {re.escape(dotted)}\b)", re.M)
-    files = [str(p.relative_to(root)) for p in sorted(root.glob("tests/test_*.py"))
-             if importers.search(p.read_text(encoding="utf-8"))]
-    return ([files] if files else []) + SHARED_GATE.get(str(module), [])
+    keep = []
+    for node in found:
+        if node.startswith("checks/test_conformance.py::"):
+            if any(f"[{i}]" in node or f"[{i}-" in node for i in gate["ids"]):
+                keep.append(node)
+        elif _keep_case(node, gate):
+            keep.append(node)
+    # a parameter id pytest could not find again from the command line (one with "::") runs its whole function
+    keep = list(dict.fromkeys(n if "::" not in n.partition("[")[2] else n.partition("[")[0] for n in keep))
+
+    def rank(node: str) -> int:
+        path = node.split("::")[0]
+        if node in killers:
+            return 0
+        if path in gate["direct"] or any(i in node for i in gate["own"]):
+            return 1
+        return 2 if path.startswith("checks/") else 3  # tests/: unit tests, reports, fuzz sweeps: last
+    return [sorted(keep, key=rank)] if keep else []
 
 
 # -- running ----------------------------------------------------------------------------------------------
@@ -532,8 +751,13 @@ def _terminate(*_):
     sys.exit(143)  # SystemExit: the `finally` of run_mutant restores the module
 
 
-def run_mutant(path: Path, source: str, mutant: Mutant, runs: list[list[str]], timeout: float) -> str:
-    """'killed', 'survived' or 'timeout'; the file is restored before returning (or raising)."""
+_FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+::\S*?(?:\[.*?\])?)(?: - .*)?$", re.M)
+
+
+def run_mutant(path: Path, source: str, mutant: Mutant, runs: list[list[str]], timeout: float,
+               killers: list[str] | None = None) -> str:
+    """'killed', 'survived', 'timeout' or 'error' (pytest could not run the tests it was given: not a kill); the file
+    is restored before returning (or raising). The tests that failed are appended to ``killers``."""
     base = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--suite", "ci"]
     env = {**os.environ, "THEOREMS_MUTANT": "1", "CI": "true"}
     deadline = time.monotonic() + timeout
@@ -556,7 +780,11 @@ def run_mutant(path: Path, source: str, mutant: Mutant, runs: list[list[str]], t
                 _RUNNING.remove(proc)
             if proc.returncode == 5:  # no test collected: this run decides nothing
                 continue
+            if proc.returncode in (3, 4):  # an internal or usage error (a node id not found): decides nothing
+                return "error"
             if proc.returncode != 0:
+                if killers is not None:
+                    killers += _FAILED.findall(out or "")
                 return "killed"
         return "survived"
     finally:
@@ -570,7 +798,7 @@ def summarise(records: list[dict]) -> str:
         tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         for r in records:
             t = tally[r[key]]
-            if r["outcome"] == "timeout":
+            if r["outcome"] in ("timeout", "error"):
                 t[2] += 1
             else:
                 t[1] += 1
@@ -580,7 +808,7 @@ def summarise(records: list[dict]) -> str:
             rows.append(f"  {key:6} {name:45} {k:3}/{d:<3} killed ({100 * k / max(d, 1):3.0f}%)"
                         + (f", {to} timed out" if to else ""))
     k = sum(r["outcome"] == "killed" for r in records)
-    d = sum(r["outcome"] != "timeout" for r in records)
+    d = sum(r["outcome"] not in ("timeout", "error") for r in records)
     rows.append(f"score: {k}/{d} killed ({100 * k / max(d, 1):.0f}%)")
     return "\n".join(rows)
 
@@ -600,6 +828,12 @@ def relocate(rec: dict, old_source: str, new_source: str) -> Mutant | None:
     return Mutant(line=start, end_line=start + rec["end_line"] - rec["line"], **fields)
 
 
+def _log_records(path: Path | None) -> list[dict]:
+    if path is None or not path.exists():
+        return []
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     tests: list[str] = []
@@ -614,6 +848,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated kinds to sample from")
     ap.add_argument("--list", action="store_true", help="list the sampled mutants and stop")
     ap.add_argument("--gate", action="store_true", help="run each module's CI tests (gate_tests) instead of TESTS")
+    ap.add_argument("--whole-files", action="store_true",
+                    help="with --gate: run gate_tests' invocations as they are (no collection, narrowing, ordering)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant (a timeout is not counted)")
     ap.add_argument("--log", type=Path, help="append one JSON line per mutant here")
     ap.add_argument("--replay", type=Path, help="run the mutants of this --log (of these modules) instead of a sample")
@@ -623,6 +859,7 @@ def main(argv: list[str] | None = None) -> int:
     lo, hi = (int(x) for x in args.lines.split("-"))
     kinds = tuple(k for k in args.kinds.split(",") if k)
     plan = []
+    graph = None
     for module in args.modules:
         source = module.read_text(encoding="utf-8")
         pool = sites(source, lo, hi, validate=False)  # parsing every mutant is slow: only the sampled ones
@@ -635,9 +872,19 @@ def main(argv: list[str] | None = None) -> int:
             chosen = [m for r in logged if (m := relocate(r, old, source)) is not None]
             if len(chosen) < len(logged):
                 print(f"{module}: {len(logged) - len(chosen)} logged mutant(s) on code that is gone", flush=True)
-        runs = gate_tests(module) if args.gate else ([tests] if tests else [])
+        if args.gate:
+            graph = graph or _graph_of(Path("."))
+            gate = _gate(module, Path("."), graph)
+            runs = gate["runs"]
+            if not args.list and not args.whole_files:
+                killers = tuple(k for r in _log_records(args.log) if r.get("module") == str(module)
+                                for k in r.get("killers", ()))
+                runs = gate_items(gate, Path("."), killers)
+        else:
+            runs = [tests] if tests else []
         counts = {k: sum(m.kind == k for m in pool) for k in KINDS}
-        print(f"{module}: {len(chosen)} of {len(pool)} mutants {counts}; tests: {runs}", flush=True)
+        shown = [r if len(r) <= 12 else r[:12] + [f"... {len(r) - 12} more"] for r in runs]
+        print(f"{module}: {len(chosen)} of {len(pool)} mutants {counts}; tests: {shown}", flush=True)
         plan.append((module, source, chosen, runs))
     if args.list or not any(runs for *_, runs in plan):
         for module, source, chosen, _ in plan:
@@ -658,9 +905,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         for m in chosen:
             start = time.perf_counter()
-            outcome = run_mutant(module, source, m, runs, args.timeout)
+            killers: list[str] = []
+            outcome = run_mutant(module, source, m, runs, args.timeout, killers)
             rec = {"module": str(module), **asdict(m), "outcome": outcome,
-                   "seconds": round(time.perf_counter() - start, 1)}
+                   "seconds": round(time.perf_counter() - start, 1), "killers": killers}
             records.append(rec)
             line = source.splitlines()[m.line - 1].strip()
             print(f"{outcome.upper():9} {module}:{m.line}: [{m.kind}] {m.what} -> {m.new!r}   "
