@@ -164,3 +164,16 @@ def test_block_log_ratio_takes_the_sharpness_of_the_kind_asked():
         got = block_log_ratio(torch.tensor(X), torch.tensor(M), torch.tensor(lab), kind).numpy()
         assert np.allclose(got, want[kind], rtol=1e-12, atol=1e-12), (kind, got, want[kind])
     assert np.abs(want["exp"] - want["softmax"]).max() > 0.02, want
+
+
+# ------------------------------------------------------------------------------------------------------
+# _witness: a one-dimensional admissible space is solved, not taken for {0}
+# ------------------------------------------------------------------------------------------------------
+def test_witness_lp_solves_a_one_dimensional_admissible_space():
+    """Two equal samples of one cluster (rank 1, no cross pairs): the admissible Z is the 1×1 coefficient c with
+    every same-cluster entry c·‖x‖² = c, so t* = BOX = 1 by hand (only an empty space would give 0)."""
+    from theorems.deep_fusion._witness import block_diagonal_lp_bounds
+
+    X = torch.tensor([[[1.0, 0.0], [1.0, 0.0]]], dtype=torch.float64)
+    lower, upper = block_diagonal_lp_bounds(X, torch.tensor([0, 0]))
+    assert abs(float(lower[0]) - 1.0) < 1e-7 and abs(float(upper[0]) - 1.0) < 1e-7, (lower, upper)
