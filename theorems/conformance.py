@@ -97,6 +97,15 @@ def test_proof_errata_replay(result_id, run):
         assert claim.kind == "proof_step" and not claim.passed, ev.explain()
 
 
+def test_a_failed_proof_step_is_a_registered_erratum(result_id, run):
+    """A proof step that fails on the default instance and that no ``ProofErratum`` names is a finding nobody
+    recorded (or a broken check): the status never reads proof steps, so nothing else would notice it."""
+    result = _result(result_id)
+    named = {erratum.claim for erratum in result.proof_errata}
+    unexplained = sorted(c.name for c in run(result_id).failed_proof_steps if c.name not in named)
+    assert not unexplained, f"{result_id}: failed proof steps no proof erratum names: {unexplained}"
+
+
 # -- every bound can fail ------------------------------------------------------------------------------
 def _asserted(result, run) -> set[str]:
     evs = [run(result.id)] + [run_spec(run, result, b.params, b.form) for b in result.binding]
