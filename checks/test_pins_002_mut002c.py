@@ -1,0 +1,94 @@
+"""Paper 002's printed experimental protocol and the modules' tolerances, pinned (issue 26, item 9; the held-out
+seed-37 sample of this session).
+
+The protocol test transcribes what the paper prints for its experiments (Section "Numerical Evaluation", Figure 2;
+"Runtime and downstream task", Figure 4) as literal numbers and asserts that the instances the modules run at "the
+paper's scale" (the thorough suite's PAPER_SCALE) carry them. Where a module deliberately deviates from the paper
+(a value the paper does not print, or one the stand-in data cannot give), the test says so and asserts the deviation
+its docstring documents, so a silent change of the thorough run's protocol fails here.
+"""
+
+from __future__ import annotations
+
+from theorems.core import registry
+from theorems.core.suite import get_suite
+
+
+def _thorough(rid: str) -> list[dict]:
+    """The full parameters (defaults filled in) of every instance ``rid`` adds to the thorough suite's report."""
+    result = registry.get(rid)
+    ci = [dict(p) for _, p, *_ in result.report_instances(get_suite("ci"))]
+    out = []
+    for form, params, *_ in result.report_instances(get_suite("thorough")):
+        if dict(params) in ci:
+            continue
+        full, _ = registry.validate(result, dict(params), form)
+        out.append(full)
+    return out
+
+
+# The paper, Section "Numerical Evaluation" (after Conjecture 1) and the caption of Figure 2: "gradient descent with
+# learning rate 0.01 for 500 epochs and hidden layer size from 10 to 2000 … the average over 10 initializations";
+# activations sigmoid, ReLU, tanh.
+PAPER_FIG2_LR = 0.01
+PAPER_FIG2_EPOCHS = 500
+PAPER_FIG2_WIDTH_RANGE = (10, 2000)
+PAPER_FIG2_INITS = 10
+# Not printed by the paper (deviation, documented in figure_2's docstring): the widths between 10 and 2000 (the colour
+# bar names only the ends) are read as the 1–3–10 grid below, and the data as n = 100 half-moon anchors (n = 100
+# keeps the run under one instance's work ceiling; the docstring's measured slopes are for exactly these values).
+MODULE_FIG2_WIDTHS = (10, 30, 100, 300, 1000, 2000)
+MODULE_FIG2_N = 100
+
+
+def _assert_figure_2_protocol(rid: str, instances: list[dict]) -> None:
+    assert instances, f"{rid}: the thorough suite adds no paper-scale instance"
+    for p in instances:
+        assert tuple(p["widths"]) == MODULE_FIG2_WIDTHS, (rid, p["widths"])
+        assert (min(p["widths"]), max(p["widths"])) == PAPER_FIG2_WIDTH_RANGE, (rid, p["widths"])
+        assert p["steps"] == PAPER_FIG2_EPOCHS, (rid, p["steps"])  # one "epoch" = one full-batch step
+        assert p["seeds"] == PAPER_FIG2_INITS, (rid, p["seeds"])
+        assert p["eta"] == PAPER_FIG2_LR, (rid, p["eta"])
+
+
+def test_figure_2_and_conjecture_1_run_the_papers_printed_protocol_at_paper_scale():
+    from theorems.ssl_dynamics import conjecture_1, figure_2
+
+    fig2 = _thorough("ssl_dynamics.figure_2")
+    _assert_figure_2_protocol("ssl_dynamics.figure_2", fig2)
+    assert [p["n"] for p in fig2] == [MODULE_FIG2_N]
+    assert {p["activation"] for p in _thorough("ssl_dynamics.conjecture_1")} == {"tanh", "sigmoid"}
+    _assert_figure_2_protocol("ssl_dynamics.conjecture_1", _thorough("ssl_dynamics.conjecture_1"))
+    # the constants themselves, literally (a module that stopped using them in its thorough instances fails above)
+    assert figure_2.PAPER_SCALE == dict(widths=MODULE_FIG2_WIDTHS, steps=500, seeds=10, n=100)
+    assert conjecture_1.PAPER_SCALE == dict(widths=MODULE_FIG2_WIDTHS, steps=500, seeds=10)
+    # the docstring states the widths the measured slopes were taken at
+    assert "widths 10, 30, 100, 300, 1000, 2000" in figure_2.__doc__
+    assert figure_2.ACTS == ("tanh", "relu", "sigmoid")  # the paper's three activations
+    # the printed signs of Figure 2's three parts: tanh and ReLU shrink with width, sigmoid grows
+    assert figure_2.PREDICTED_SIGN == {"tanh": -1.0, "relu": -1.0, "sigmoid": 1.0}
+
+
+# The paper, "Runtime and downstream task" (Figure 4): "two classes with 200 datapoints each from the MNIST dataset
+# … we apply a linear SVM on top of the embeddings"; (12) is the ODE for z = 1.
+PAPER_FIG4_PER_CLASS = 200
+# Deviations documented in figure_4's docstring: scikit-learn's 8×8 digits stand in for MNIST (64 pixels, at most 178
+# images of the smaller class, so the default n is 150 per class, half train and half test), the SVM is LinearSVC with
+# C = 1 (the paper prints no C), and the step is η = ETA_RATE / max(8|λ₁|, 2(λ_d − λ₁)) with ETA_RATE = 0.2 instead of
+# the paper's 0.01 (for the paper's own scale of C). The accuracies may differ by one test image.
+MODULE_FIG4_N, MODULE_FIG4_MOST, MODULE_FIG4_SVM_C, MODULE_FIG4_ETA_RATE, MODULE_FIG4_IMAGES = 150, 178, 1.0, 0.2, 1
+
+
+def test_figure_4_runs_the_papers_protocol_with_its_documented_stand_in():
+    from theorems.data.digits import class_sizes
+    from theorems.ssl_dynamics import figure_4
+
+    result = registry.get("ssl_dynamics.figure_4")
+    n = next(q for q in result.params if q.name == "n")
+    assert n.default == MODULE_FIG4_N and n.high == PAPER_FIG4_PER_CLASS  # the paper's 200 is the ceiling
+    assert min(class_sizes()[:2]) == MODULE_FIG4_MOST
+    assert figure_4.SVM_C == MODULE_FIG4_SVM_C and "C = 1" in figure_4.__doc__
+    assert figure_4.ETA_RATE == MODULE_FIG4_ETA_RATE
+    assert figure_4.ACC_IMAGES == MODULE_FIG4_IMAGES
+    full, _ = registry.validate(result, {}, result.default_form)
+    assert full["step_sign"] == -1  # descent; the printed +η∇L is the control
