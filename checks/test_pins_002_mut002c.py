@@ -92,3 +92,82 @@ def test_figure_4_runs_the_papers_protocol_with_its_documented_stand_in():
     assert figure_4.ACC_IMAGES == MODULE_FIG4_IMAGES
     full, _ = registry.validate(result, {}, result.default_form)
     assert full["step_sign"] == -1  # descent; the printed +η∇L is the control
+
+
+# -- claims that take the worst instance: ONE entry moved by a literal amount, the claim must fail ----------------
+import math  # noqa: E402
+
+import torch  # noqa: E402
+
+from theorems.core.context import Context  # noqa: E402
+
+from checks.pinning import excess  # noqa: E402
+
+
+def _evaluate(rid: str, form: str | None = None, **params):
+    """The claims (by name) of ``rid``'s evaluate on ``params`` (inside the hypotheses), without ``check``: an
+    identity failing inside the hypotheses would make ``check`` raise."""
+    result = registry.get(rid)
+    form = form or result.default_form
+    full, violations = registry.validate(result, params, form)
+    assert not violations, violations
+    out = result.evaluate(full, form, Context.make(None, seed=full.get("seed", 0)))
+    return {c.name: c for c in out.claims}
+
+
+def test_figure_4_accuracy_claim_takes_the_worst_checkpoint(monkeypatch):
+    """Two widths, one start, two checkpoints, 40 images a class (40 test images): the trained network's and the
+    ODE's SVMs agree at every checkpoint; ONE of the eight SVM scores moved by 3 test images (a literal) makes the
+    claim fail 3 allowances out (ACC_IMAGES loosened ×10 lets it pass; max → min over checkpoints would too)."""
+    from theorems.ssl_dynamics import figure_4 as R
+
+    small = dict(n=40, widths=(64, 96), inits=1, checkpoints=2, steps=20)
+    c = _evaluate(R.ID, **small)["accuracies_coincide"]
+    assert c.passed and c.observed == 0.0
+    exact, calls = R.accuracy, []
+
+    def one_off(emb_train, y_train, emb_test, y_test):
+        calls.append(1)
+        return exact(emb_train, y_train, emb_test, y_test) + (3 / 40 if len(calls) == 3 else 0.0)
+
+    monkeypatch.setattr(R, "accuracy", one_off)
+    c = _evaluate(R.ID, **small)["accuracies_coincide"]
+    assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.allowance)
+
+
+def test_expected_c_takes_the_worst_entry_and_pins_z_tol(monkeypatch):
+    """Default instance (half moons, n = 200): ONE entry of every resampled C (the (0, 0) one) moved by 20 of its
+    standard errors (a literal) puts that entry ~20 standard errors off the formula, 3–5 Z_TOLs out: Z_TOL loosened
+    ×10 lets it pass, and a claim taking the best entry (max → min) would too."""
+    from theorems.ssl_dynamics import expected_c as R
+
+    assert _evaluate(R.ID, "corrected")["expectation"].passed
+    exact = R.resampled_C
+
+    def one_off(ctx, X, Rn, sigma2, noise_mean):
+        Cs = exact(ctx, X, Rn, sigma2, noise_mean).clone()
+        Cs[:, 0, 0] += 20 * Cs[:, 0, 0].std() / math.sqrt(Rn)
+        return Cs
+
+    monkeypatch.setattr(R, "resampled_C", one_off)
+    c = _evaluate(R.ID, "corrected")["expectation"]
+    assert not c.passed and 3.0 < excess(c) < 5.0, (c.observed, c.allowance)
+
+
+def test_remark_3_gd_identity_takes_the_worst_step_and_pins_gd_rtol(monkeypatch):
+    """Default instance: ONE recorded step Θ_{k+1} (the first) scaled by 1 + 3e-9 (a literal) leaves it 3e-9
+    relative from Θ_k − η∇L: 3 GD_RTOLs out, while every other step is at rounding (GD_RTOL loosened ×10 lets it
+    pass; a best-step aggregation would too). The trajectory itself is unchanged (only the record is moved)."""
+    from theorems.ssl_dynamics import remark_3 as R
+
+    exact = R._gd
+
+    def one_off(*args):
+        before, after, steps, seen = exact(*args)
+        after = after.clone()
+        after[0] = after[0] * (1 + 3e-9)
+        return before, after, steps, seen
+
+    monkeypatch.setattr(R, "_gd", one_off)
+    c = _evaluate(R.ID)["gd_is_gradient_descent"]
+    assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.allowance)
