@@ -171,3 +171,47 @@ def test_remark_3_gd_identity_takes_the_worst_step_and_pins_gd_rtol(monkeypatch)
     monkeypatch.setattr(R, "_gd", one_off)
     c = _evaluate(R.ID)["gd_is_gradient_descent"]
     assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.allowance)
+
+
+EX1 = dict(C="-1,0;0,-0.5", z=1, h=4, inits=4, steps=400)  # L* = λ₁ = −1 and max|λ| = 1: the scale is 1
+
+
+def test_example_1_reach_takes_the_worst_start_and_pins_reach_rtol(monkeypatch):
+    """Explicit C = diag(−1, −0.5), z = 1 (L* = −1, scale 1), four starts: every start reaches L* to rounding; ONE
+    start's loss read 5e-6 above its value (a literal, on every evaluation, so the certificate's changes are
+    unmoved) is 5 REACH_RTOLs from L*: the claim fails (REACH_RTOL ×10 passes it; a best-start aggregation too)."""
+    from theorems.ssl_dynamics import example_1 as R
+
+    c = _evaluate(R.ID, **EX1)
+    assert c["orthogonal_reaches_the_minimum"].passed and c["unconstrained_diverges"].passed
+    exact = R.trace_loss
+
+    def one_off(W1, W2, C):
+        out = exact(W1, W2, C).clone()
+        out[2] += 5e-6
+        return out
+
+    monkeypatch.setattr(R, "trace_loss", one_off)
+    c = _evaluate(R.ID, **EX1)["orthogonal_reaches_the_minimum"]
+    assert not c.passed and 4.5 < excess(c) < 5.5, (c.observed, c.allowance)
+
+
+def test_example_1_divergence_takes_the_slowest_start(monkeypatch):
+    """The same instance: ONE start held still through the unconstrained run (its gradient zeroed in the first
+    ``steps`` gradient calls, which are the unconstrained loop's) grows by 10⁰: 'every start diverges' fails for it
+    (a fastest-start aggregation, min → max, would pass)."""
+    from theorems.ssl_dynamics import example_1 as R
+
+    exact, calls = R.euclid_grads, []
+
+    def held(W1, W2, C):
+        g1, g2 = exact(W1, W2, C)
+        calls.append(1)
+        if len(calls) <= EX1["steps"]:
+            g1, g2 = g1.clone(), g2.clone()
+            g1[1], g2[1] = 0.0, 0.0
+        return g1, g2
+
+    monkeypatch.setattr(R, "euclid_grads", held)
+    c = _evaluate(R.ID, **EX1)["unconstrained_diverges"]
+    assert not c.passed and abs(c.observed) < 1e-12, c.observed
