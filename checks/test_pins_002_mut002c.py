@@ -215,3 +215,44 @@ def test_example_1_divergence_takes_the_slowest_start(monkeypatch):
     monkeypatch.setattr(R, "euclid_grads", held)
     c = _evaluate(R.ID, **EX1)["unconstrained_diverges"]
     assert not c.passed and abs(c.observed) < 1e-12, c.observed
+
+
+def _prop3_patched(monkeypatch, lower_one_by=0.0, top_sv_by=0.0):
+    """proposition_3's (4) solver with ONE start's recorded value moved ``lower_one_by``·|L*| below L*, and the
+    largest singular value of W₂ᵀW₁ at every end point scaled by 1 + ``top_sv_by``."""
+    from theorems.ssl_dynamics import proposition_3 as R
+
+    exact = R._solve_4
+
+    def patched(ctx, C, h, z, *rest):
+        vals, res, it, seen, P = exact(ctx, C, h, z, *rest)
+        lam = torch.linalg.eigvalsh(C)
+        lstar = float(lam[:min(z, int((lam < 0).sum()))].sum())
+        seen = seen.clone()
+        seen[1] = lstar - lower_one_by * abs(lstar)
+        U, S, Vh = torch.linalg.svd(P, full_matrices=False)
+        S = S.clone()
+        S[..., 0] *= 1 + top_sv_by
+        return vals, res, it, seen, U @ torch.diag_embed(S) @ Vh
+
+    monkeypatch.setattr(R, "_solve_4", patched)
+    return R
+
+
+def test_proposition_3_lower_bound_takes_the_lowest_visited_point_and_pins_lower_rtol(monkeypatch):
+    """Default instance (corrected): ONE start of (4) recorded 3e-10·|L*| below L* (a literal) fails 'every point
+    visited is ≥ L*' by 3 LOWER_RTOLs (×10 passes it; max → min over the visited points would too); 3e-11 below
+    is inside."""
+    R = _prop3_patched(monkeypatch, lower_one_by=3e-10)
+    c = _evaluate(R.ID, "corrected")["problem_4_not_below_Lstar"]
+    assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.bound, c.allowance)
+    R = _prop3_patched(monkeypatch, lower_one_by=3e-11)
+    assert _evaluate(R.ID, "corrected")["problem_4_not_below_Lstar"].passed
+
+
+def test_proposition_3_rank_at_optimum_takes_the_worst_singular_value_and_pins_sv_tol(monkeypatch):
+    """Default instance (corrected): the largest singular value of W₂ᵀW₁ at (4)'s optimum scaled by 1 + 3e-4 (a
+    literal; the others untouched) is 3 SV_TOLs from 1: the claim fails (SV_TOL ×10 passes it)."""
+    R = _prop3_patched(monkeypatch, top_sv_by=3e-4)
+    c = _evaluate(R.ID, "corrected")["rank_at_optimum"]
+    assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.allowance)
