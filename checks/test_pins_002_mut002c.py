@@ -256,3 +256,54 @@ def test_proposition_3_rank_at_optimum_takes_the_worst_singular_value_and_pins_s
     R = _prop3_patched(monkeypatch, top_sv_by=3e-4)
     c = _evaluate(R.ID, "corrected")["rank_at_optimum"]
     assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.allowance)
+
+
+def test_remark_3_collapse_claim_pins_rank_one_tol(monkeypatch):
+    """Default instance: the last iterate Θ moved (within the row space A reaches: A has full row rank, so
+    A·pinv(A) = I) so that σ₂/σ₁ of the output AΘ is 3e-6 (a literal), 3 RANK_ONE_TOLs out: the collapse claim
+    fails (RANK_ONE_TOL ×10 passes it); 3e-7 is inside. No registered control sits near this tolerance (the
+    counterexample misses it by six orders)."""
+    from theorems.ssl_dynamics import remark_3 as R
+
+    def run(ratio):
+        exact = R._gd
+
+        def moved(Theta0, A, *rest):
+            before, after, steps, seen = exact(Theta0, A, *rest)
+            U = A @ after[-1]
+            P, S, Qh = torch.linalg.svd(U, full_matrices=False)
+            S = S.clone()
+            S[1] = ratio * S[0]
+            S[2:] = 0.0
+            after = after.clone()
+            after[-1] = after[-1] + torch.linalg.pinv(A) @ (P @ torch.diag(S) @ Qh - U)
+            return before, after, steps, seen
+
+        monkeypatch.setattr(R, "_gd", moved)
+        return _evaluate(R.ID)["output_collapses"]
+
+    c = run(3e-6)
+    assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.allowance)
+    assert run(3e-7).passed
+
+
+def test_proposition_1_two_layer_rank_takes_the_worst_seed(monkeypatch):
+    """Default instance: ONE seed's P at blow-up read with σ₂/σ₁ = 4e-4 (a literal; the others have collapsed to
+    ~1e-6) fails 'max over seeds of σ₂/σ₁ at blow-up' by 4 TWO_LAYER_RANK_TOLs (×10 passes; max → min over the
+    seeds would too)."""
+    from theorems.ssl_dynamics import proposition_1 as R
+
+    exact = torch.linalg.svd
+
+    def one_off(A, *args, **kw):
+        U, S, Vh = exact(A, *args, **kw)
+        if A.ndim == 3 and A.shape[0] == 4:  # the seeds' P at blow-up (the only batched svd of the evaluate)
+            S = S.clone()
+            S[1, 1] = 4e-4 * S[1, 0]
+        return U, S, Vh
+
+    c = _evaluate(R.ID)["two_layer_rank_one"]
+    assert c.passed
+    monkeypatch.setattr(torch.linalg, "svd", one_off)
+    c = _evaluate(R.ID)["two_layer_rank_one"]
+    assert not c.passed and 3.5 < excess(c) < 4.5, (c.observed, c.allowance)
