@@ -307,3 +307,14 @@ def test_proposition_1_two_layer_rank_takes_the_worst_seed(monkeypatch):
     monkeypatch.setattr(torch.linalg, "svd", one_off)
     c = _evaluate(R.ID)["two_layer_rank_one"]
     assert not c.passed and 3.5 < excess(c) < 4.5, (c.observed, c.allowance)
+
+
+def test_lemma_1_binding_is_one_random_feature():
+    """Lemma 1 is exact at every width: its binding instance is the narrowest the declared domain allows, h = 1
+    random feature (the kernel model), and the identity holds there."""
+    result = registry.get("ssl_dynamics.lemma_1")
+    (binding,) = result.binding
+    h = next(q for q in result.params if q.name == "h")
+    assert dict(binding.params) == dict(model="kernel", h=1) and h.low == 1
+    c = _evaluate(result.id, **binding.params)
+    assert c["offdiagonal_blocks_vanish"].passed and c["diagonal_equals_kernel"].passed
