@@ -318,3 +318,13 @@ def test_lemma_1_binding_is_one_random_feature():
     assert dict(binding.params) == dict(model="kernel", h=1) and h.low == 1
     c = _evaluate(result.id, **binding.params)
     assert c["offdiagonal_blocks_vanish"].passed and c["diagonal_equals_kernel"].passed
+
+
+def test_lemma_2_implication_is_judged_at_the_largest_width_whose_premise_holds():
+    """The proof's step 'ΣX²/h ≤ 1 + s ⇒ max|X_i| ≤ t log h' is judged at the largest width where the premise
+    (t log h)² ≤ h(1 + s) can hold. At s = 0.5, h = 10: (t log 10)² ≤ 15 ⇔ t ≤ 1.682 (literals on both sides);
+    with t = 1.8 only h = 2 qualifies (a premise read as h(2 + s) would admit h = 10)."""
+    from theorems.ssl_dynamics.lemma_2 import _tail_steps
+
+    assert _tail_steps([2, 10], 1.6, 0.5)[2] == 10
+    assert _tail_steps([2, 10], 1.8, 0.5)[2] == 2
