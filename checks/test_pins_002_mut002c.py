@@ -246,6 +246,7 @@ def test_proposition_3_lower_bound_takes_the_lowest_visited_point_and_pins_lower
     R = _prop3_patched(monkeypatch, lower_one_by=3e-10)
     c = _evaluate(R.ID, "corrected")["problem_4_not_below_Lstar"]
     assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.bound, c.allowance)
+    monkeypatch.undo()
     R = _prop3_patched(monkeypatch, lower_one_by=3e-11)
     assert _evaluate(R.ID, "corrected")["problem_4_not_below_Lstar"].passed
 
@@ -265,9 +266,9 @@ def test_remark_3_collapse_claim_pins_rank_one_tol(monkeypatch):
     counterexample misses it by six orders)."""
     from theorems.ssl_dynamics import remark_3 as R
 
-    def run(ratio):
-        exact = R._gd
+    exact = R._gd
 
+    def run(ratio):
         def moved(Theta0, A, *rest):
             before, after, steps, seen = exact(Theta0, A, *rest)
             U = A @ after[-1]
@@ -328,3 +329,41 @@ def test_lemma_2_implication_is_judged_at_the_largest_width_whose_premise_holds(
 
     assert _tail_steps([2, 10], 1.6, 0.5)[2] == 10
     assert _tail_steps([2, 10], 1.8, 0.5)[2] == 2
+
+
+def test_remark_3_identical_components_pins_identical_rtol(monkeypatch):
+    """The binding instance (orthonormal projector, AAᵀ = I to rounding): one row of A scaled by 1 + 3e-12 (a
+    literal) puts ‖AAᵀ − cI‖/‖AAᵀ‖ at 2.8e-12 (r = 3: the diagonal 1 + 6e-12, 1, 1 around c = 1 + 2e-12), 2.8
+    IDENTICAL_RTOLs out: the proof step fails (×10 passes it); 1 + 3e-13 is inside."""
+    from theorems.ssl_dynamics import remark_3 as R
+
+    exact = R.projector
+
+    def run(scale):
+        def scaled(ctx, p):
+            A = exact(ctx, p).clone()
+            A[0] *= scale
+            return A
+
+        monkeypatch.setattr(R, "projector", scaled)
+        return _evaluate(R.ID, **R.BINDING)["components_identical"]
+
+    c = run(1 + 3e-12)
+    assert not c.passed and 2.3 < excess(c) < 3.3, (c.observed, c.allowance)
+    assert run(1 + 3e-13).passed
+
+
+def test_lemma_2_tail_step_pins_tail_atol(monkeypatch):
+    """The printed tail bound against the exact probability, both closed forms: an excess of 3e-12 (a literal) is
+    3 TAIL_ATOLs out and fails the step (×10 passes it); 3e-13 is inside. (The erratum instance misses it by 0.11.)"""
+    from theorems.ssl_dynamics import lemma_2 as R
+
+    exact = R._tail_steps
+
+    def run(value):
+        monkeypatch.setattr(R, "_tail_steps", lambda *a: (value, *exact(*a)[1:]))
+        return _evaluate(R.ID)["gaussian_tail_step"]
+
+    c = run(3e-12)
+    assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.allowance)
+    assert run(3e-13).passed
