@@ -367,3 +367,28 @@ def test_lemma_2_tail_step_pins_tail_atol(monkeypatch):
     c = run(3e-12)
     assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.allowance)
     assert run(3e-13).passed
+
+
+def test_example_1_certificate_takes_the_worst_start_and_pins_rgrad_tol(monkeypatch):
+    """The explicit-C instance (scale 1): ONE start's squared Riemannian gradient raised to (3e-4)² (a literal, split
+    over W₁ and W₂) leaves it 3 RGRAD_TOLs from first-order optimality: the run is not converged (RGRAD_TOL ×10
+    would call it converged, and so would a best-start certificate); (3e-5)² is inside. Only the certificate reads
+    the patched value (its loss and iterates are unmoved)."""
+    from theorems.ssl_dynamics import example_1 as R
+
+    exact = R._riem_sq
+
+    def run(value):
+        def raised(W, g):
+            out = exact(W, g).clone()
+            out[1] = out[1] + value ** 2 / 2
+            return out
+
+        monkeypatch.setattr(R, "_riem_sq", raised)
+        result = registry.get(R.ID)
+        full, _ = registry.validate(result, dict(EX1), result.default_form)
+        return result.evaluate(full, result.default_form, Context.make(None, seed=0))
+
+    out = run(3e-4)
+    assert out.converged is False and 2.9e-4 < out.details["orthogonal_riemannian_grad_max"] < 3.1e-4
+    assert run(3e-5).converged is True
