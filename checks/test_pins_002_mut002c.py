@@ -411,3 +411,19 @@ def test_conjecture_1_slope_threshold_is_pinned_from_both_sides(monkeypatch, slo
     monkeypatch.setattr(R, "train_and_compare", law)
     c = _evaluate(R.ID)["gap_decreases_with_width"]
     assert abs(c.observed - slope) < 1e-9 and c.passed is passes
+
+
+def test_new_data_point_certificate_margin_is_a_tenth_of_the_prediction_tolerance(monkeypatch):
+    """The ODE solutions must be certified to PREDICTION_RTOL/10 = 1e-9 (a tenth of what the prediction claim
+    allows): one network's certified global error of 1.05e-9 (a literal 5 % outside) is not converged, 0.95e-9 is."""
+    from checks.test_pins_002_mut002s import ND, _once, _with_global_error
+    from theorems.ssl_dynamics import new_data_point as R
+
+    _once(monkeypatch, R, "_runs")
+    exact = R._runs
+    for value, converged in ((1.05e-9, False), (0.95e-9, True)):
+        monkeypatch.setattr(R, "_runs", lambda *a, v=value: (_with_global_error(exact(*a)[0], 1, v), *exact(*a)[1:]))
+        result = registry.get(R.ID)
+        full, _ = registry.validate(result, dict(ND), result.default_form)
+        out = result.evaluate(full, result.default_form, Context.make(None, seed=0))
+        assert out.converged is converged, value
