@@ -427,3 +427,16 @@ def test_new_data_point_certificate_margin_is_a_tenth_of_the_prediction_toleranc
         full, _ = registry.validate(result, dict(ND), result.default_form)
         out = result.evaluate(full, result.default_form, Context.make(None, seed=0))
         assert out.converged is converged, value
+
+
+def test_expected_c_binding_is_the_smallest_sample_with_a_definite_covariance():
+    """The binding instance of 'n > d (Cov̂ definite)' is the smallest half-moon sample whose corrected formula
+    −Cov̂ is negative definite: definite at its n, singular (λ_max = 0 to rounding) one anchor fewer."""
+    from theorems.ssl_dynamics import expected_c as R
+
+    result = registry.get(R.ID)
+    (binding,) = result.binding
+    n = binding.params["n"]
+    at = _evaluate(R.ID, "corrected", n=n)["lambda_max_of_formula"].observed
+    below = _evaluate(R.ID, "corrected", n=n - 1)["lambda_max_of_formula"].observed
+    assert at < -1e-6 and abs(below) < 1e-12, (at, below)
