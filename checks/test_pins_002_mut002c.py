@@ -440,3 +440,26 @@ def test_expected_c_binding_is_the_smallest_sample_with_a_definite_covariance():
     at = _evaluate(R.ID, "corrected", n=n)["lambda_max_of_formula"].observed
     below = _evaluate(R.ID, "corrected", n=n - 1)["lambda_max_of_formula"].observed
     assert at < -1e-6 and abs(below) < 1e-12, (at, below)
+
+
+@pytest.mark.parametrize("drift,converged", [(3e-13, False), (3e-14, True)])
+def test_example_1_stopping_rule_takes_the_worst_start_and_pins_gtol(monkeypatch, drift, converged):
+    """The explicit-C instance (scale 1): ONE start's loss made to drift by a literal amount per step. At 3e-13 a
+    step (3 GTOLs) that start never settles: the run ends at its budget not converged (GTOL ×10, or a stopping rule
+    on the best start, would call it converged); at 3e-14 a step it stops on its certificate, converged."""
+    from theorems.ssl_dynamics import example_1 as R
+
+    exact, calls = R.trace_loss, []
+
+    def drifting(W1, W2, C):
+        calls.append(1)
+        out = exact(W1, W2, C).clone()
+        out[1] = out[1] + drift * len(calls)
+        return out
+
+    monkeypatch.setattr(R, "trace_loss", drifting)
+    result = registry.get(R.ID)
+    full, _ = registry.validate(result, dict(EX1), result.default_form)
+    out = result.evaluate(full, result.default_form, Context.make(None, seed=0))
+    assert out.converged is converged
+    assert (out.details["orthogonal_steps"] == EX1["steps"]) is not converged
