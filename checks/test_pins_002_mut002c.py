@@ -463,3 +463,18 @@ def test_example_1_stopping_rule_takes_the_worst_start_and_pins_gtol(monkeypatch
     out = result.evaluate(full, result.default_form, Context.make(None, seed=0))
     assert out.converged is converged
     assert (out.details["orthogonal_steps"] == EX1["steps"]) is not converged
+
+
+def test_figure_4_step_keeps_the_ode_stable():
+    """The documented step: η × the fastest rate of (12) near its fixed points, max(8|λ₁|, 2(λ_d − λ₁)), is 0.2 (the
+    documented ETA_RATE), well below the explicit step's stability limit 2. (A step set from the slower rate would
+    be 3.9× larger on this C: 0.78, still stable, but not the step the docstring documents.)"""
+    from theorems.ssl_dynamics import figure_4 as R
+
+    result = registry.get(R.ID)
+    full, _ = registry.validate(result, dict(n=40, widths=(64, 96), inits=1, checkpoints=2, steps=20),
+                                result.default_form)
+    out = result.evaluate(full, result.default_form, Context.make(None, seed=0))
+    lo, hi = out.details["eigenvalues_C_extremes"]
+    rates = (8 * abs(lo), 2 * (hi - lo))
+    assert abs(out.details["eta"] * max(rates) - 0.2) < 1e-12 and max(rates) / min(rates) > 3
