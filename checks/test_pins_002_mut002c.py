@@ -478,3 +478,56 @@ def test_figure_4_step_keeps_the_ode_stable():
     lo, hi = out.details["eigenvalues_C_extremes"]
     rates = (8 * abs(lo), 2 * (hi - lo))
     assert abs(out.details["eta"] * max(rates) - 0.2) < 1e-12 and max(rates) / min(rates) > 3
+
+
+def test_proposition_2_alignment_takes_the_worst_minimiser_and_pins_align_tol(monkeypatch):
+    """Default instance (eight certified minimisers, all along v₁ to ~1e-15): the top right-singular vector of ONE
+    minimiser's P = W₂ᵀW₁ (start 0) turned by θ with 1 − cos θ = 3e-6 (a literal) towards its second one: 'every
+    minimiser's output lies along v₁' fails 3 ALIGN_TOLs out (×10 passes it; a best-minimiser aggregation too);
+    1 − cos θ = 3e-7 is inside. No registered control sits near ALIGN_TOL."""
+    from theorems.ssl_dynamics import proposition_2 as R
+
+    exact = torch.linalg.svd
+
+    def run(gap):
+        def turned(A, *args, **kw):
+            U, S, Vh = exact(A, *args, **kw)
+            if not args and not kw and A.ndim == 3:  # the alignment's svd (the spectral projection passes options)
+                c = 1 - gap
+                Vh = Vh.clone()
+                Vh[0, 0, :] = c * Vh[0, 0, :] + math.sqrt(1 - c * c) * Vh[0, 1, :]
+            return U, S, Vh
+
+        monkeypatch.setattr(torch.linalg, "svd", turned)
+        c = _evaluate(R.ID)["minimiser_along_v1"]
+        monkeypatch.undo()
+        return c
+
+    c = run(3e-6)
+    assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.allowance)
+    assert run(3e-7).passed
+
+
+def test_proposition_3_certificate_pins_gtol(monkeypatch):
+    """Default instance (corrected): every start of problem (4) recorded at a residual of 3e-8·‖C‖ (a literal,
+    3 GTOLs) leaves (4) uncertified, so the run is not converged (GTOL ×10 would certify it); 3e-9·‖C‖ certifies."""
+    from theorems.ssl_dynamics import proposition_3 as R
+
+    exact = R._solve_4
+    result = registry.get(R.ID)
+    full, _ = registry.validate(result, {}, "corrected")
+
+    def run(value):
+        def residual(ctx, C, *rest):
+            vals, res, it, seen, P = exact(ctx, C, *rest)
+            cnorm = float(torch.linalg.eigvalsh(C).abs().max())
+            return vals, torch.full_like(res, value * cnorm), it, seen, P
+
+        monkeypatch.setattr(R, "_solve_4", residual)
+        out = result.evaluate(full, "corrected", Context.make(None, seed=full.get("seed", 0)))
+        monkeypatch.undo()
+        return out
+
+    out = run(3e-8)
+    assert out.converged is False and out.details["problem_4_converged"] == 0
+    assert run(3e-9).converged is True
