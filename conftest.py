@@ -11,9 +11,38 @@ editable install of this repository. ``theorems = true`` in pyproject.toml switc
 of this repository.
 """
 
+import pytest
+
 PLUGIN = "theorems.pytest_plugin"
 
 
 def pytest_addhooks(pluginmanager):
     if not pluginmanager.has_plugin(PLUGIN) and not pluginmanager.is_blocked(PLUGIN):
         pluginmanager.import_plugin(PLUGIN)
+
+
+# -- patched probes -----------------------------------------------------------------------------------------------
+# A test that changes a module constant or formula with the ``monkeypatch`` fixture and then evaluates computes
+# numbers that are not the instance's under the instance's key: `theorems.core.recording` marks what it records then
+# as a patched probe, which the run file leaves out (otherwise the page showed whichever probe or real evaluation of
+# an instance an xdist worker recorded first). Asked at each record, so a patch made after an evaluation leaves that
+# evaluation an instance of the run.
+def _monkeypatched(item) -> str:
+    mp = getattr(item, "funcargs", {}).get("monkeypatch")
+    if mp is None:
+        return ""
+    try:
+        attrs, items = mp._setattr, mp._setitem  # pytest's MonkeyPatch keeps its undo lists under these names
+    except AttributeError:
+        return "monkeypatch (unknown changes)"  # another pytest: count every test that asked for it as patched
+    names = [f"{getattr(obj, '__name__', type(obj).__name__)}.{name}" for obj, name, _ in attrs]
+    names += [f"[{name!r}]" for _, name, _ in items]
+    return "patched: " + ", ".join(dict.fromkeys(names)) if names else ""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    from theorems.core import recording
+
+    with recording.patched(lambda: _monkeypatched(item)):
+        yield

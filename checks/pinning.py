@@ -43,7 +43,9 @@ def assert_hypothesis_edge(rid: str, form, params: dict, name) -> None:
 
 def probe(rid: str, **params):
     """``theorems.check(rid, **params)`` for a probe meant to hold or fail (every outcome expected: the run file
-    records it so, and the report does not ask for a look)."""
+    records it so, and the report does not ask for a look). Called while the test has something monkeypatched (a
+    constant, a formula), it is a patched probe: its numbers are not the instance's, so the run file leaves it out
+    and expects nothing of the instance (`theorems.core.recording.patched_what`, set up by conftest.py)."""
     import theorems
 
     with recording.expecting(*recording.OUTCOMES):

@@ -15,6 +15,13 @@ not count the outcome as a surprise::
 
     ev = recording.expect(theorems.check(ID, max_iter=10), NOT_CONVERGED)
     with recording.expecting(FAILS): ...            # every Evidence produced in the block
+
+A *patched probe* (a test that changes a module constant or formula, e.g. with pytest's ``monkeypatch``, and then
+evaluates) computes numbers that are not the instance's, under the instance's own key (same result, form, params,
+seed). Such an Evidence is marked (`patched_what`) and is no instance of the run: `merge` and `worker_payload`
+leave it out and `expect` records nothing for it, so the page's row of a real instance never depends on which
+test a pytest-xdist worker ran last. The repository's conftest.py says what the running test has patched
+(`patched`); a test that patches by other means wraps its evaluation in ``with recording.patched("what"):``.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple
 
 if TYPE_CHECKING:  # not at run time: the command line imports this module and must stay free of numpy
     from .evidence import Evidence
@@ -43,6 +50,9 @@ _FINISHED_EXIT_STATUSES = (0, 1, 5)
 # instance key -> the outcomes some test said it expects of that instance (see `expect`).
 _EXPECTED: dict[tuple[str, str, str, str], set[str]] = {}
 _expecting: list[str] = []
+# What the running code has patched: each callable names it ("" for nothing), asked when an Evidence is recorded.
+_patches: list[Callable[[], str]] = []
+_PATCHED = "_theorems_patched"  # the attribute of a marked Evidence (not a field: to_dict and == never see it)
 
 
 class RunFileError(ValueError):
@@ -57,14 +67,36 @@ def recording() -> Iterator[list[Evidence]]:
     try:
         yield sink
     finally:
-        _recorders.remove(sink)
+        # by identity: list.remove compares by ==, and an outer sink (the session's) can hold the same Evidence
+        del _recorders[next(i for i, s in enumerate(_recorders) if s is sink)]
 
 
 def record(evidence: "Evidence") -> None:
+    what = "; ".join(w for w in (describe() for describe in _patches) if w)
+    if what:
+        setattr(evidence, _PATCHED, what)
     for sink in _recorders:
         sink.append(evidence)
-    for outcome in _expecting:
-        _EXPECTED.setdefault(instance_key(evidence), set()).add(outcome)
+    if not what:
+        for outcome in _expecting:
+            _EXPECTED.setdefault(instance_key(evidence), set()).add(outcome)
+
+
+@contextlib.contextmanager
+def patched(what: "str | Callable[[], str]") -> Iterator[None]:
+    """Every Evidence recorded inside the block is a patched probe, marked with ``what`` (a text, or a callable
+    asked at each record that names what is patched then, "" for nothing): see the module docstring."""
+    describe = what if callable(what) else (lambda: what)
+    _patches.append(describe)
+    try:
+        yield
+    finally:
+        del _patches[next(i for i, d in enumerate(_patches) if d is describe)]
+
+
+def patched_what(evidence: "Evidence") -> str | None:
+    """What was patched when ``evidence`` was computed (a patched probe: not an instance of the run), else None."""
+    return getattr(evidence, _PATCHED, None)
 
 
 def expect(evidence: "Evidence", *outcomes: str) -> "Evidence":
@@ -75,7 +107,8 @@ def expect(evidence: "Evidence", *outcomes: str) -> "Evidence":
         raise ValueError("expect(evidence, *outcomes): name at least one outcome")
     for outcome in outcomes:
         _check_outcome(outcome)
-    _EXPECTED.setdefault(instance_key(evidence), set()).update(outcomes)
+    if patched_what(evidence) is None:  # a patched probe is no instance of the run: nothing to expect of it
+        _EXPECTED.setdefault(instance_key(evidence), set()).update(outcomes)
     return evidence
 
 
@@ -103,8 +136,9 @@ def _check_outcome(outcome: str) -> None:
 
 
 def worker_payload(evidences: list["Evidence"]) -> str:
-    """What a pytest-xdist worker sends its controller (plain JSON: execnet carries only plain types)."""
-    return json.dumps([_entry(e) for e in evidences])
+    """What a pytest-xdist worker sends its controller (plain JSON: execnet carries only plain types); patched
+    probes left out (they are no instance of the run)."""
+    return json.dumps([_entry(e) for e in evidences if patched_what(e) is None])
 
 
 def from_worker_payload(payload: str) -> list["Evidence"]:
@@ -226,10 +260,12 @@ def instance_key(evidence: "Evidence") -> tuple[str, str, str, str]:
 def merge(evidences: list["Evidence"]) -> list["Evidence"]:
     """Each instance once (the first Evidence of it), ordered by result id, form and parameters: the same
     list whichever process computed what, so a serial run and a run across pytest-xdist workers (where a
-    per-process cache can compute one instance in two workers) record the same file."""
+    per-process cache can compute one instance in two workers) record the same file. Patched probes
+    (`patched_what`) are left out: their numbers are not the instance's."""
     first: dict[tuple[str, str, str, str], "Evidence"] = {}
     for ev in evidences:
-        first.setdefault(instance_key(ev), ev)
+        if patched_what(ev) is None:
+            first.setdefault(instance_key(ev), ev)
     return [first[k] for k in sorted(first)]
 
 
