@@ -13,6 +13,7 @@ import torch
 
 from fakes import make_fake
 from theorems import pytest_plugin
+from theorems import HypothesisViolation
 from theorems.core import recording, registry
 
 RID = "cl_generalization.lemma_1"  # a built-in result whose default instance takes about a second
@@ -50,10 +51,41 @@ def test_fresh_computes_and_other_contexts_are_not_shared(workers, monkeypatch):
     second._check = lambda *a, **k: calls.append(a) or check(*a, **k)
     second(RID, fresh=True)  # the determinism check's second run
     assert len(calls) == 1
-    with torch.device("meta"):  # tests/test_devices.py's audit: computed under its own default device
-        assert not second.has(RID)
     monkeypatch.setenv(pytest_plugin.ENV_SUITE, "thorough")
     assert not second.has(RID)
+
+
+def test_the_device_audit_computes_and_the_others_read_what_it_computed(tmp_path, workers):
+    """tests/test_devices.py's audit runs under torch's ``meta`` default device: it never reads a file (a read would
+    audit nothing), while the other callers read the file it wrote (torch's default device is not in the key)."""
+    first, second = workers
+    with torch.device("meta"):
+        audited = first(RID)
+    second._check = never
+    assert second(RID).to_dict() == audited.to_dict()
+    calls = []
+    auditor = pytest_plugin._make_runner(tmp_path)  # a third worker, on the same folder
+    check = auditor._check
+    auditor._check = lambda *a, **k: calls.append(a) or check(*a, **k)
+    with torch.device("meta"):
+        auditor(RID)
+    assert len(calls) == 1
+
+
+def test_allow_violation_shares_an_instance_that_violates_nothing(workers):
+    """``allow_violation`` only decides whether a violated hypothesis raises: an instance that violates none is one
+    evaluation under either flag, in a worker's cache and across workers; one that violates a hypothesis is not."""
+    first, second = workers
+    computed = first(RID)
+    first._check = never
+    assert first(RID, allow_violation=True) is computed
+    second._check = never
+    assert second(RID, allow_violation=True).to_dict() == computed.to_dict()
+    switched = pytest_plugin._make_runner(None)
+    control = switched(RID, allow_violation=True, bound_scale=0.5)
+    assert control.violations
+    with pytest.raises(HypothesisViolation):
+        switched(RID, bound_scale=0.5)
 
 
 def test_a_result_that_is_not_built_in_is_not_shared(workers):

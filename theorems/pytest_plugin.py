@@ -316,7 +316,6 @@ def _make_runner(shared: Path | None):
         def _file(self, result_id: str, form, allow_violation: bool, params: dict) -> Path | None:
             import hashlib
 
-            import torch
 
             from theorems.core import registry
 
@@ -326,16 +325,39 @@ def _make_runner(shared: Path | None):
             except Exception:  # noqa: BLE001 - an unknown id: the call itself says what is wrong
                 return None
             key = (self.key(result_id, form, allow_violation, **params), os.environ.get(ENV_DEVICE, "cpu"),
-                   str(torch.get_default_device()), os.environ.get(ENV_SUITE, ""))
+                   os.environ.get(ENV_SUITE, ""))
             return shared / (hashlib.sha256(repr(key).encode()).hexdigest()[:40] + ".pickle")
+
+        def _read(self, path: Path):
+            """The Evidence in ``path``; None where it is not there, or under torch's ``meta`` default device: the
+            device audit (tests/test_devices.py) must compute there, never read a file (torch's default device is
+            not in the key, so the other callers read what the audit computed)."""
+            import pickle
+
+            import torch
+
+            if torch.get_default_device().type == "meta":
+                return None
+            if path.is_file():
+                return pickle.loads(path.read_bytes())
+            return None
+
+        def _twin(self, result_id: str, form, allow_violation: bool, params: dict):
+            """The Evidence of the same instance under the other ``allow_violation``, where that is the same
+            evaluation (`CachedRunner._cached`), else None."""
+            twin = self._file(result_id, form, not allow_violation, params)
+            evidence = None if twin is None else self._read(twin)
+            return evidence if evidence is not None and (allow_violation or not evidence.violations) else None
 
         def has(self, result_id: str, **kwargs) -> bool:
             if super().has(result_id, **kwargs):
                 return True
             kwargs.setdefault("form", None)
             kwargs.setdefault("allow_violation", False)
-            path = self._file(result_id, kwargs.pop("form"), kwargs.pop("allow_violation"), kwargs)
-            return path is not None and path.is_file()
+            form, allow_violation = kwargs.pop("form"), kwargs.pop("allow_violation")
+            path = self._file(result_id, form, allow_violation, kwargs)
+            return path is not None and (path.is_file() or self._twin(result_id, form, allow_violation, kwargs)
+                                         is not None)
 
         def __call__(self, result_id: str, *, form=None, allow_violation: bool = False, fresh: bool = False,
                      **params):
@@ -351,8 +373,8 @@ def _make_runner(shared: Path | None):
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path.with_suffix(".lock"), "a") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when its process dies
-                if path.is_file():
-                    evidence = pickle.loads(path.read_bytes())
+                evidence = self._read(path) or self._twin(result_id, form, allow_violation, params)
+                if evidence is not None:
                     recording.record(evidence)  # this worker's tests may expect an outcome of it (recording.expect)
                     self._cache[self.key(result_id, form, allow_violation, **params)] = evidence
                     return evidence

@@ -249,12 +249,25 @@ class CachedRunner:
 
     def has(self, result_id: str, **kwargs: Any) -> bool:
         """Whether this runner has already computed that instance (then a call returns it without computing)."""
-        return self.key(result_id, **kwargs) in self._cache
+        return self._cached(self.key(result_id, **kwargs))
+
+    def _cached(self, key: tuple) -> bool:
+        """``key`` is in the cache, or its twin under the other ``allow_violation`` gives the same Evidence: the
+        flag only decides whether a violated hypothesis raises, so an instance that violates none (an Evidence with
+        no violations, or any Evidence when the call allows them) is the same evaluation either way."""
+        if key in self._cache:
+            return True
+        result_id, form, allow_violation, params = key
+        twin = self._cache.get((result_id, form, not allow_violation, params))
+        if isinstance(twin, Evidence) and (allow_violation or not twin.violations):
+            self._cache[key] = twin
+            return True
+        return False
 
     def __call__(self, result_id: str, *, form: str | None = None, allow_violation: bool = False,
                  fresh: bool = False, **params: Any) -> Evidence:
         key = self.key(result_id, form, allow_violation, **params)
-        if fresh or key not in self._cache:
+        if fresh or not self._cached(key):
             try:
                 value: Evidence | HypothesisViolation = self._check(
                     result_id, form=form, allow_violation=allow_violation, **params)
