@@ -155,3 +155,13 @@ def test_the_summary_counts_per_module_and_kind():
                dict(module="m", kind="comparison", outcome="timeout")]
     text = mutants.summarise(records)
     assert "score: 1/2 killed (50%)" in text and "1 timed out" in text
+
+
+def test_a_node_id_the_mutant_makes_vanish_falls_back_to_its_whole_file():
+    """A node id collected on the unmutated code can vanish under the mutant (a conformance check whose `applies`
+    predicate reads the mutated result): pytest then stops with a usage error, and the gate runs the files whole,
+    as the default pytest does, instead of counting an 'error'."""
+    args = ["checks/test_conformance.py::test_a[x]", "checks/test_conformance.py::test_b[x]", "-k", "x or y",
+            "tests/test_z.py::test_c"]
+    assert mutants._whole_files(args) == ["checks/test_conformance.py", "-k", "x or y", "tests/test_z.py"]
+    assert mutants._whole_files(mutants._whole_files(args)) == mutants._whole_files(args)  # no second fallback

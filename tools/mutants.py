@@ -35,7 +35,8 @@ first (``PRIORITY``), so a small budget still covers what the held-out mutants t
 Each mutant is written in place, the tests run (``-x -q``, serially: ``-n 0``, the ``ci`` suite, no cache
 plugin), and the file is restored whatever happens (an exception, Ctrl-C, SIGTERM). A mutant is *killed* when
 the tests fail, *survives* when they pass; one whose tests time out, or that pytest cannot run (a usage error:
-``error``), decides nothing and is not counted. The score is killed / decided, per module and per kind; ``--log``
+``error``), decides nothing and is not counted; a node id that the mutant makes vanish (pytest: "not found") runs
+its file whole instead, as the default pytest would. The score is killed / decided, per module and per kind; ``--log``
 appends one JSON line per mutant, with the tests that killed it (``killers``).
 
 The gate (``--gate``, `gate_tests`) is what CI runs for the module, found from a static import graph of
@@ -780,7 +781,13 @@ def run_mutant(path: Path, source: str, mutant: Mutant, runs: list[list[str]], t
                 _RUNNING.remove(proc)
             if proc.returncode == 5:  # no test collected: this run decides nothing
                 continue
-            if proc.returncode in (3, 4):  # an internal or usage error (a node id not found): decides nothing
+            if proc.returncode == 4 and "not found" in (out or "") and args != _whole_files(args):
+                # the mutant made a collected node id vanish (e.g. a check's `applies` predicate now excludes the
+                # result, or its registration fails): the default pytest runs whole files, so the gate does too
+                runs = [*runs[runs.index(args) + 1:]]
+                runs.insert(0, _whole_files(args))
+                return _rerun(path, source, mutant, runs, deadline, killers)
+            if proc.returncode in (3, 4):  # an internal or usage error: decides nothing
                 return "error"
             if proc.returncode != 0:
                 if killers is not None:
@@ -789,6 +796,18 @@ def run_mutant(path: Path, source: str, mutant: Mutant, runs: list[list[str]], t
         return "survived"
     finally:
         path.write_text(source, encoding="utf-8")
+
+
+def _whole_files(args: list[str]) -> list[str]:
+    """``args`` with every node id (``path::test[case]``) replaced by its file, each file once, options kept."""
+    return list(dict.fromkeys(a.split("::")[0] if "::" in a and not a.startswith("-") else a for a in args))
+
+
+def _rerun(path: Path, source: str, mutant: Mutant, runs: list[list[str]], deadline: float,
+           killers: list[str] | None) -> str:
+    """`run_mutant` on ``runs`` within what is left of the first call's time (the module is mutated again and
+    restored again: the caller's ``finally`` restores it once more, harmlessly)."""
+    return run_mutant(path, source, mutant, runs, max(deadline - time.monotonic(), 0.0), killers)
 
 
 def summarise(records: list[dict]) -> str:
