@@ -316,7 +316,6 @@ def _make_runner(shared: Path | None):
         def _file(self, result_id: str, form, allow_violation: bool, params: dict) -> Path | None:
             import hashlib
 
-
             from theorems.core import registry
 
             try:
@@ -347,7 +346,7 @@ def _make_runner(shared: Path | None):
             evaluation (`CachedRunner._cached`), else None."""
             twin = self._file(result_id, form, not allow_violation, params)
             evidence = None if twin is None else self._read(twin)
-            return evidence if evidence is not None and (allow_violation or not evidence.violations) else None
+            return evidence if self.serves(evidence, allow_violation) else None
 
         def has(self, result_id: str, **kwargs) -> bool:
             if super().has(result_id, **kwargs):

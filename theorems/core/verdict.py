@@ -28,7 +28,7 @@ claim fails on its instance), and that is all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypeGuard
 
 from .errors import HypothesisViolation
 from .evidence import Evidence
@@ -259,10 +259,16 @@ class CachedRunner:
             return True
         result_id, form, allow_violation, params = key
         twin = self._cache.get((result_id, form, not allow_violation, params))
-        if isinstance(twin, Evidence) and (allow_violation or not twin.violations):
+        if self.serves(twin, allow_violation):
             self._cache[key] = twin
             return True
         return False
+
+    @staticmethod
+    def serves(twin: Any, allow_violation: bool) -> TypeGuard[Evidence]:
+        """Whether ``twin``, cached for the same instance under the other ``allow_violation``, is this call's
+        Evidence too: an Evidence, and one with no violations unless this call allows them."""
+        return isinstance(twin, Evidence) and (allow_violation or not twin.violations)
 
     def __call__(self, result_id: str, *, form: str | None = None, allow_violation: bool = False,
                  fresh: bool = False, **params: Any) -> Evidence:
