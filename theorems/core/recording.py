@@ -67,8 +67,13 @@ def recording() -> Iterator[list[Evidence]]:
     try:
         yield sink
     finally:
-        # by identity: list.remove compares by ==, and an outer sink (the session's) can hold the same Evidence
-        del _recorders[next(i for i, s in enumerate(_recorders) if s is sink)]
+        _remove(_recorders, sink)
+
+
+def _remove(stack: list, item: Any) -> None:
+    """Remove ``item`` from ``stack`` by identity: list.remove compares by ==, and an outer sink (the session's)
+    can hold the same Evidence as an inner one."""
+    del stack[next(i for i, x in enumerate(stack) if x is item)]
 
 
 def record(evidence: "Evidence") -> None:
@@ -91,7 +96,7 @@ def patched(what: "str | Callable[[], str]") -> Iterator[None]:
     try:
         yield
     finally:
-        del _patches[next(i for i, d in enumerate(_patches) if d is describe)]
+        _remove(_patches, describe)
 
 
 def patched_what(evidence: "Evidence") -> str | None:
