@@ -764,7 +764,9 @@ def run_mutant(path: Path, source: str, mutant: Mutant, runs: list[list[str]], t
     deadline = time.monotonic() + timeout
     try:
         path.write_text(mutant.apply(source), encoding="utf-8")
-        for args in runs:
+        pending = list(runs)
+        while pending:
+            args = pending.pop(0)
             left = deadline - time.monotonic()
             if left <= 0:
                 return "timeout"
@@ -781,12 +783,11 @@ def run_mutant(path: Path, source: str, mutant: Mutant, runs: list[list[str]], t
                 _RUNNING.remove(proc)
             if proc.returncode == 5:  # no test collected: this run decides nothing
                 continue
-            if proc.returncode == 4 and "not found" in (out or "") and args != _whole_files(args):
+            if proc.returncode == 4 and "not found" in (out or "") and (whole := _whole_files(args)) != args:
                 # the mutant made a collected node id vanish (e.g. a check's `applies` predicate now excludes the
                 # result, or its registration fails): the default pytest runs whole files, so the gate does too
-                runs = [*runs[runs.index(args) + 1:]]
-                runs.insert(0, _whole_files(args))
-                return _rerun(path, source, mutant, runs, deadline, killers)
+                pending.insert(0, whole)
+                continue
             if proc.returncode in (3, 4):  # an internal or usage error: decides nothing
                 return "error"
             if proc.returncode != 0:
@@ -801,13 +802,6 @@ def run_mutant(path: Path, source: str, mutant: Mutant, runs: list[list[str]], t
 def _whole_files(args: list[str]) -> list[str]:
     """``args`` with every node id (``path::test[case]``) replaced by its file, each file once, options kept."""
     return list(dict.fromkeys(a.split("::")[0] if "::" in a and not a.startswith("-") else a for a in args))
-
-
-def _rerun(path: Path, source: str, mutant: Mutant, runs: list[list[str]], deadline: float,
-           killers: list[str] | None) -> str:
-    """`run_mutant` on ``runs`` within what is left of the first call's time (the module is mutated again and
-    restored again: the caller's ``finally`` restores it once more, harmlessly)."""
-    return run_mutant(path, source, mutant, runs, max(deadline - time.monotonic(), 0.0), killers)
 
 
 def summarise(records: list[dict]) -> str:
