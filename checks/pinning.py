@@ -60,3 +60,12 @@ def assert_identity_fails(rid: str, claim: str, **params) -> None:
     first = str(raised.value).split("\n", 1)[0]
     broken = first.split(": identity ", 1)[1].split(" failed on ", 1)[0].split(", ")
     assert claim in broken, first
+
+
+def assert_identity_pin(rid: str, claim: str, passes: bool, **params) -> None:
+    """One side of an identity tolerance's pin: ``claim`` passes on the probe (an input just inside the tolerance),
+    or the check raises IdentityFailure naming it (`assert_identity_fails`: just outside)."""
+    if passes:
+        assert probe(rid, **params).claim(claim).passed
+    else:
+        assert_identity_fails(rid, claim, **params)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from checks.pinning import assert_identity_fails, assert_registered_pin, probe
+from checks.pinning import assert_identity_pin, assert_registered_pin, probe
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
 
@@ -108,10 +108,7 @@ def test_definition_1_reference_atol_is_pinned(monkeypatch, bump, passes):
     ref = D1.reference_rho_k
     monkeypatch.setattr(D1, "reference_rho_k", lambda X, lab, U, k: ref(X, lab, U, k) + (bump if k == 0 else 0.0))
     small = dict(K=2, nu=2, imbalance=0, r=1, m=3, instances=2)
-    if passes:
-        assert probe(D1.ID, **small).claim("matches_reference_solver").passed
-    else:
-        assert_identity_fails(D1.ID, "matches_reference_solver", **small)
+    assert_identity_pin(D1.ID, "matches_reference_solver", passes, **small)
 
 
 @pytest.mark.parametrize("bump, passes", [(0.5e-10, True), (3e-10, False)])
@@ -129,10 +126,7 @@ def test_theorem_1_cross_rtol_is_pinned(monkeypatch, bump, passes):
 
     monkeypatch.setattr(T1, "attention_matrix", moved)
     small = dict(instances=2)
-    if passes:
-        assert probe(T1.ID, **small).claim("cross_entries_zero").passed
-    else:
-        assert_identity_fails(T1.ID, "cross_entries_zero", **small)
+    assert_identity_pin(T1.ID, "cross_entries_zero", passes, **small)
 
 
 @pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
@@ -149,10 +143,7 @@ def test_theorem_2_depth_identity_atol_is_pinned(monkeypatch, bump, passes):
 
     monkeypatch.setattr(TD, "_stack", moved)
     small = dict(instances=2, restarts=1, depth=2)
-    if passes:
-        assert probe(TD.ID, **small).claim("softmax_equals_normalised_exp").passed
-    else:
-        assert_identity_fails(TD.ID, "softmax_equals_normalised_exp", **small)
+    assert_identity_pin(TD.ID, "softmax_equals_normalised_exp", passes, **small)
 
 
 @pytest.mark.parametrize("rel, passes", [(0.5e-12, True), (3e-12, False)])
@@ -196,10 +187,7 @@ def test_definition_2_metrics_sharpness_identity_is_pinned(monkeypatch, bump, pa
             self.log_value = s.log_value + bump
 
     monkeypatch.setattr(D2, "sharpness", lambda *a, **k: Moved(sharp(*a, **k)))
-    if passes:
-        assert probe(D2.ID, instances=2).claim("matches_metrics_sharpness").passed
-    else:
-        assert_identity_fails(D2.ID, "matches_metrics_sharpness", instances=2)
+    assert_identity_pin(D2.ID, "matches_metrics_sharpness", passes, instances=2)
 
 
 def test_theorem_2_depth_identity_is_the_largest_deviation_over_the_blocks():

@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from checks.pinning import assert_identity_fails, probe
+from checks.pinning import assert_identity_fails, assert_identity_pin, probe
 
 
 
@@ -72,10 +72,7 @@ def test_theorem_3_rtol_pins_the_am_gm_identity(monkeypatch, rel, passes):
         return out * (math.log(2) * (1 - rel) / out.mean())
 
     monkeypatch.setattr(P, "infonce_point_pairs", moved)
-    if passes:
-        assert probe(T3.ID).claim("L2_at_least_log2").passed
-    else:
-        assert_identity_fails(T3.ID, "L2_at_least_log2")
+    assert_identity_pin(T3.ID, "L2_at_least_log2", passes)
 
 
 @pytest.mark.parametrize("rel, passes", [(0.5e-10, True), (3e-10, False)])
@@ -88,10 +85,7 @@ def test_theorem_3_rtol_pins_cauchy_schwarz_on_merged_classes(monkeypatch, rel, 
     centres = P.class_centres
     monkeypatch.setattr(P, "class_centres", lambda *a, **k: centres(*a, **k) * math.sqrt(1 + rel))
     merged = dict(mode="merged", noise=0.0, view_noise=0.0)
-    if passes:
-        assert probe(T3.ID, **merged).claim("centre_products_at_most_1").passed
-    else:
-        assert_identity_fails(T3.ID, "centre_products_at_most_1", **merged)
+    assert_identity_pin(T3.ID, "centre_products_at_most_1", passes, **merged)
 
 
 @pytest.mark.parametrize("bump, passes", [(0.5e-10, True), (3e-10, False)])
@@ -166,10 +160,7 @@ def test_theorem_2_lipschitz_identity_is_pinned_at_the_worst_encoder(monkeypatch
     from theorems.cl_generalization import theorem_2 as T2
 
     _two_encoders_second_moved(monkeypatch, lambda row: row.__setitem__("delta_f_minus_L_delta", size))
-    if passes:
-        assert probe(T2.ID, **_T2_SMALL).claim("delta_f_at_most_L_delta").passed
-    else:
-        assert_identity_fails(T2.ID, "delta_f_at_most_L_delta", **_T2_SMALL)
+    assert_identity_pin(T2.ID, "delta_f_at_most_L_delta", passes, **_T2_SMALL)
 
 
 def test_theorem_2_error_claim_takes_the_worst_encoder(monkeypatch):
@@ -232,10 +223,7 @@ def test_augmentation_trend_oracle_identity_is_pinned_at_the_worst_cell(monkeypa
         row["oracle_B_L1"] = 0.5 + bump
 
     _trend_row_moved(monkeypatch, change)
-    if passes:
-        assert probe(AT.ID, **_TREND).claim("oracle_below_bound").passed
-    else:
-        assert_identity_fails(AT.ID, "oracle_below_bound", **_TREND)
+    assert_identity_pin(AT.ID, "oracle_below_bound", passes, **_TREND)
 
 
 def test_augmentation_trend_concentration_identity_takes_the_worst_strength_and_delta(monkeypatch):
@@ -552,10 +540,7 @@ def test_theorem_3_rtol_pins_the_log_16_minus_e_floor(monkeypatch, rel, passes):
 
     floor = probe(T3.ID).details["printed_rhs_min_tau_0"]
     monkeypatch.setattr(T3, "LOG_16_MINUS_E", floor * (1 + rel))
-    if passes:
-        assert probe(T3.ID).claim("rhs_at_least_log_16_minus_e").passed
-    else:
-        assert_identity_fails(T3.ID, "rhs_at_least_log_16_minus_e")
+    assert_identity_pin(T3.ID, "rhs_at_least_log_16_minus_e", passes)
 
 
 @pytest.mark.parametrize("excess, passes", [(0.5e-10, True), (3e-10, False)])
