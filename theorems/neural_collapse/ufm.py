@@ -15,6 +15,7 @@ with a convergence certificate.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,6 +24,7 @@ from scipy.optimize import brentq
 
 from ..data.frames import balanced_labels, embed_in_ones_complement, one_hot, random_orthogonal, simplex_etf
 from ..metrics.neural_collapse import both_families
+from ..optim import fused
 from ..optim.curvature import arrow_curvature, arrow_shift_certificate
 from ..optim.lbfgs import GTOL, LbfgsResult, autograd_objective, batched_lbfgs
 from ..optim.manifolds import ln, orthonormal_basis_of_ones_complement, tangent
@@ -51,6 +53,13 @@ DENSE_CURV_MAX = 256
 # chunk's working set stays in cache and the time grows linearly with the restarts (one batch of 1024 small
 # instances spilled out of cache and cost 7–13× the time of 256).
 CHUNK_FLOATS = 1 << 19
+# Small instances on the CPU run the Newton model and the arrow solve as compiled per-start loops (optim.fused: ~2×
+# the torch kernels' speed at K=4 n=3 d=6, whose ~150 batched kernels an iteration have inner dimensions 4–6); the
+# torch path stays for CUDA, for large instances (where its batched products are flop-efficient) and as the
+# cross-check (tests/test_ufm_fused.py). Up to this many floats of Newton model per start (K=4 n=3 d=6: 1,360;
+# K=10 n=20 d=32: 720,100). THEOREMS_FUSED=0 in the environment forces the torch path (to run tests on it).
+FUSED_MAX_FLOATS = 1 << 14
+FUSED = fused.AVAILABLE and os.environ.get("THEOREMS_FUSED", "1") != "0"
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -375,10 +384,14 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
         Q = orthonormal_basis_of_ones_complement(d, dtype=ctx.dtype, device=ctx.device)
         # W's component along 1 is a decoupled quadratic ½λ‖W1‖²/d: minimised exactly (set to 0) up front
         w0, u0 = (W0 @ Q).reshape(restarts, K * (d - 1)), ln(V0).transpose(-1, -2) @ Q
+        floats = _model_floats(K, N, d)
+        compiled = FUSED and ctx.device.type == "cpu" and floats <= FUSED_MAX_FLOATS
+        model_fn = fused.ufm_model if compiled else ufm_newton_model
         res = NewtonResult.concat([
-            mixed_precision_newton(lambda w, u: ufm_newton_model(w.view(-1, K, d - 1), u, labels, loss, lam),
-                                   _retract, w0[s], u0[s], max_iter=max_iter, gtol=gtol)
-            for s in _chunks(restarts, _model_floats(K, N, d))])
+            mixed_precision_newton(lambda w, u: model_fn(w.view(-1, K, d - 1), u, labels, loss, lam),
+                                   _retract, w0[s], u0[s], max_iter=max_iter, gtol=gtol,
+                                   solve=fused.arrow_solve if compiled else None)
+            for s in _chunks(restarts, floats)])
         W, X = res.w.view(restarts, K, d - 1) @ Q.T, Q @ res.x.transpose(-1, -2)
     elif method == "lbfgs":
         def objective(theta: torch.Tensor) -> torch.Tensor:

@@ -130,6 +130,7 @@ class ArrowModel:
 
 
 Evaluate = Callable[[torch.Tensor, torch.Tensor], ArrowModel]
+Solve = Callable[[ArrowModel, torch.Tensor], tuple[torch.Tensor, torch.Tensor, torch.Tensor]]  # arrow_solve's signature
 Retract = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, ArrowModel], tuple[torch.Tensor, torch.Tensor]]
 
 
@@ -346,6 +347,7 @@ def batched_arrow_newton(
     shrink: float = 3.0,
     grow: float = 3.0,
     bump: float = 3.0,
+    solve: Solve | None = None,
 ) -> NewtonResult:
     """Minimise B problems from (w0 (B, m), x0 (B, N, q)) by damped Riemannian Newton steps.
 
@@ -353,8 +355,11 @@ def batched_arrow_newton(
     a tangent step (in the coordinates of the model's gradient) back onto the manifold (``mixed_precision_newton``
     also calls it with zero steps and model None, to put a rounded point back onto the manifold). Instances stop on
     their own; only the active ones are evaluated and solved (the batch is compacted as they stop, since
-    the work is proportional to the instances carried), and stopped ones never change again.
+    the work is proportional to the instances carried), and stopped ones never change again. ``solve`` replaces
+    :func:`arrow_solve` (same signature and meaning: ``optim.fused.arrow_solve``, the compiled loop for small CPU
+    problems).
     """
+    solve = arrow_solve if solve is None else solve
     B = w0.shape[0]
     dev, dt = w0.device, w0.dtype
     eps = torch.finfo(dt).eps
@@ -377,14 +382,14 @@ def batched_arrow_newton(
         if act.numel() == 0:
             break
         mu_a = mu[act]
-        sw, sx, ok = arrow_solve(model, mu_a)
+        sw, sx, ok = solve(model, mu_a)
         factorizations += 1
         # Raise μ where H + μI is not positive definite, re-solving only those instances.
         bad = torch.nonzero(~ok).flatten()
         bumped = ~ok
         while bad.numel() and bool((mu_a[bad] <= mu_max).any()):
             mu_a[bad] = torch.clamp_min(mu_a[bad] * bump, 1e-8)
-            sw_b, sx_b, ok_b = arrow_solve(model.take(bad), mu_a[bad])
+            sw_b, sx_b, ok_b = solve(model.take(bad), mu_a[bad])
             factorizations += 1
             sw[bad], sx[bad], ok[bad] = sw_b, sx_b, ok_b
             bad = bad[~ok_b]
@@ -452,19 +457,20 @@ POLISH_MU0, POLISH_MU0_FAR = 1e-6, 1e-4
 
 
 def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tensor, x0: torch.Tensor, *,
-                           max_iter: int = 200, gtol: float = 1e-9) -> NewtonResult:
+                           max_iter: int = 200, gtol: float = 1e-9, solve: Solve | None = None) -> NewtonResult:
     """Float32 iterations until the gradient norm is WARM_GTOL, then float64 polish steps to ``gtol``.
 
     The global phase (most of the iterations) needs no float64 accuracy and runs ~1.6× faster in float32 (half
     the memory traffic); only the float64 stage's status counts ('gtol' is earned at float64 from its own
     evaluation), so the float32 stage can only change where the polish starts, never the certificate. Every
     start, even one that stalled in float32, is polished. ``max_iter`` caps the two stages together per
-    instance. Counts (iterations, evaluations, factorizations) are summed over both stages.
+    instance. Counts (iterations, evaluations, factorizations) are summed over both stages. ``solve``: as in
+    :func:`batched_arrow_newton`, for both stages.
     """
     if w0.dtype != torch.float64 or max_iter < 2:
-        return batched_arrow_newton(evaluate, retract, w0, x0, max_iter=max_iter, gtol=gtol)
+        return batched_arrow_newton(evaluate, retract, w0, x0, max_iter=max_iter, gtol=gtol, solve=solve)
     warm = batched_arrow_newton(evaluate, retract, w0.float(), x0.float(), max_iter=max_iter // 2,
-                                gtol=max(gtol, WARM_GTOL), mu_min=WARM_MU_MIN)
+                                gtol=max(gtol, WARM_GTOL), mu_min=WARM_MU_MIN, solve=solve)
     # back onto the manifold at float64 (a zero step through the retraction): the float32 point is off it by
     # ~1e-7, a jump the float64 model cannot predict, which made every polish step look like a bad one
     w32, x32 = warm.w.double(), warm.x.double()
@@ -476,7 +482,8 @@ def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tenso
     used = int(warm.iterations.max()) if warm.iterations.numel() else 0
     local = torch.tensor([s == GTOL for s in warm.status], device=w0.device)
     mu0 = torch.where(local, POLISH_MU0, POLISH_MU0_FAR).double()
-    res = batched_arrow_newton(evaluate, retract, w1, x1, max_iter=max(0, max_iter - used), gtol=gtol, mu0=mu0)
+    res = batched_arrow_newton(evaluate, retract, w1, x1, max_iter=max(0, max_iter - used), gtol=gtol, mu0=mu0,
+                               solve=solve)
     res.polish_iterations = res.iterations
     res.iterations = res.iterations + warm.iterations
     res.evaluations += warm.evaluations
