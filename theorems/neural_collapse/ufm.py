@@ -14,6 +14,7 @@ with a convergence certificate.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from ..optim import fused
 from ..optim.curvature import arrow_curvature, arrow_shift_certificate
 from ..optim.lbfgs import GTOL, LbfgsResult, autograd_objective, batched_lbfgs
 from ..optim.manifolds import ln, orthonormal_basis_of_ones_complement, tangent
-from ..optim.newton import ArrowModel, NewtonResult, mixed_precision_newton
+from ..optim.newton import ArrowModel, NewtonResult, arrow_solve, batched_arrow_newton, mixed_precision_newton
 from ..optim.threads import pinned
 
 LOSSES = ("mse", "ce")
@@ -357,6 +358,17 @@ def _model_floats(K: int, N: int, d: int) -> int:
     return (K * p) ** 2 + N * q * (q + K + 2 * p + 2)
 
 
+def _compiled(K: int, N: int, d: int, device: torch.device) -> bool:
+    """Whether instances of this size on ``device`` use the compiled loops (``FUSED_MAX_FLOATS``)."""
+    return FUSED and device.type == "cpu" and _model_floats(K, N, d) <= FUSED_MAX_FLOATS
+
+
+def _arrow_solve_for(model: ArrowModel):
+    """The arrow solve for this model's instances: the compiled one where ``_compiled`` says so, else the torch one."""
+    K, N, d = model.b.shape[-1], model.gx.shape[-2], model.a.shape[-1] + 1
+    return fused.arrow_solve if _compiled(K, N, d, model.gw.device) else arrow_solve
+
+
 def _chunks(restarts: int, floats_per_restart: int) -> list[slice]:
     size = max(1, CHUNK_FLOATS // floats_per_restart)
     return [slice(i, min(i + size, restarts)) for i in range(0, restarts, size)]
@@ -371,7 +383,8 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
     every method). ``method="newton"`` (default): batched Riemannian Newton with Levenberg–Marquardt
     damping on R^{K×d} × (LN sphere)^N, analytic derivatives (``ufm_newton_model``), float32 iterations
     finished by float64 polish steps (``optim.newton.mixed_precision_newton``: only the float64 stage certifies),
-    restarts in chunks of CHUNK_FLOATS; ``max_iter`` counts its trial steps (both stages together). ``method="lbfgs"``: batched L-BFGS in coordinates X = ln(V), autograd gradients;
+    or, for small instances on the CPU (``FUSED_MAX_FLOATS``), float64 iterations whose model and arrow solve are
+    compiled per-start loops (``optim.fused``; the torch path is the cross-check), restarts in chunks of CHUNK_FLOATS; ``max_iter`` counts its trial steps (both stages together). ``method="lbfgs"``: batched L-BFGS in coordinates X = ln(V), autograd gradients;
     ``history`` is its memory. Either way the stopping measure is the Riemannian gradient norm, and the
     certificate reported (``grad_norm``, ``converged``) is recomputed from the final (W, X) by autograd. Runs with
     one intra-op thread (``optim.threads.pinned``), restoring the caller's count.
@@ -385,12 +398,14 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
         # W's component along 1 is a decoupled quadratic ½λ‖W1‖²/d: minimised exactly (set to 0) up front
         w0, u0 = (W0 @ Q).reshape(restarts, K * (d - 1)), ln(V0).transpose(-1, -2) @ Q
         floats = _model_floats(K, N, d)
-        compiled = FUSED and ctx.device.type == "cpu" and floats <= FUSED_MAX_FLOATS
+        compiled = _compiled(K, N, d, ctx.device)
+        # compiled: plain float64 (the loops cost the same in float32, and float64 alone compiles half the machine
+        # code); torch: float32 iterations and a float64 polish (optim.newton.mixed_precision_newton)
+        newton_fn = functools.partial(batched_arrow_newton, solve=fused.arrow_solve) if compiled else mixed_precision_newton
         model_fn = fused.ufm_model if compiled else ufm_newton_model
         res = NewtonResult.concat([
-            mixed_precision_newton(lambda w, u: model_fn(w.view(-1, K, d - 1), u, labels, loss, lam),
-                                   _retract, w0[s], u0[s], max_iter=max_iter, gtol=gtol,
-                                   solve=fused.arrow_solve if compiled else None)
+            newton_fn(lambda w, u: model_fn(w.view(-1, K, d - 1), u, labels, loss, lam), _retract, w0[s], u0[s],
+                      max_iter=max_iter, gtol=gtol)
             for s in _chunks(restarts, floats)])
         W, X = res.w.view(restarts, K, d - 1) @ Q.T, Q @ res.x.transpose(-1, -2)
     elif method == "lbfgs":
@@ -471,7 +486,7 @@ def ufm_second_order(W: torch.Tensor, X: torch.Tensor, labels: torch.Tensor, los
         rel = _dense_relative_min(model)
         return SecondOrderEvidence(rel >= -CURV_RTOL, rel - dim * torch.finfo(rel.dtype).eps, rel, DENSE, dim)
     ok, _ = arrow_shift_certificate(model, CURV_RTOL, scale_iters=0 if dim <= DENSE_CURV_MAX else 6,
-                                    generator=ctx.generator)
+                                    generator=ctx.generator, solve=_arrow_solve_for(model))
     bound = torch.where(ok, torch.full_like(model.f, -CURV_RTOL), torch.full_like(model.f, -1.0))
     return SecondOrderEvidence(ok, bound, torch.full_like(model.f, math.nan), INERTIA, dim)
 

@@ -144,8 +144,8 @@ def arrow_curvature(model, *, iters: int | None = None, generator: torch.Generat
     return lanczos_extremes(model.matvec, model.gw.shape[0], model.dim, iters=iters, like=model.gw, generator=generator)
 
 
-def arrow_shift_certificate(model, rtol: float, *, scale_iters: int = 6,
-                            generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def arrow_shift_certificate(model, rtol: float, *, scale_iters: int = 6, generator: torch.Generator | None = None,
+                            solve=arrow_solve) -> tuple[torch.Tensor, torch.Tensor]:
     """(ok (B,) bool, σ (B,)): ok where the block Cholesky of H + σI succeeds, σ = rtol·ŝ, ŝ ≤ max|λ(H)|.
 
     Success proves λ_min(H) > −σ (H + σI is positive definite iff every pivot block of its block Cholesky is:
@@ -158,7 +158,8 @@ def arrow_shift_certificate(model, rtol: float, *, scale_iters: int = 6,
 
     ``scale_iters=0``: ŝ = max_j ‖H e_j‖ instead (``arrow_column_norm``: ‖H e_j‖ ≤ ‖H‖₂ = max|λ(H)|), from the
     blocks without a Hessian product, for small problems where the Lanczos steps (each a few dozen kernels) cost more
-    than the factorisation."""
+    than the factorisation. ``solve``: ``newton.arrow_solve`` or another with its meaning (``optim.fused.arrow_solve``,
+    the same block Cholesky as a compiled loop; its ``ok`` is the same pivot test)."""
     tiny = torch.finfo(model.gw.dtype).tiny
     if scale_iters == 0:
         scale = arrow_column_norm(model)
@@ -166,7 +167,7 @@ def arrow_shift_certificate(model, rtol: float, *, scale_iters: int = 6,
         ritz = arrow_curvature(model, iters=scale_iters, generator=generator)
         scale = torch.maximum(ritz.lam_max.abs(), ritz.lam_min.abs())
     sigma = rtol * scale.clamp_min(tiny)
-    _, _, ok = arrow_solve(model, sigma)
+    _, _, ok = solve(model, sigma)
     return ok, sigma
 
 

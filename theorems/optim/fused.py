@@ -57,6 +57,8 @@ def _ufm_model_kernel(Wp, U, labels, ce, lam, f, gw, gx, A, D, P, Q, G):  # prag
     WT = np.empty((K, q), dtype=Wp.dtype)
     AWT = np.empty((K, q), dtype=Wp.dtype)
     col = np.empty(q, dtype=Wp.dtype)
+    M = np.empty((K, p, p), dtype=Wp.dtype)  # Σ_i p_ik u_i u_iᵀ (CE; MSE: Σ_i u_i u_iᵀ in M[0]), lower triangles
+    Vt = np.empty((m, N), dtype=Wp.dtype)  # CE: column i is p_i ⊗ u_i
     inv_n = 1.0 / N
     for b in range(B):
         W = Wp[b]
@@ -66,10 +68,10 @@ def _ufm_model_kernel(Wp, U, labels, ce, lam, f, gw, gx, A, D, P, Q, G):  # prag
             for c in range(p):
                 reg += W[k, c] * W[k, c]
         fb = 0.5 * lam * reg
-        for r in range(m):
-            for s in range(m):
-                Ab[r, s] = 0.0
-            Ab[r, r] = lam
+        for k in range(K):
+            for c in range(p):
+                for c2 in range(c + 1):
+                    M[k, c, c2] = 0.0
         for k in range(K):
             for c in range(p):
                 gw[b, k * p + c] = lam * W[k, c]
@@ -146,26 +148,22 @@ def _ufm_model_kernel(Wp, U, labels, ce, lam, f, gw, gx, A, D, P, Q, G):  # prag
                 for k in range(K):
                     for j in range(q):
                         AWT[k, j] = pr[k] * (WT[k, j] - col[j]) * inv_n
-                # H_WW += (diag p − p pᵀ)/N ⊗ u uᵀ
+                # H_WW = Σ_i (diag p_i − p_i p_iᵀ)/N ⊗ u_i u_iᵀ: the block diagonal Σ_i p_ik u_i u_iᵀ (lower
+                # triangles) and the columns p_i ⊗ u_i of the rank-N part, assembled after the loop over i
                 for k in range(K):
+                    pk = pr[k]
                     for c in range(p):
-                        r = k * p + c
-                        puc = pr[k] * u[c] * inv_n
-                        for k2 in range(K):
-                            w_ = puc * pr[k2]
-                            for c2 in range(p):
-                                Ab[r, k2 * p + c2] -= w_ * u[c2]
-                        for c2 in range(p):
-                            Ab[r, k * p + c2] += puc * u[c2]
+                        puc = pk * u[c]
+                        Vt[k * p + c, i] = puc
+                        for c2 in range(c + 1):
+                            M[k, c, c2] += puc * u[c2]
             else:
                 for k in range(K):
                     for j in range(q):
                         AWT[k, j] = WT[k, j] * inv_n
-                for c in range(p):
-                    for c2 in range(p):
-                        uu = u[c] * u[c2] * inv_n
-                        for k in range(K):
-                            Ab[k * p + c, k * p + c2] += uu
+                for c in range(p):  # H_WW = I_K ⊗ Σ_i u_i u_iᵀ/N: one block, copied to the K diagonal blocks below
+                    for c2 in range(c + 1):
+                        M[0, c, c2] += u[c] * u[c2]
             for j in range(q):
                 for k in range(K):
                     P[b, i, j, k] = AWT[k, j]
@@ -175,6 +173,24 @@ def _ufm_model_kernel(Wp, U, labels, ce, lam, f, gw, gx, A, D, P, Q, G):  # prag
                         s_ += WT[k, j] * AWT[k, j2]
                     D[b, i, j, j2] = s_
                 D[b, i, j, j] -= cc
+        # assemble H_WW (symmetric: the lower triangle, mirrored)
+        for r in range(m):
+            k, c = r // p, r % p
+            for s2 in range(r + 1):
+                k2, c2 = s2 // p, s2 % p
+                acc = 0.0
+                if ce:
+                    for i in range(N):
+                        acc -= Vt[r, i] * Vt[s2, i]
+                    if k2 == k:
+                        acc += M[k, c, c2]
+                elif k2 == k:
+                    acc = M[0, c, c2]
+                acc *= inv_n
+                if s2 == r:
+                    acc += lam
+                Ab[r, s2] = acc
+                Ab[s2, r] = acc
         f[b] = fb
     return 0
 
@@ -196,57 +212,73 @@ def ufm_model(Wp: torch.Tensor, U: torch.Tensor, labels: torch.Tensor, loss: str
 
 
 @_njit
+def _cholesky_in_place(M, inv):  # pragma: no cover - compiled
+    """Lower Cholesky factor of the symmetric M (its lower triangle is read) in place, column by column; inv[j] =
+    1/L_jj (one division per column: the chained divisions of the row-by-row form dominated the 20×20 factor).
+    False where a pivot is not > 0 (a NaN pivot included): M + μI not positive definite."""
+    n = M.shape[0]
+    for j in range(n):
+        acc = M[j, j]
+        for k in range(j):
+            acc -= M[j, k] * M[j, k]
+        if not acc > 0.0:
+            return False
+        ljj = math.sqrt(acc)
+        M[j, j] = ljj
+        inv[j] = 1.0 / ljj
+        for r in range(j + 1, n):
+            acc = M[r, j]
+            for k in range(j):
+                acc -= M[r, k] * M[j, k]
+            M[r, j] = acc * inv[j]
+    return True
+
+
+@_njit
 def _arrow_solve_kernel(A, D, P, a, Q, bb, gw, gx, mu, sw, sx, ok):  # pragma: no cover - compiled
     B, N, q, K = P.shape
     p = a.shape[2]
     m = K * p
     nq = N * q
     L = np.empty((N, q, q), dtype=A.dtype)
+    inv_l = np.empty((N, q), dtype=A.dtype)
     Ft = np.empty((m, nq), dtype=A.dtype)  # F transposed: row (k, c) holds column (k, c) of F, contiguous
     h = np.empty(nq, dtype=A.dtype)
     alpha = np.empty((q, K), dtype=A.dtype)
     beta = np.empty((q, p), dtype=A.dtype)
     S = np.empty((m, m), dtype=A.dtype)
+    inv_s = np.empty(m, dtype=A.dtype)
     y = np.empty(m, dtype=A.dtype)
     for b in range(B):
         good = True
         mub = mu[b]
         for i in range(N):
-            # Cholesky of D_i + μI (lower, row by row)
+            # Cholesky of D_i + μI
             Li = L[i]
+            inv = inv_l[i]
             for r in range(q):
                 for s in range(r + 1):
-                    acc = D[b, i, r, s] + (mub if r == s else 0.0)
-                    for k in range(s):
-                        acc -= Li[r, k] * Li[s, k]
-                    if r == s:
-                        if not acc > 0.0:
-                            good = False
-                            break
-                        Li[r, r] = math.sqrt(acc)
-                    else:
-                        Li[r, s] = acc / Li[s, s]
-                if not good:
-                    break
-            if not good:
+                    Li[r, s] = D[b, i, r, s]
+                Li[r, r] += mub
+            if not _cholesky_in_place(Li, inv):
+                good = False
                 break
             # forward substitution: α = L⁻¹P_i, β = L⁻¹Q_i, h = L⁻¹g_{x_i}
             for r in range(q):
-                inv = 1.0 / Li[r, r]
                 for k in range(K):
                     acc = P[b, i, r, k]
                     for s in range(r):
                         acc -= Li[r, s] * alpha[s, k]
-                    alpha[r, k] = acc * inv
+                    alpha[r, k] = acc * inv[r]
                 for c in range(p):
                     acc = Q[b, i, r, c]
                     for s in range(r):
                         acc -= Li[r, s] * beta[s, c]
-                    beta[r, c] = acc * inv
+                    beta[r, c] = acc * inv[r]
                 acc = gx[b, i, r]
                 for s in range(r):
                     acc -= Li[r, s] * h[i * q + s]
-                h[i * q + r] = acc * inv
+                h[i * q + r] = acc * inv[r]
             # F_i[j, (k, c)] = α_jk a_c + b_k β_jc
             for k in range(K):
                 bk = bb[b, i, k]
@@ -272,34 +304,19 @@ def _arrow_solve_kernel(A, D, P, a, Q, bb, gw, gx, mu, sw, sx, ok):  # pragma: n
             for j in range(nq):
                 acc += fr[j] * h[j]
             y[r] = acc - gw[b, r]
-        # Cholesky of S in place (lower) and the two triangular solves
-        for r in range(m):
-            for s in range(r + 1):
-                acc = S[r, s]
-                for k in range(s):
-                    acc -= S[r, k] * S[s, k]
-                if r == s:
-                    if not acc > 0.0:
-                        good = False
-                        break
-                    S[r, r] = math.sqrt(acc)
-                else:
-                    S[r, s] = acc / S[s, s]
-            if not good:
-                break
-        if not good:
+        if not _cholesky_in_place(S, inv_s):
             ok[b] = False
             continue
         for r in range(m):
             acc = y[r]
             for k in range(r):
                 acc -= S[r, k] * y[k]
-            y[r] = acc / S[r, r]
+            y[r] = acc * inv_s[r]
         for r in range(m - 1, -1, -1):
             acc = y[r]
             for k in range(r + 1, m):
                 acc -= S[k, r] * y[k]
-            y[r] = acc / S[r, r]
+            y[r] = acc * inv_s[r]
         for r in range(m):
             sw[b, r] = y[r]
         # s_{x_i} = −L_i⁻ᵀ(h_i + F_i s_w)
@@ -310,11 +327,12 @@ def _arrow_solve_kernel(A, D, P, a, Q, bb, gw, gx, mu, sw, sx, ok):  # pragma: n
             h[j] = acc
         for i in range(N):
             Li = L[i]
+            inv = inv_l[i]
             for r in range(q - 1, -1, -1):  # z = L_i⁻ᵀ(...) by back-substitution, stored as s = −z
                 acc = h[i * q + r]
                 for k in range(r + 1, q):
                     acc += Li[k, r] * sx[b, i, k]
-                sx[b, i, r] = -acc / Li[r, r]
+                sx[b, i, r] = -acc * inv[r]
         ok[b] = True
     return 0
 
