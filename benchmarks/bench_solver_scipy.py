@@ -137,6 +137,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).res
 from bench_ufm_batching import GTOL, run_scipy, single_thread, starts, summary  # noqa: E402
 
 from theorems.core.context import Context  # noqa: E402
+from theorems.neural_collapse import ufm  # noqa: E402
 from theorems.neural_collapse.ufm import solve_ufm  # noqa: E402
 
 LAM = 0.05
@@ -178,6 +179,25 @@ def compare(name: str, pairs: int = PAIRS) -> dict:
         ts.append(t)
     return {"batched_s": statistics.median(tb), "scipy_s": statistics.median(ts),
             "ratio": statistics.median(ts) / statistics.median(tb), "batched": info_b, "scipy": info_s, "R": R}
+
+
+def compare_paths(name: str, pairs: int = 5) -> dict:
+    """Median CPU time of ``pairs`` interleaved batched solves on the compiled path (``ufm.FUSED``, optim.fused) and
+    on the torch path, same starts: the before/after of the compiled loops in one process."""
+    loss, K, n, d, R = CASES[name]
+    times: dict[bool, list[float]] = {True: [], False: []}
+    saved = ufm.FUSED
+    try:
+        for _ in range(pairs):
+            for path in (True, False):
+                ufm.FUSED = path
+                t, info = cpu_time(run_batched, loss, K, n, d, R)
+                assert info["converged"] == R
+                times[path].append(t)
+    finally:
+        ufm.FUSED = saved
+    med = {("compiled" if k else "torch"): statistics.median(v) for k, v in times.items()}
+    return {**med, "speedup": med["torch"] / med["compiled"]}
 
 
 def fitted_exponent(sizes, seconds) -> float:

@@ -116,3 +116,15 @@ def test_solve_ufm_same_solutions_on_both_paths(monkeypatch, loss, seed):
     # differ: the starts' values tie to rounding)
     for sol in (a, b):
         assert bool((sol.min_curvature_lower_bound >= -ufm.CURV_RTOL).all())
+
+
+def test_which_instances_take_the_compiled_path(monkeypatch):
+    """Small CPU instances only: Lemma 4.2's default size does, the realistic K=10 n=20 d=32 and a non-CPU device
+    keep the torch path, and FUSED off (THEOREMS_FUSED=0) turns it off."""
+    monkeypatch.setattr(ufm, "FUSED", True)
+    cpu = torch.device("cpu")
+    assert ufm._compiled(4, 12, 6, cpu)
+    assert not ufm._compiled(10, 200, 32, cpu)
+    assert not ufm._compiled(4, 12, 6, torch.device("meta"))
+    monkeypatch.setattr(ufm, "FUSED", False)
+    assert not ufm._compiled(4, 12, 6, cpu)
