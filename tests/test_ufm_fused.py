@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not fused.AVAILABLE, reason="numba not importabl
 
 FIELDS = ("f", "gw", "gx", "A", "D", "P", "a", "Q", "b", "basis")
 # float precision of the comparisons: relative to each field's largest entry (the two paths sum in different orders)
-RTOL = {torch.float64: 1e-12, torch.float32: 2e-5}
+RTOL = {torch.float64: 1e-12}
 
 
 def point(K: int, n: int, d: int, B: int, seed: int, dtype=torch.float64):
@@ -36,7 +36,9 @@ def rel_err(x: torch.Tensor, ref: torch.Tensor) -> float:
     return float((x - ref).abs().max() / ref.abs().max().clamp_min(1e-300))
 
 
-@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+# float64: the dtype solve_ufm compiles for (ufm._compiled); the kernels are dtype-generic, float32 is not compiled
+# here to keep the first-run compile of a fresh checkout to one dtype
+@pytest.mark.parametrize("dtype", [torch.float64])
 @pytest.mark.parametrize("loss", ["ce", "mse"])
 @pytest.mark.parametrize("K,n,d", [(4, 3, 6), (2, 1, 3), (3, 2, 8)])
 def test_model_blocks_match_the_torch_closed_form(loss, K, n, d, dtype):
@@ -126,5 +128,6 @@ def test_which_instances_take_the_compiled_path(monkeypatch):
     assert ufm._compiled(4, 12, 6, cpu)
     assert not ufm._compiled(10, 200, 32, cpu)
     assert not ufm._compiled(4, 12, 6, torch.device("meta"))
+    assert not ufm._compiled(4, 12, 6, cpu, torch.float32)
     monkeypatch.setattr(ufm, "FUSED", False)
     assert not ufm._compiled(4, 12, 6, cpu)

@@ -358,15 +358,16 @@ def _model_floats(K: int, N: int, d: int) -> int:
     return (K * p) ** 2 + N * q * (q + K + 2 * p + 2)
 
 
-def _compiled(K: int, N: int, d: int, device: torch.device) -> bool:
-    """Whether instances of this size on ``device`` use the compiled loops (``FUSED_MAX_FLOATS``)."""
-    return FUSED and device.type == "cpu" and _model_floats(K, N, d) <= FUSED_MAX_FLOATS
+def _compiled(K: int, N: int, d: int, device: torch.device, dtype: torch.dtype = torch.float64) -> bool:
+    """Whether float64 instances of this size on ``device`` use the compiled loops (``FUSED_MAX_FLOATS``; float64
+    only: one dtype is one compilation per checkout)."""
+    return FUSED and device.type == "cpu" and dtype == torch.float64 and _model_floats(K, N, d) <= FUSED_MAX_FLOATS
 
 
 def _arrow_solve_for(model: ArrowModel):
     """The arrow solve for this model's instances: the compiled one where ``_compiled`` says so, else the torch one."""
     K, N, d = model.b.shape[-1], model.gx.shape[-2], model.a.shape[-1] + 1
-    return fused.arrow_solve if _compiled(K, N, d, model.gw.device) else arrow_solve
+    return fused.arrow_solve if _compiled(K, N, d, model.gw.device, model.gw.dtype) else arrow_solve
 
 
 def _chunks(restarts: int, floats_per_restart: int) -> list[slice]:
@@ -398,7 +399,7 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
         # W's component along 1 is a decoupled quadratic ½λ‖W1‖²/d: minimised exactly (set to 0) up front
         w0, u0 = (W0 @ Q).reshape(restarts, K * (d - 1)), ln(V0).transpose(-1, -2) @ Q
         floats = _model_floats(K, N, d)
-        compiled = _compiled(K, N, d, ctx.device)
+        compiled = _compiled(K, N, d, ctx.device, ctx.dtype)
         # compiled: plain float64 (the loops cost the same in float32, and float64 alone compiles half the machine
         # code); torch: float32 iterations and a float64 polish (optim.newton.mixed_precision_newton)
         newton_fn = functools.partial(batched_arrow_newton, solve=fused.arrow_solve) if compiled else mixed_precision_newton
