@@ -28,7 +28,8 @@ the same session; there are no timing assertions.
 Fitted exponents, measured with that command on the 2-core machine this was written on while other jobs loaded it
 (load average ~20; CPU time, the minimum of the rounds; README.md, "Performance", has the table):
 
-    solve_ufm               R = 256 / 512 / 1024    0.84 / 1.73 / 3.12 s     p = 0.95
+    solve_ufm               R = 256 / 512 / 1024    0.099 / 0.170 / 0.316 s  p = 0.84  (2026-11-27, -k solve_ufm, load ~6:
+                                                                       compiled loops, optim.fused)
     figure_4 (printed)      steps = 500/1000/2000   5.08 / 7.48 / 15.12 s    p = 0.79  (one round; 1000 -> 2000 doubles)
     theorem_4_3_depth       seeds = 1 / 2 / 4       7.68 / 7.14 / 8.19 s     p = 0.05  (batched: extra nets ~free)
     theorem_4_6             seeds = 1 / 2 / 4       4.36 / 4.77 / 7.02 s     p = 0.34

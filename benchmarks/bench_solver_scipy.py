@@ -118,6 +118,37 @@ batch-innermost ((q, K, p, B·N) rows of 3,072 contiguous floats, then the permu
 rows of K·p = 20): 1.6–2.2 vs 0.7–1.0 ms; the x–x blocks D = (WpT)ᵀA(WpT) batch-innermost: 0.21 vs 0.30 ms (~1% of a
 solve: not worth the copies' code). Not met: CE K=4 ≥ 30x (~21x). What is left is the same as the second pass said: a
 fused kernel for the model and the arrow solve (or a layout that keeps the batch innermost through the Schur product).
+
+Fourth pass (2026-11-27 22:55–23:25 UTC, same machine, load average 2–6, torch 2.13 CPU, numba 0.68, 1 thread): the
+fused kernel. ``optim.fused`` writes the UFM's Newton model (``ufm_newton_model``'s closed form) and the arrow solve
+(Cholesky of each D_i + μI, F = L⁻¹Cᵀ, S = A + μI − FᵀF, its Cholesky, the back-substitution) as compiled loops over
+the batch (numba, nopython, ``cache=True``), filling the same ``ArrowModel``; the Newton loop, its statuses and the
+certificates are unchanged (``batched_arrow_newton(solve=...)``; the inertia test goes through the compiled solve
+too). Used for float64 instances on the CPU up to ``ufm.FUSED_MAX_FLOATS`` (Lemma 4.2's size; K=10 n=20 d=32 and CUDA
+keep the torch path); the torch path is the cross-check (tests/test_ufm_fused.py: blocks, steps against the dense
+solve, whole solutions on both paths; THEOREMS_FUSED=0 runs any test on the torch path). Go/no-go, model + solve of
+one iteration at B=256 (CE K=4, same inputs, 15 interleaved rounds of 20 calls, CPU ms): float32 torch 7.17 vs
+compiled 3.55 (2.0x), float64 10.9 vs 3.9 (2.8x); after one division per Cholesky column and H_WW assembled once per
+start from its block diagonal and rank-N part (symmetric half): float64 10.5 vs 2.76 (3.8x; model 3.0 vs 1.1, solve
+7.6 vs 1.7). The float32 stage is dropped on this path: the compiled loops cost the same in float32, and plain float64
+(mu_min 1e-10) took 23 batched solves instead of 24 and 17 evaluations instead of 19 (CE, 5 alternations: median
+0.074 vs 0.077 s; MSE 0.125 vs 0.127 s), with one dtype compiled instead of two. First call in a fresh checkout
+(compile, both kernels, float64): 4.7 s CPU; later processes load the cache in ~0.2 s. One run of ``python
+benchmarks/bench_solver_scipy.py`` (23:16–23:24 UTC):
+
+    | problem                  | R    | batched s | scipy s | scipy/batched | batched cert/reach | scipy reach |
+    |--------------------------|------|-----------|---------|---------------|--------------------|-------------|
+    | CE  K=4 n=3 d=6          | 256  | 0.070     | 2.585   | 37.1x         | 256/256            | 256         |
+    | MSE K=4 n=3 d=6          | 256  | 0.116     | 18.269  | 158.0x        | 256/256            | 256         |
+    | CE  K=10 n=20 d=32       | 16   | 4.309     | 22.566  | 5.2x          | 16/16              | 16          |
+
+    restart scaling, CE K=4: R=256 0.067 s, R=512 0.130 s, R=1024 0.257 s; R=1024/R=256 = 3.83, exponent 0.97.
+
+Compiled against torch path in one process (``compare_paths``, 5 interleaved pairs, 23:24 UTC): CE K=4 0.083 vs
+0.136 s (1.63x), MSE 0.128 vs 0.251 s (1.97x), the same maximum iteration count (16, 29), every start certified. All four
+targets are met (K=10 runs the torch path, unchanged). What is left at CE K=4: ~24 compiled solves (~1.7 ms at B=256,
+~6 µs a start: the 20×20 Cholesky, twelve 4×4 ones and their substitutions, not the FᵀF product, ~0.4 ms) and ~17
+model evaluations (~1.1 ms), plus the torch bookkeeping of the Newton loop (compaction, acceptance, retraction).
 """
 
 from __future__ import annotations
