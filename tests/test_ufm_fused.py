@@ -120,10 +120,19 @@ def test_solve_fails_on_non_finite_and_on_an_indefinite_schur_block():
 @pytest.mark.parametrize("loss,seed", [("ce", 0), ("ce", 7), ("mse", 1)])
 def test_solve_ufm_same_solutions_on_both_paths(monkeypatch, loss, seed):
     """Whole solves: the compiled path and the torch path reach the same optima with the same certificates."""
-    sols = {}
+    sols, calls = {}, []
+    real = fused.arrow_solve
+
+    def counted(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(fused, "arrow_solve", counted)
     for path in (True, False):
         monkeypatch.setattr(ufm, "FUSED", path)
+        calls.clear()
         sols[path] = ufm.solve_ufm(loss, 4, 3, 6, 0.05, restarts=24, ctx=Context.make("cpu", seed=seed))
+        assert (len(calls) > 0) == path  # each path is the one taken (the certificate's solve included)
     a, b = sols[True], sols[False]
     assert a.converged.tolist() == b.converged.tolist() and bool(a.converged.all())
     assert a.status == b.status

@@ -14,7 +14,6 @@ with a convergence certificate.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from ..optim import fused
 from ..optim.curvature import arrow_curvature, arrow_shift_certificate
 from ..optim.lbfgs import GTOL, LbfgsResult, autograd_objective, batched_lbfgs
 from ..optim.manifolds import ln, orthonormal_basis_of_ones_complement, tangent
-from ..optim.newton import ArrowModel, NewtonResult, arrow_solve, batched_arrow_newton, mixed_precision_newton
+from ..optim.newton import ArrowModel, NewtonResult, arrow_solve, mixed_precision_newton
 from ..optim.threads import pinned
 
 LOSSES = ("mse", "ce")
@@ -402,11 +401,11 @@ def solve_ufm(loss: str, K: int, n: int, d: int, lam: float, *, restarts: int, c
         compiled = _compiled(K, N, d, ctx.device, ctx.dtype)
         # compiled: plain float64 (the loops cost the same in float32, and float64 alone compiles half the machine
         # code); torch: float32 iterations and a float64 polish (optim.newton.mixed_precision_newton)
-        newton_fn = functools.partial(batched_arrow_newton, solve=fused.arrow_solve) if compiled else mixed_precision_newton
         model_fn = fused.ufm_model if compiled else ufm_newton_model
         res = NewtonResult.concat([
-            newton_fn(lambda w, u: model_fn(w.view(-1, K, d - 1), u, labels, loss, lam), _retract, w0[s], u0[s],
-                      max_iter=max_iter, gtol=gtol)
+            mixed_precision_newton(lambda w, u: model_fn(w.view(-1, K, d - 1), u, labels, loss, lam), _retract,
+                                   w0[s], u0[s], max_iter=max_iter, gtol=gtol,
+                                   solve=fused.arrow_solve if compiled else None, float32_stage=not compiled)
             for s in _chunks(restarts, floats)])
         W, X = res.w.view(restarts, K, d - 1) @ Q.T, Q @ res.x.transpose(-1, -2)
     elif method == "lbfgs":

@@ -457,7 +457,8 @@ POLISH_MU0, POLISH_MU0_FAR = 1e-6, 1e-4
 
 
 def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tensor, x0: torch.Tensor, *,
-                           max_iter: int = 200, gtol: float = 1e-9, solve: Solve | None = None) -> NewtonResult:
+                           max_iter: int = 200, gtol: float = 1e-9, solve: Solve | None = None,
+                           float32_stage: bool = True) -> NewtonResult:
     """Float32 iterations until the gradient norm is WARM_GTOL, then float64 polish steps to ``gtol``.
 
     The global phase (most of the iterations) needs no float64 accuracy and runs ~1.6× faster in float32 (half
@@ -465,9 +466,10 @@ def mixed_precision_newton(evaluate: Evaluate, retract: Retract, w0: torch.Tenso
     evaluation), so the float32 stage can only change where the polish starts, never the certificate. Every
     start, even one that stalled in float32, is polished. ``max_iter`` caps the two stages together per
     instance. Counts (iterations, evaluations, factorizations) are summed over both stages. ``solve``: as in
-    :func:`batched_arrow_newton`, for both stages.
+    :func:`batched_arrow_newton`, for both stages. ``float32_stage=False``: float64 iterations only (for a model and
+    solve that cost the same in float32, such as the compiled loops of ``optim.fused``).
     """
-    if w0.dtype != torch.float64 or max_iter < 2:
+    if w0.dtype != torch.float64 or max_iter < 2 or not float32_stage:
         return batched_arrow_newton(evaluate, retract, w0, x0, max_iter=max_iter, gtol=gtol, solve=solve)
     warm = batched_arrow_newton(evaluate, retract, w0.float(), x0.float(), max_iter=max_iter // 2,
                                 gtol=max(gtol, WARM_GTOL), mu_min=WARM_MU_MIN, solve=solve)
