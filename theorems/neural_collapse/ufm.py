@@ -57,8 +57,10 @@ CHUNK_FLOATS = 1 << 19
 # the torch kernels' speed at K=4 n=3 d=6, whose ~150 batched kernels an iteration have inner dimensions 4–6); the
 # torch path stays for CUDA, for large instances (where its batched products are flop-efficient) and as the
 # cross-check (tests/test_ufm_fused.py). Up to this many floats of Newton model per start (K=4 n=3 d=6: 1,360;
-# K=10 n=20 d=32: 720,100). THEOREMS_FUSED=0 in the environment forces the torch path (to run tests on it).
-FUSED_MAX_FLOATS = 1 << 14
+# K=10 n=20 d=32: 720,100). Measured (CE, 1 thread, CPU s, median of 3 alternations, compiled vs torch): K=6 n=4 d=12
+# (13,956 floats, R=64) 0.29 vs 0.42; K=8 n=4 d=16 (38,592, R=32) 0.59 vs 0.58; K=10 n=4 d=24 (123,300, R=16) 1.24
+# vs 0.77: the crossover is near 40k, the limit below it. THEOREMS_FUSED=0 in the environment forces the torch path.
+FUSED_MAX_FLOATS = 1 << 15
 FUSED = fused.AVAILABLE and os.environ.get("THEOREMS_FUSED", "1") != "0"
 
 
