@@ -133,7 +133,7 @@ start from its block diagonal and rank-N part (symmetric half): float64 10.5 vs 
 7.6 vs 1.7). The float32 stage is dropped on this path: the compiled loops cost the same in float32, and plain float64
 (mu_min 1e-10) took 23 batched solves instead of 24 and 17 evaluations instead of 19 (CE, 5 alternations: median
 0.074 vs 0.077 s; MSE 0.125 vs 0.127 s), with one dtype compiled instead of two. First call in a fresh checkout
-(compile, both kernels, float64): 4.7 s CPU; later processes load the cache in ~0.2 s. One run of ``python
+(compile, both kernels, float64): 4.7–5.0 s CPU; later processes load the cache in ~0.3 s (import numba: 0.3 s). One run of ``python
 benchmarks/bench_solver_scipy.py`` (23:16–23:24 UTC):
 
     | problem                  | R    | batched s | scipy s | scipy/batched | batched cert/reach | scipy reach |
