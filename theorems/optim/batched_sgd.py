@@ -96,8 +96,10 @@ def train_program(params: Sequence[torch.Tensor], losses: Callable[[int], Loss],
 def sgd_program(params: Sequence[torch.Tensor], losses: Callable[[int], torch.Tensor], steps: int, *, lr: float,
                 momentum: float, weight_decay: float, log_every: int = 50) -> tuple[torch.Tensor, bool]:
     """:func:`train_program` with ``torch.optim.SGD`` (momentum, weight decay, no dampening or Nesterov) on the
-    leaf tensors ``params``."""
-    opt = torch.optim.SGD(list(params), lr=lr, momentum=momentum, weight_decay=weight_decay)
+    leaf tensors ``params``: its ``foreach`` form, the same elementwise operations on every tensor in one call each
+    (the per-tensor loop is torch's default on the CPU; the numbers are identical, the Python overhead per step
+    smaller)."""
+    opt = torch.optim.SGD(list(params), lr=lr, momentum=momentum, weight_decay=weight_decay, foreach=True)
     return train_program(params, losses, steps, optimizer=opt, log_every=log_every)
 
 

@@ -1,0 +1,83 @@
+"""Paper 001's token networks: the gradients ``token_training.losses_and_grads`` writes out (the engine's training
+step, no autograd graph) are autograd's gradients of :func:`forward` and :func:`contrastive_losses`, for every
+activation (one kind and mixed), both losses (one and mixed), every BatchNorm variant (one and mixed per network),
+both statistics, no BatchNorm, token norms ζ ≠ 1, and at outputs of norm below the normalisation's ε."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from theorems.nonlinear_cl import token_training as tt
+from theorems.nonlinear_cl.token_task import D, make_tasks, sample_tokens
+
+F64 = dict(rtol=1e-9, atol=1e-11)  # float64, only the order of the sums differs
+
+
+def _gen(seed):
+    return torch.Generator(device="cpu").manual_seed(seed)
+
+
+def _setup(models, proto, zeta=1.0, seed=0):
+    tasks = make_tasks(_gen(seed), [1, 3], zeta, torch.float32, "cpu")
+    g = _gen(seed + 1)
+    inits = tt.init_weights(g, models, proto.d_out)
+    lay = tt.layout(models, proto, "cpu")
+    W = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).double()
+    W = W + 0.3 * torch.randn(W.shape, generator=g, dtype=torch.float64)  # off the initialisation's symmetry
+    Vs = [torch.stack([inits[i][1].permute(1, 0, 2) for i in lay.order[a:b]]).double().contiguous()
+          for _, a, b in lay.groups]
+    batch = tt.make_batches(sample_tokens(g, tasks, 1, proto.batch, False))
+    batch = tt.Batch(batch.counts[0], batch.keys[0], batch.reads[0], batch.n)
+    quad = [models[i].loss == "quadratic" for i in lay.order]
+    quadratic = quad[0] if len(set(quad)) == 1 else torch.tensor(quad)
+    mags = None if zeta == 1.0 else tasks.mags.double()
+    return W, Vs, batch, mags, lay, quadratic
+
+
+def _autograd(W, Vs, batch, mags, lay, proto, quadratic):
+    W = W.clone().requires_grad_(True)
+    Vs = [V.clone().requires_grad_(True) for V in Vs]
+    loss = tt.contrastive_losses(tt.forward(W, Vs, batch, mags, lay, proto), proto, quadratic)
+    return loss.detach(), torch.autograd.grad(loss.sum(), [W, *Vs])
+
+
+MIXED = [tt.Model(1, 6, "relu", "infonce"), tt.Model(0, 2, "linear", "quadratic"),
+         tt.Model(1, 6, "leaky", "infonce", bn_variant=(False, True)),
+         tt.Model(0, 3, "quadratic", "infonce", bn_variant=(False, False)),
+         tt.Model(1, 3, "relu", "quadratic", bn_variant=(True, True))]
+FIG4 = [tt.Model(s, b * 3, a, "infonce") for s in range(2) for b in (2, 5) for a in ("relu", "linear")]
+
+
+@pytest.mark.parametrize("models, proto, zeta", [
+    (FIG4, tt.Protocol(batch=32), 1.0),
+    (MIXED, tt.Protocol(batch=32), 1.0),
+    (MIXED, tt.Protocol(batch=16, bn_stats="joint"), 10.0),
+    (MIXED, tt.Protocol(batch=16, bn=False), 1.0),
+    ([tt.Model(0, 4, a, "quadratic") for a in ("leaky", "quadratic")], tt.Protocol(batch=16, var_backprop=True), 1.0),
+    ([tt.Model(1, 4, "relu", "infonce", bn_variant=(False, False))], tt.Protocol(batch=16), 1.0),
+], ids=["figure_4", "mixed", "joint-zeta10", "no-bn", "all-quadratic-var", "one-variant"])
+def test_written_out_gradients_are_autograds(models, proto, zeta):
+    W, Vs, batch, mags, lay, quadratic = _setup(models, proto, zeta)
+    loss, grads = tt.losses_and_grads(W, Vs, batch, mags, lay, proto, quadratic)
+    ref_loss, ref = _autograd(W, Vs, batch, mags, lay, proto, quadratic)
+    assert torch.allclose(loss, ref_loss, **F64)
+    assert len(grads) == len(ref)
+    for g, r in zip(grads, ref):
+        assert g.shape == r.shape and torch.allclose(g, r, **F64)
+        assert r.abs().max() > 1e-6  # a gradient, not zeros on both sides
+
+
+def test_written_out_gradients_at_outputs_below_the_normalisation_epsilon():
+    """A network whose top layer is 0 has z = 0: normalize divides by ε = 1e-12 there, and so must its gradient."""
+    proto = tt.Protocol(batch=16)
+    W, Vs, batch, mags, lay, quadratic = _setup(FIG4[:2], proto)
+    Vs[0][1] *= 1e-20  # the second network's outputs have norms ~1e-20 < ε, the first's O(1)
+    z = tt.forward(W, Vs, batch, mags, lay, proto)
+    assert float(z[1].norm(dim=-1).max()) < 1e-12 < float(z[0].norm(dim=-1).min())
+    loss, grads = tt.losses_and_grads(W, Vs, batch, mags, lay, proto, quadratic)
+    ref_loss, ref = _autograd(W, Vs, batch, mags, lay, proto, quadratic)
+    assert torch.allclose(loss, ref_loss, **F64)
+    assert float(ref[1][1].abs().max()) > 1e3  # the 1/ε of the normalisation reaches the small network's V
+    for g, r in zip(grads, ref):
+        assert torch.allclose(g, r, rtol=1e-9, atol=1e-11 * float(r.abs().max()))
