@@ -81,3 +81,43 @@ def test_written_out_gradients_at_outputs_below_the_normalisation_epsilon():
     assert float(ref[1][1].abs().max()) > 1e3  # the 1/ε of the normalisation reaches the small network's V
     for g, r in zip(grads, ref):
         assert torch.allclose(g, r, rtol=1e-9, atol=1e-11 * float(r.abs().max()))
+
+
+F32_TRAJ = dict(rtol=1e-4, atol=1e-5)  # float32 training: a few ulps of the O(1) weights per step
+
+
+@pytest.mark.parametrize("models, proto, zeta", [
+    (FIG4, tt.Protocol(steps=30, batch=32, lr=2e-3), 1.0),
+    (MIXED, tt.Protocol(steps=30, batch=32, lr=0.02, bn_stats="joint"), 10.0),
+], ids=["figure_4-printed-lr", "mixed-joint-zeta10"])
+def test_training_on_written_gradients_is_training_on_autograds(models, proto, zeta, monkeypatch):
+    """The same run stepped on the written-out gradients and on autograd's: the same weights and logged losses to
+    float32 tolerance (token chunks of 10 minibatches, so that the stream crosses chunk boundaries)."""
+    monkeypatch.setattr(tt, "CHUNK", 10)
+    tasks = make_tasks(_gen(0), [1, 3], zeta, torch.float32, "cpu")
+    written = tt.train(_gen(7), tasks, models, proto, "cpu", log_every=5)
+    auto = tt.train(_gen(7), tasks, models, proto, "cpu", log_every=5, autograd=True)
+    assert written.finite and auto.finite and torch.equal(written.W0, auto.W0)
+    assert torch.allclose(written.W, auto.W, **F32_TRAJ) and torch.allclose(written.losses, auto.losses, **F32_TRAJ)
+    assert not torch.allclose(written.W, written.W0, atol=1e-3)  # they trained
+
+
+def test_a_non_finite_gradient_at_any_step_makes_the_run_not_finite(monkeypatch):
+    """Finiteness is checked once, at the end (no per-step sync): a NaN written into one gradient at step 7 of 30
+    still reaches the verdict as a run that is not finite (NaN stays in the weights it enters)."""
+    calls, real = [], tt.losses_and_grads
+
+    def poisoned(*args):
+        loss, grads = real(*args)
+        calls.append(1)
+        if len(calls) == 8:
+            grads[1] = grads[1].clone()
+            grads[1].view(-1)[0] = float("nan")
+        return loss, grads
+
+    tasks = make_tasks(_gen(0), [3], 1.0, torch.float32, "cpu")
+    proto = tt.Protocol(steps=30, batch=16)
+    assert tt.train(_gen(7), tasks, FIG4[:2], proto, "cpu").finite
+    monkeypatch.setattr(tt, "losses_and_grads", poisoned)
+    run = tt.train(_gen(7), tasks, FIG4[:2], proto, "cpu")
+    assert len(calls) == 30 and not run.finite

@@ -499,12 +499,14 @@ def single_thread():
 
 
 def train(gen: torch.Generator, tasks: TokenTasks, models: list[Model], proto: Protocol, device,
-          log_every: int = 50) -> Trained:
+          log_every: int = 50, autograd: bool = False) -> Trained:
     """Train every network of ``models`` on its stream with ``proto``, as one tensor problem; all draws from the
     CPU generator ``gen`` (initialisations in model order, then the seed of the shared token stream). The result is
-    in model order."""
+    in model order. The authors' protocol steps on the gradients :func:`losses_and_grads` writes out;
+    ``autograd=True`` takes them from autograd instead (the reference and the benchmark's baseline; the suite's
+    protocol has only this)."""
     with single_thread():
-        return _train(gen, tasks, models, proto, device, log_every)
+        return _train(gen, tasks, models, proto, device, log_every, autograd)
 
 
 def _token_stream(data: torch.Generator, tasks: TokenTasks, proto: Protocol, device):
@@ -523,13 +525,13 @@ def _token_stream(data: torch.Generator, tasks: TokenTasks, proto: Protocol, dev
     return at
 
 
-def _train(gen, tasks, models, proto, device, log_every) -> Trained:
+def _train(gen, tasks, models, proto, device, log_every, autograd=False) -> Trained:
     inits = init_weights(gen, models, proto.d_out)
     data_seed = int(torch.randint(2**62, (1,), generator=gen, device="cpu"))
     lay = layout(models, proto, device)
     sorted_models = [models[i] for i in lay.order]
     # the authors' protocol has its gradients written out (losses_and_grads: no graph); the suite's, autograd's
-    written = proto.similarity == "l2_dot"
+    written = proto.similarity == "l2_dot" and not autograd
     W = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).to(device).requires_grad_(not written)
     # V of a group (B_g, K, d_out, M): the layout of the bmm; SGD is elementwise, so layout changes nothing
     Vs = [torch.stack([inits[i][1].permute(1, 0, 2) for i in lay.order[first:last]]).contiguous().to(device)
