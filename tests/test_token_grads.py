@@ -25,6 +25,7 @@ def _setup(models, proto, zeta=1.0, seed=0):
     lay = tt.layout(models, proto, "cpu")
     W = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).double()
     W = W + 0.3 * torch.randn(W.shape, generator=g, dtype=torch.float64)  # off the initialisation's symmetry
+    W[::3, ::4] = 0.0  # pre-activations exactly at the kink: ReLU's and LeakyReLU's slope there is torch's
     Vs = [torch.stack([inits[i][1].permute(1, 0, 2) for i in lay.order[a:b]]).double().contiguous()
           for _, a, b in lay.groups]
     batch = tt.make_batches(sample_tokens(g, tasks, 1, proto.batch, False))
@@ -56,7 +57,8 @@ FIG4 = [tt.Model(s, b * 3, a, "infonce") for s in range(2) for b in (2, 5) for a
     (MIXED, tt.Protocol(batch=16, bn=False), 1.0),
     ([tt.Model(0, 4, a, "quadratic") for a in ("leaky", "quadratic")], tt.Protocol(batch=16, var_backprop=True), 1.0),
     ([tt.Model(1, 4, "relu", "infonce", bn_variant=(False, False))], tt.Protocol(batch=16), 1.0),
-], ids=["figure_4", "mixed", "joint-zeta10", "no-bn", "all-quadratic-var", "one-variant"])
+    ([tt.Model(0, 4, "leaky", "infonce"), tt.Model(1, 3, "leaky", "quadratic")], tt.Protocol(batch=16), 1.0),
+], ids=["figure_4", "mixed", "joint-zeta10", "no-bn", "all-quadratic-var", "one-variant", "leaky"])
 def test_written_out_gradients_are_autograds(models, proto, zeta):
     W, Vs, batch, mags, lay, quadratic = _setup(models, proto, zeta)
     loss, grads = tt.losses_and_grads(W, Vs, batch, mags, lay, proto, quadratic)
@@ -68,17 +70,24 @@ def test_written_out_gradients_are_autograds(models, proto, zeta):
         assert r.abs().max() > 1e-6  # a gradient, not zeros on both sides
 
 
-def test_written_out_gradients_at_outputs_below_the_normalisation_epsilon():
-    """A network whose top layer is 0 has z = 0: normalize divides by ε = 1e-12 there, and so must its gradient."""
+def test_written_out_gradients_at_outputs_near_the_normalisation_epsilon():
+    """normalize divides by max(‖z‖, ε = 1e-12), and so must its gradient: networks whose outputs have norms far
+    below ε, around it (rows either side and one at ε) and O(1)."""
     proto = tt.Protocol(batch=16)
-    W, Vs, batch, mags, lay, quadratic = _setup(FIG4[:2], proto)
-    Vs[0][1] *= 1e-20  # the second network's outputs have norms ~1e-20 < ε, the first's O(1)
-    z = tt.forward(W, Vs, batch, mags, lay, proto)
-    assert float(z[1].norm(dim=-1).max()) < 1e-12 < float(z[0].norm(dim=-1).min())
+    W, Vs, batch, mags, lay, quadratic = _setup(FIG4[:4], proto)  # groups M = 6 and 15, two networks each
+    norms = tt.forward(W, Vs, batch, mags, lay, proto).norm(dim=-1)  # (B, 2, N), linear in each network's V
+    Vs[0][1] *= 1e-20  # norms ~1e-20 < ε
+    Vs[1][0] *= 1e-11 / float(norms[2].median())  # norms ~1e-11: above ε, below 1e-9
+    Vs[1][1] *= 1e-12 / float(norms[3].median())  # norms either side of ε
+    norms = tt.forward(W, Vs, batch, mags, lay, proto).norm(dim=-1)
+    assert float(norms[1].max()) < 1e-13 and 1e-12 < float(norms[2].min()) < float(norms[2].max()) < 1e-9
+    assert float(norms[3].min()) < 1e-12 < float(norms[3].max()) and bool(((norms[3] > 1e-13) & (norms[3] < 1e-12)).any())
+    assert bool((norms[3] == 1e-12).any())  # a row at ε exactly (the median's): torch's clamp_min passes the gradient
+    assert 1e-3 < float(norms[0].min())
     loss, grads = tt.losses_and_grads(W, Vs, batch, mags, lay, proto, quadratic)
     ref_loss, ref = _autograd(W, Vs, batch, mags, lay, proto, quadratic)
     assert torch.allclose(loss, ref_loss, **F64)
-    assert float(ref[1][1].abs().max()) > 1e3  # the 1/ε of the normalisation reaches the small network's V
+    assert float(ref[1][1].abs().max()) > 1e3  # the 1/ε of the normalisation reaches the small networks' V
     for g, r in zip(grads, ref):
         assert torch.allclose(g, r, rtol=1e-9, atol=1e-11 * float(r.abs().max()))
 

@@ -342,7 +342,7 @@ def _activation_slope(pre: torch.Tensor, kinds: list[str], coeff: torch.Tensor) 
             return torch.ones_like(pre)
         if kind == "quadratic":
             return 2 * pre
-        return torch.where(pre > 0, 1.0, LEAK).to(pre.dtype)
+        return torch.where(pre > 0, torch.ones_like(pre), torch.full_like(pre, LEAK))
     shape = (-1,) + (1,) * (pre.dim() - 1)
     c = coeff.to(pre.dtype)  # summed in pre's precision, as autograd sums the terms' slopes
     return c[0].view(shape) * (pre > 0) + c[1].view(shape) + 2 * c[2].view(shape) * pre
@@ -391,8 +391,9 @@ def _l2_losses_and_grad(z: torch.Tensor, proto: Protocol, quadratic) -> tuple[to
     dz1 = torch.bmm(G + G.transpose(1, 2), z1) + gp[..., None] * z2
     dz2 = gp[..., None] * z1
     dzn = torch.stack((dz1, dz2), dim=1) / proto.tau
-    # through the normalisation zn = z/max(‖z‖, ε): (dzn − zn(zn·dzn))/‖z‖ (only dzn/ε where ‖z‖ < ε)
-    radial = torch.where(norm > 1e-12, (zn * dzn).sum(-1, keepdim=True), 0.0)
+    # through the normalisation zn = z/max(‖z‖, ε): (dzn − zn(zn·dzn))/‖z‖, only dzn/ε where ‖z‖ < ε (at ‖z‖ = ε
+    # the first, as torch's clamp_min passes the gradient at its bound)
+    radial = torch.where(norm >= 1e-12, (zn * dzn).sum(-1, keepdim=True), 0.0)
     return loss, (dzn - zn * radial) / den
 
 
