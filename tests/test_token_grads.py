@@ -81,7 +81,8 @@ def test_written_out_gradients_at_outputs_near_the_normalisation_epsilon():
     Vs[1][1] *= 1e-12 / float(norms[3].median())  # norms either side of ε
     norms = tt.forward(W, Vs, batch, mags, lay, proto).norm(dim=-1)
     assert float(norms[1].max()) < 1e-13 and 1e-12 < float(norms[2].min()) < float(norms[2].max()) < 1e-9
-    assert float(norms[3].min()) < 1e-12 < float(norms[3].max()) and bool(((norms[3] > 1e-13) & (norms[3] < 1e-12)).any())
+    assert float(norms[3].min()) < 1e-12 < float(norms[3].max())
+    assert bool(((norms[3] > 1e-13) & (norms[3] < 1e-12)).any())
     assert bool((norms[3] == 1e-12).any())  # a row at ε exactly (the median's): torch's clamp_min passes the gradient
     assert 1e-3 < float(norms[0].min())
     loss, grads = tt.losses_and_grads(W, Vs, batch, mags, lay, proto, quadratic)
