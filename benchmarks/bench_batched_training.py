@@ -10,8 +10,14 @@ in the authors' row form, its own optimiser). The authors' protocol: BatchNorm p
 * ``grid``: a slice of the Fig. 4 grid, P ∈ {1, 3}, β ∈ {1, 2, 5}, ReLU and linear, 1 seed (12 networks), 20 steps;
 * ``small``: P = 3, β = 2, ReLU and linear, 3 seeds (6 networks), 20 steps: the size of a ci replay.
 
+* ``written`` (``test_written_gradients``): figure_4's registered counterexample (P = 3, β ∈ {2, 5}, 3 seeds, 12
+  networks), 200 steps, the batched engine on the gradients ``losses_and_grads`` writes out against the same engine
+  on autograd's (``train(autograd=True)``), interleaved, the minimum of three rounds each.
+
 Measured (this project's 2-core machine shared by 8 sessions at load ≈ 20, so absolute CPU seconds are inflated;
-each ratio is of one run, after a warm-up): loop/batched ≈ 2.6–3.3× (``grid``) and 2.6–3.0× (``small``). Against the
+each ratio is of one run, after a warm-up): loop/batched ≈ 2.6–3.3× (``grid``) and 2.6–3.0× (``small``) with autograd's
+gradients; with the written-out ones (load ≈ 5, ``python benchmarks/bench_batched_training.py``) 5.8× (``grid``) and
+5.4× (``small``), and ``written`` 5.7 against 8.5 ms per step (1.5×), weights 1.9e-7 apart after 200 steps. Against the
 engine it replaces (the same batching over the 2N rows of every unit, commit b006e2a; not kept in the tree), per
 step of the printed protocol (batch 128) on the paper's whole β × P grid with 3 seeds: Fig. 4's ReLU and linear
 with InfoNCE (96 networks) 86 vs 260 ms (3.0×, 430 s CPU for 5000 steps), Table 1's four BatchNorm variants at
