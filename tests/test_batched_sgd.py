@@ -136,3 +136,45 @@ def test_mixed_activation_tables_use_the_coefficients():
     coeff = torch.tensor([COEFFS["relu"], COEFFS["quadratic"]]).T.contiguous()
     out = activate(x, ["relu", "quadratic"], coeff)
     assert torch.allclose(out[0], torch.relu(x[0])) and torch.allclose(out[1], x[1] ** 2)
+
+
+@pytest.mark.parametrize("momentum, weight_decay", [(0.9, 5e-3), (0.0, 0.0), (0.5, 0.0), (0.0, 1e-2)])
+def test_sgd_is_torch_optim_sgd_bit_for_bit(momentum, weight_decay):
+    """optim.batched_sgd.SGD against torch.optim.SGD (its default and foreach forms) on tensors of several shapes and
+    both precisions, 6 steps with new gradients each step and a changed learning rate: equal bits."""
+    from theorems.optim.batched_sgd import SGD
+
+    g = _gen(5)
+    start = [torch.randn(7, 3, generator=g), torch.randn(2, 4, 5, generator=g, dtype=torch.float64)]
+    grads = [[torch.randn(p.shape, generator=g, dtype=p.dtype) for p in start] for _ in range(6)]
+    runs = []
+    for make in (lambda ps: SGD(ps, lr=0.05, momentum=momentum, weight_decay=weight_decay),
+                 lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=momentum, weight_decay=weight_decay),
+                 lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=momentum, weight_decay=weight_decay, foreach=True)):
+        ps = [p.clone() for p in start]
+        opt = make(ps)
+        for step, gs in enumerate(grads):
+            opt.zero_grad()
+            for p, gr in zip(ps, gs):
+                p.grad = gr.clone()
+            if step == 3:
+                from theorems.optim.batched_sgd import _set_rate
+                _set_rate(opt, 0.02)
+            opt.step()
+        runs.append(ps)
+    for ours, theirs in zip(runs[0], runs[1]):
+        assert torch.equal(ours, theirs)
+    for ours, theirs in zip(runs[0], runs[2]):
+        assert torch.equal(ours, theirs)
+    assert not torch.equal(runs[0][0], start[0])
+
+
+def test_sgd_refuses_a_parameter_without_gradient_and_bad_rates():
+    from theorems.optim.batched_sgd import SGD
+
+    p = torch.zeros(3)
+    with pytest.raises(ValueError, match="gradient"):
+        SGD([p], lr=0.1).step()
+    for kw in (dict(lr=0.0), dict(lr=0.1, momentum=-0.1), dict(lr=0.1, weight_decay=-1.0)):
+        with pytest.raises(ValueError, match="SGD"):
+            SGD([p], **kw)

@@ -102,8 +102,8 @@ steps=5000 batch=128 lr=…``; mean ± std over 3 seeds):
   1.000 vs 0.677), ``relu_lowest_chi_minus`` (ReLU 0.000 vs LeakyReLU 0.060/0.035, quadratic 0.32/0.33, linear 0.24)
   hold; with the quadratic loss ReLU leads linear by 0.034 (0.677 ± 0.078 vs 0.643 ± 0.034).
 * Printed lr 2e-3, printed protocol: at P = 3 both activations *lose* with β, linear more. The registered
-  ``COUNTEREXAMPLE`` (P = 3, β ∈ {2, 5}; 50 s of CPU on this project's contended machine): ReLU 0.639 ± 0.059 →
-  0.584 ± 0.007, linear 0.673 ± 0.009 → 0.550 ± 0.008, so ``relu_beats_linear`` −0.034 (β = 2),
+  ``COUNTEREXAMPLE`` (P = 3, β ∈ {2, 5}; ≈ 28 s of CPU, one thread, on this project's contended machine): ReLU
+  0.639 ± 0.059 → 0.584 ± 0.007, linear 0.673 ± 0.009 → 0.550 ± 0.008, so ``relu_beats_linear`` −0.034 (β = 2),
   ``relu_gains_from_beta`` −0.055 and ``linear_less_affected`` −0.178 fail; ``relu_lowest_chi_minus`` holds. The same
   three fail on P ∈ {1, 3}, β ∈ {2, 5} (other tasks and initialisations: ReLU 0.640 ± 0.016 → 0.595 ± 0.009, linear
   0.678 ± 0.026 → 0.552 ± 0.006; −0.038, −0.046, −0.172), where ``linear_beats_relu_at_P1`` holds (0.902 vs 0.541
@@ -151,9 +151,9 @@ the reading.
 Status: verified-corrected (unchanged; now decided on the paper's full grid at both lrs). At the printed lr 2e-3 the
 printed protocol contradicts the figures: ReLU does not benefit from over-parameterisation at P ≥ 3 and linear is
 not "much less affected" (it loses more), beyond seed noise (the full grid above; the registered counterexample
-P = 3, β ∈ {2, 5} shows the same in 50 s, its ``linear_less_affected`` −0.178 beyond noise, its ``relu_beats_linear``
-−0.034 at β = 2 a tie). At the authors' script's 0.02 every contrast holds with room on all 16 grid points. BatchNorm,
-normalisation, τ and d_out are unprinted and taken from the authors' code.
+P = 3, β ∈ {2, 5} shows the same in ≈ 28 s of CPU, its ``linear_less_affected`` −0.178 beyond noise, its
+``relu_beats_linear`` −0.034 at β = 2 a tie). At the authors' script's 0.02 every contrast holds with room on all 16
+grid points. BatchNorm, normalisation, τ and d_out are unprinted and taken from the authors' code.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ unit knowing its network and RF; it reads the tokens by index (u_a = ζ_a e_a, s
 a product with one-hot inputs), and activation and BatchNorm act on all units at once. The top layers are one tensor
 per group of networks with the same M (one batched matmul per group). The per-network losses are summed, so each
 network receives its own gradient, and one ``torch.optim.SGD`` step updates all of them exactly as separate runs
-would.
+would. For the authors' protocol the gradients are written out (:func:`losses_and_grads`: each piece's transpose,
+no autograd graph; ``tests/test_token_grads.py`` checks them against autograd), ≈ 1.5× fewer CPU seconds per step
+than autograd's at Fig. 4's counterexample size (``benchmarks/bench_batched_training.py``, ``test_written_gradients``).
 
 Two protocols (:class:`Protocol`):
 
@@ -332,6 +334,132 @@ def _bag_index(batch: Batch, lay: Layout):
     return index, (reads, torch.cumsum(c, 0) - c)
 
 
+def _activation_slope(pre: torch.Tensor, kinds: list[str], coeff: torch.Tensor) -> torch.Tensor:
+    """h'(pre) per unit, as autograd differentiates :func:`activate` (ReLU's slope 0 at 0, as torch's)."""
+    if len(kinds) == 1:
+        kind = kinds[0]
+        if kind == "relu":
+            return (pre > 0).to(pre.dtype)
+        if kind == "linear":
+            return torch.ones_like(pre)
+        if kind == "quadratic":
+            return 2 * pre
+        return torch.where(pre > 0, torch.ones_like(pre), torch.full_like(pre, LEAK))
+    shape = (-1,) + (1,) * (pre.dim() - 1)
+    c = coeff.to(pre.dtype)  # summed in pre's precision, as autograd sums the terms' slopes
+    return c[0].view(shape) * (pre > 0) + c[1].view(shape) + 2 * c[2].view(shape) * pre
+
+
+def _l2_losses_and_grad(z: torch.Tensor, proto: Protocol, quadratic) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`contrastive_losses` of the authors' protocol (ℓ2-normalised outputs, M = z₁z₁ᵀ with the positives
+    z₁·z₂ on its diagonal) and the gradient of their sum with respect to z (B, 2, N, d_out), written out.
+
+    With logits ℓ_ij = z₁ᵢ·z₁ⱼ/τ (i ≠ j), ℓ_ii = z₁ᵢ·z₂ᵢ/τ and the row softmax p, InfoNCE (1/N)Σᵢ(logsumexp_j ℓ_ij −
+    ℓ_ii) has ∂/∂ℓ_ij = (p_ij − δ_ij)/N; the quadratic loss −(1 + 1/N)·mean ℓ_ii + mean ℓ has 1/N² off the diagonal
+    and −1/N on it. The off-diagonal part G reaches z₁ through both factors: (G + Gᵀ)z₁/τ."""
+    N = z.shape[2]
+    norm = z.norm(dim=-1, keepdim=True)
+    den = norm.clamp_min(1e-12)  # torch.nn.functional.normalize's ε
+    zn = z / den
+    z1, z2 = zn[:, 0], zn[:, 1]
+    pos = (z1 * z2).sum(-1) / proto.tau  # (B, N)
+    off = torch.bmm(z1 / proto.tau, z1.transpose(1, 2))
+    off.diagonal(dim1=1, dim2=2).fill_(-torch.inf)
+    quad = quadratic if isinstance(quadratic, bool) else None
+    if quad is not True:  # InfoNCE: the row softmax over the off-diagonal and the positive
+        top = torch.maximum(off.amax(-1), pos)
+        e = torch.exp(off - top[..., None])  # exp(−∞) = 0 on the diagonal
+        ep = torch.exp(pos - top)
+        s = e.sum(-1) + ep
+        nce = (top + torch.log(s) - pos).mean(-1)
+        g_off = e.div_((s * N)[..., None])  # in place: e is not read again
+        g_pos = (ep / s - 1) / N
+    if quad is not False:
+        q_off = 1.0 / (N * N)
+        offsum = off.masked_fill(_eye(N, z.device), 0.0).sum((-1, -2))
+        q_loss = -(1 + 1 / N) * pos.mean(-1) + (offsum + pos.sum(-1)) / (N * N)
+    if quad is False:
+        loss, G, gp = nce, g_off, g_pos
+    elif quad is True:
+        loss = q_loss
+        G = torch.full_like(off, q_off)
+        G.diagonal(dim1=1, dim2=2).zero_()
+        gp = torch.full_like(pos, -1.0 / N)
+    else:
+        sel = quadratic.view(-1, 1, 1)
+        loss = torch.where(quadratic, q_loss, nce)
+        G = torch.where(sel, (1.0 - _eye(N, z.device).to(off.dtype)) * q_off, g_off)
+        gp = torch.where(sel[..., 0], -1.0 / N, g_pos)
+    dz1 = torch.bmm(G + G.transpose(1, 2), z1) + gp[..., None] * z2
+    dz2 = gp[..., None] * z1
+    dzn = torch.stack((dz1, dz2), dim=1) / proto.tau
+    # through the normalisation zn = z/max(‖z‖, ε): (dzn − zn(zn·dzn))/‖z‖, only dzn/ε where ‖z‖ < ε (at ‖z‖ = ε
+    # the first, as torch's clamp_min passes the gradient at its bound)
+    radial = torch.where(norm >= 1e-12, (zn * dzn).sum(-1, keepdim=True), 0.0)
+    return loss, (dzn - zn * radial) / den
+
+
+def losses_and_grads(W: torch.Tensor, Vs: list[torch.Tensor], batch: Batch, mags: torch.Tensor | None, lay: Layout,
+                     proto: Protocol, quadratic) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """The per-network losses of :func:`forward` and :func:`contrastive_losses` (authors' protocol, ``l2_dot``) and
+    the gradients of their sum with respect to ``W`` and each of ``Vs``, written out instead of taken by autograd
+    (no graph, fewer and fused ops per step; ``tests/test_token_grads.py`` checks them against autograd for every
+    activation, loss, BatchNorm variant and statistic). Each piece is the transpose of its forward: the one-hot top
+    layer's is a gather over the readers of each table row, the bmm's are bmm's, BatchNorm's backpropagates through
+    μ and/or σ² as the variant asks."""
+    S, N = batch.counts.shape[0], batch.n
+    d_out = Vs[0].shape[2]
+    pre = W if mags is None else W * mags
+    H = activate(pre, lay.kinds, lay.coeff)
+    if proto.bn:
+        dims = (2,) if proto.bn_stats == "per_view" else (1, 2)
+        rows = N * (1 if proto.bn_stats == "per_view" else 2)
+        C = batch.counts.reshape(S * K, 2, D)[lay.unit_slot]
+        Hv = H[:, None, :].expand(-1, 2, -1)
+        mu = (C * Hv).sum(dim=dims, keepdim=True) / rows
+        c = Hv - mu
+        var = (C * c * c).sum(dim=dims, keepdim=True) / rows
+        r = torch.rsqrt(var + BN_EPS)
+        T = c * r
+    else:
+        T = H[:, None, :].expand(-1, 2, D)
+    # the top layer's tables as in forward, each block (b, k) computed transposed, (2D, M)·(M, d_out): its rows
+    # come out in table order (no copy), and the backward's products below read contiguous operands
+    ts = [t.reshape(-1, M, 2 * D) for t, (M, _, _) in zip(torch.split(T, lay.group_units), lay.groups)]
+    ys = [torch.bmm(t.transpose(1, 2), V.view(-1, d_out, t.shape[1]).transpose(1, 2)).view(-1, d_out)
+          for V, t in zip(Vs, ts)]
+    table = ys[0] if len(ys) == 1 else torch.cat(ys)  # rows ((b·K + k)·2 + v)·D + a
+    index, (reads, starts) = _bag_index(batch, lay)
+    z = torch.nn.functional.embedding_bag(index, table, mode="sum").view(-1, 2, N, d_out)
+    loss, dz = _l2_losses_and_grad(z, proto, quadratic)
+    # the transpose of the one-hot sum: table row r collects the output rows that read it
+    dtable = torch.nn.functional.embedding_bag(reads, dz.reshape(-1, d_out), starts, mode="sum")
+    dVs, dTs = [], []
+    sizes = [u // M * 2 * D for u, (M, _, _) in zip(lay.group_units, lay.groups)]  # B_g·K·2D table rows
+    for V, t, (M, _, _), dy in zip(Vs, ts, lay.groups, torch.split(dtable, sizes)):
+        dy = dy.view(-1, 2 * D, d_out)  # (B_g·K, 2D, d_out)
+        dVs.append(torch.bmm(t, dy).transpose(1, 2).contiguous().view(V.shape))  # dVᵀ = T·dY per block (b, k)
+        dTs.append(torch.bmm(V.view(-1, d_out, M).transpose(1, 2), dy.transpose(1, 2)).view(-1, 2, D))
+    dT = dTs[0] if len(dTs) == 1 else torch.cat(dTs)
+    if proto.bn:
+        dc = dT * r
+        var_bp = proto.var_backprop if lay.variant is None else lay.variant[1].view(-1, 1, 1)
+        if var_bp is not False:
+            dvar = (dT * c).sum(dim=dims, keepdim=True) * (-0.5 * r * r * r)
+            dvar = dvar if var_bp is True else dvar * var_bp
+            dc = dc + C * c * (2 * dvar / rows)
+        mu_bp = proto.mu_backprop if lay.variant is None else lay.variant[0].view(-1, 1, 1)
+        if mu_bp is not False:
+            dmu = -dc.sum(dim=dims, keepdim=True)
+            dmu = dmu if mu_bp is True else dmu * mu_bp
+            dc = dc + C * (dmu / rows)
+        dH = dc.sum(1)
+    else:
+        dH = dT.sum(1)
+    dpre = dH * _activation_slope(pre, lay.kinds, lay.coeff)
+    return loss, [dpre if mags is None else dpre * mags, *dVs]
+
+
 def forward_one(W: torch.Tensor, V: torch.Tensor, tokens: torch.Tensor, mags: torch.Tensor, activation: str,
                 proto: Protocol) -> torch.Tensor:
     """One network the way the authors' code computes it (the reference of the batched :func:`forward`): one-hot
@@ -374,12 +502,14 @@ def single_thread():
 
 
 def train(gen: torch.Generator, tasks: TokenTasks, models: list[Model], proto: Protocol, device,
-          log_every: int = 50) -> Trained:
+          log_every: int = 50, autograd: bool = False) -> Trained:
     """Train every network of ``models`` on its stream with ``proto``, as one tensor problem; all draws from the
     CPU generator ``gen`` (initialisations in model order, then the seed of the shared token stream). The result is
-    in model order."""
+    in model order. The authors' protocol steps on the gradients :func:`losses_and_grads` writes out;
+    ``autograd=True`` takes them from autograd instead (the reference and the benchmark's baseline; the suite's
+    protocol has only this)."""
     with single_thread():
-        return _train(gen, tasks, models, proto, device, log_every)
+        return _train(gen, tasks, models, proto, device, log_every, autograd)
 
 
 def _token_stream(data: torch.Generator, tasks: TokenTasks, proto: Protocol, device):
@@ -398,15 +528,17 @@ def _token_stream(data: torch.Generator, tasks: TokenTasks, proto: Protocol, dev
     return at
 
 
-def _train(gen, tasks, models, proto, device, log_every) -> Trained:
+def _train(gen, tasks, models, proto, device, log_every, autograd=False) -> Trained:
     inits = init_weights(gen, models, proto.d_out)
     data_seed = int(torch.randint(2**62, (1,), generator=gen, device="cpu"))
     lay = layout(models, proto, device)
     sorted_models = [models[i] for i in lay.order]
-    W = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).to(device).requires_grad_(True)
+    # the authors' protocol has its gradients written out (losses_and_grads: no graph); the suite's, autograd's
+    written = proto.similarity == "l2_dot" and not autograd
+    W = torch.cat([inits[i][0].reshape(-1, D) for i in lay.order]).to(device).requires_grad_(not written)
     # V of a group (B_g, K, d_out, M): the layout of the bmm; SGD is elementwise, so layout changes nothing
     Vs = [torch.stack([inits[i][1].permute(1, 0, 2) for i in lay.order[first:last]]).contiguous().to(device)
-          .requires_grad_(True) for _, first, last in lay.groups]
+          .requires_grad_(not written) for _, first, last in lay.groups]
     quad = [m.loss == "quadratic" for m in sorted_models]
     # one loss for all: a Python flag (no per-step test of a tensor)
     quadratic = quad[0] if len(set(quad)) == 1 else torch.tensor(quad, device=device)
@@ -414,6 +546,8 @@ def _train(gen, tasks, models, proto, device, log_every) -> Trained:
     batch = _token_stream(torch.Generator(device="cpu").manual_seed(data_seed), tasks, proto, device)
 
     def losses(step):
+        if written:
+            return losses_and_grads(W, Vs, batch(step), mags, lay, proto, quadratic)
         return contrastive_losses(forward(W, Vs, batch(step), mags, lay, proto), proto, quadratic)
 
     logged, _ = sgd_program([W, *Vs], losses, proto.steps, lr=proto.lr, momentum=proto.momentum,

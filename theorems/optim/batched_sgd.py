@@ -11,7 +11,8 @@ changes is only the order of floating-point sums inside the shared tensor ops (`
   gradients written out), any optimiser of the ``torch.optim`` interface, an optional learning-rate schedule,
   logging every network's loss. It trains paper 001's §5 token networks (:func:`sgd_program`, SGD), paper 000's
   Transformer heads (``deep_fusion.head``, Adam with cosine annealing) and paper 002's two-layer encoders
-  (``ssl_dynamics.networks``, Riemannian GD by :class:`ClosedFormStep`);
+  (``ssl_dynamics.networks``, Riemannian GD by :class:`ClosedFormStep`); :class:`SGD` is ``torch.optim.SGD``'s
+  update without its import cost;
 * :func:`sgd_each` runs :func:`sgd_program` once per network (the reference and the baseline of
   ``benchmarks/bench_batched_training.py``; the heads and encoders have their own per-network loops beside their
   batched trainers, as they slice their draws);
@@ -93,11 +94,47 @@ def train_program(params: Sequence[torch.Tensor], losses: Callable[[int], Loss],
     return out, finite
 
 
+class SGD:
+    """``torch.optim.SGD(params, lr, momentum, weight_decay)`` (no dampening, Nesterov or maximize) written out:
+    the arithmetic of its ``foreach`` form in the same order (g + wd·p; the buffer g at the first step, then
+    momentum·buf + g; p − lr·buf), each operation once over all tensors. Why not ``torch.optim.SGD``: constructing a
+    ``torch.optim`` optimiser imports the compiler stack (``torch._dynamo``, ≈ 1.4 s of CPU per process, see
+    ``optim.adam``). ``tests/test_batched_sgd.py`` checks it against ``torch.optim.SGD`` step by step (equal bits)."""
+
+    def __init__(self, params: Sequence[torch.Tensor], lr: float, momentum: float = 0.0,
+                 weight_decay: float = 0.0) -> None:
+        if not lr > 0 or momentum < 0 or weight_decay < 0:
+            raise ValueError(f"SGD: lr = {lr} (> 0), momentum = {momentum}, weight_decay = {weight_decay} (≥ 0)")
+        self.params = list(params)
+        self.lr, self.momentum, self.weight_decay = float(lr), float(momentum), float(weight_decay)
+        self._bufs: list[torch.Tensor] | None = None
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.grad = None
+
+    @torch.no_grad()
+    def step(self) -> None:
+        if any(p.grad is None for p in self.params):
+            raise ValueError("SGD.step: every parameter needs a gradient (the stacked networks all train)")
+        grads = [p.grad for p in self.params]
+        if self.weight_decay != 0:
+            grads = torch._foreach_add(grads, self.params, alpha=self.weight_decay)
+        if self.momentum != 0:
+            if self._bufs is None:
+                self._bufs = [g.detach().clone() for g in grads]
+            else:
+                torch._foreach_mul_(self._bufs, self.momentum)
+                torch._foreach_add_(self._bufs, grads, alpha=1.0)
+            grads = self._bufs
+        torch._foreach_add_(self.params, grads, alpha=-self.lr)
+
+
 def sgd_program(params: Sequence[torch.Tensor], losses: Callable[[int], torch.Tensor], steps: int, *, lr: float,
                 momentum: float, weight_decay: float, log_every: int = 50) -> tuple[torch.Tensor, bool]:
-    """:func:`train_program` with ``torch.optim.SGD`` (momentum, weight decay, no dampening or Nesterov) on the
-    leaf tensors ``params``."""
-    opt = torch.optim.SGD(list(params), lr=lr, momentum=momentum, weight_decay=weight_decay)
+    """:func:`train_program` with :class:`SGD` (``torch.optim.SGD``'s update: momentum, weight decay, no dampening
+    or Nesterov) on the leaf tensors ``params``."""
+    opt = SGD(list(params), lr=lr, momentum=momentum, weight_decay=weight_decay)
     return train_program(params, losses, steps, optimizer=opt, log_every=log_every)
 
 
