@@ -45,7 +45,8 @@ ITER_OVERHEAD = 2e6
 # once, chains up to ~20 halvings; 4 rather than 8 because a transformer row is not free (one call of 8 rows costs
 # ~1.5 calls of 3 rows there) and most chains are 1–4 halvings long.
 SPECULATE = 4
-# Batched L-BFGS: ~1.3 objective+gradient evaluations per iteration (backtracking is rare), plus the two-loop
+# Batched L-BFGS: ~1.3 batched objective+gradient calls per iteration (measured on paper 004's default sweeps: 1.2–1.4
+# with SPECULATE = 4, 1.7–1.8 with one halving per call), plus the two-loop
 # recursion over ``history`` pairs (4·history·P operations per instance).
 EVALS_PER_ITER = 1.5
 # A forward+backward pass costs ~3 forward passes; a forward pass of a block ~2 operations per weight and sample.
