@@ -49,6 +49,8 @@ def test_speculative_backtracking_takes_the_sequential_steps_bitwise(m, c1):
     if m > 1:
         assert len(spec_calls) < len(seq_calls)  # fewer calls: the point of it
     assert max(spec_calls) <= max(x0.shape[0], x0.shape[0] * m)
+    if m > x0.shape[0]:  # a speculative call then never has B rows: every iteration's first trial, t = 1, alone does
+        assert spec_calls.count(x0.shape[0]) >= 1 + int(fast.iterations.max())
 
 
 def _never_acceptable(trials: list):
