@@ -32,8 +32,19 @@ def _network(calls: list):
     return fun, init_params(spec, ctx, 4, inner_scale=1.0)
 
 
+# Same steps, compared to rounding: on this machine the batch's rows are independent to the last bit (the runs are
+# bitwise equal), but a BLAS that blocks a batch of m·B rows differently from one of B may round the forward pass
+# differently. A different step length (a wrong halving, the last passing step instead of the first) moves x by
+# ~1e-3 relative or more, so 1e-10 separates the two by orders of magnitude.
+TRAJECTORY_RTOL = 1e-10
+
+
+def _same_trajectory(a: torch.Tensor, b: torch.Tensor) -> None:
+    torch.testing.assert_close(a, b, rtol=TRAJECTORY_RTOL, atol=TRAJECTORY_RTOL * float(a.abs().max()))
+
+
 @pytest.mark.parametrize("m, c1", [(1, 1e-4), (3, 1e-4), (SPECULATE, 1e-4), (50, 1e-4), (SPECULATE, 0.4)])
-def test_speculative_backtracking_takes_the_sequential_steps_bitwise(m, c1):
+def test_speculative_backtracking_takes_the_sequential_steps(m, c1):
     """c1 = 0.4: a sufficient decrease that decides most trials (at 1e-4 it rarely does)."""
     seq_calls, spec_calls = [], []
     fun, x0 = _network(seq_calls)
@@ -42,8 +53,9 @@ def test_speculative_backtracking_takes_the_sequential_steps_bitwise(m, c1):
     fast = batched_lbfgs(fun, x0, max_iter=40, gtol=1e-12, c1=c1, speculate=m)
     backtracks = len(seq_calls) - 1 - int(seq.iterations.max())
     assert backtracks >= 10  # the instance exercises the line search
-    for a, b in ((seq.x, fast.x), (seq.f, fast.f), (seq.grad, fast.grad), (seq.iterations, fast.iterations)):
-        assert torch.equal(a, b)
+    assert torch.equal(seq.iterations, fast.iterations)
+    for a, b in ((seq.x, fast.x), (seq.f, fast.f), (seq.grad, fast.grad)):
+        _same_trajectory(a, b)
     assert seq.status == fast.status
     assert fast.evaluations == len(spec_calls)
     if m > 1:
@@ -85,5 +97,7 @@ def test_train_to_plateau_speculates_and_keeps_its_numbers():
     fun, x0 = _network(calls)
     kw = dict(reference=0.0, window=10, rtol=1e-3, max_iter=30)
     a, b = train_to_plateau(fun, x0, speculate=0, **kw), train_to_plateau(fun, x0, **kw)
-    assert torch.equal(a.x, b.x) and torch.equal(a.f, b.f) and a.status == b.status
-    assert torch.equal(a.iterations, b.iterations) and torch.equal(a.drop.nan_to_num(-1.0), b.drop.nan_to_num(-1.0))
+    _same_trajectory(a.x, b.x)
+    _same_trajectory(a.f, b.f)
+    _same_trajectory(a.drop.nan_to_num(-1.0), b.drop.nan_to_num(-1.0))
+    assert a.status == b.status and torch.equal(a.iterations, b.iterations)
