@@ -12,6 +12,8 @@ under a second of CPU.
 lemma_4_1's training gtol (1e-12) is not pinned: equivalent (see the report of branch pins004): it only picks
 which iterate of the trainer is judged, every iterate is an admissible pair of the for-every-pair claim, and on
 the default instance all runs end at max_iter for gtol 1e-13 … 1e-9 (identical numbers).
+
+Also: ``depth_sweep.summarise``'s iteration counts (a held-out survivor of seed 53), one 3-iteration tiny run.
 """
 
 from __future__ import annotations
@@ -53,3 +55,21 @@ def test_figure_1_registered_control_is_a_near_miss(monkeypatch):
     params = {k: v for k, v in control.items() if k != "allow_violation"}
     assert not _figure_1(monkeypatch, -1.3, **params)["nc1_falls_with_depth"].passed
     assert _figure_1(monkeypatch, -1.7, **params)["nc1_falls_with_depth"].passed
+
+
+# -- depth_sweep.summarise: the iteration counts it reports (held-out seed-53 survivor depth_sweep:97) ---------------
+def test_depth_sweep_reports_the_trainers_iterations():
+    """A trained run reports L-BFGS's own iteration counts (3 per seed at max_iter = 3), an untrained summary
+    zeros: theorem_4_3 and the depth sweep's details show them (a details-only number, no verdict)."""
+    from theorems.core.context import Context
+    from theorems.data.classification import gaussian_mixture
+    from theorems.neural_collapse.depth_sweep import summarise, train
+    from theorems.neural_collapse.models import ModelSpec, init_params
+
+    ctx = Context.make(seed=0)
+    X0, labels = gaussian_mixture(ctx, 3, 2, 5)
+    spec = ModelSpec("rn1", 2, 4, 3, d0=5)
+    theta = init_params(spec, ctx, 2)
+    run = train(spec, theta, X0, labels, "ce", 0.05, 0.05, max_iter=3, gtol=1e-9)
+    assert run.status == ["max_iter", "max_iter"] and run.iterations.tolist() == [3, 3]
+    assert summarise(spec, theta, X0, labels, "ce", 0.05, 0.05).iterations.tolist() == [0, 0]
