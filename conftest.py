@@ -11,9 +11,25 @@ editable install of this repository. ``theorems = true`` in pyproject.toml switc
 of this repository.
 """
 
+import os
+import sys
+
 import pytest
 
 PLUGIN = "theorems.pytest_plugin"
+
+# -- bytecode caching -----------------------------------------------------------------------------------------------
+# Where PYTHONDONTWRITEBYTECODE is set (this machine, some CI images), every pytest process compiled the package's
+# ~37k lines and re-did pytest's assertion rewriting of every test module from source: about half of the CPU of
+# a collection (`pytest --collect-only -n 0`: 11 s without .pyc files, 6 s with them). Written here, by the run's
+# own processes, they serve the next run, and within this run every subprocess a test starts (report workers,
+# inner pytest runs, the README's commands): those inherit the variable, so they read the files and write none.
+# Only into __pycache__ folders (ignored by git), and quietly skipped where the checkout is read-only (Python and
+# pytest ignore a failed .pyc write). Not in a mutant's run (tools/mutants.py sets THEOREMS_MUTANT): a .pyc
+# compiled from a mutated module is keyed by its source's mtime (whole seconds) and size, which the restored
+# file can share.
+if not os.environ.get("THEOREMS_MUTANT"):
+    sys.dont_write_bytecode = False
 
 
 def pytest_addhooks(pluginmanager):
