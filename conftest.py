@@ -11,9 +11,26 @@ editable install of this repository. ``theorems = true`` in pyproject.toml switc
 of this repository.
 """
 
+import gc
+import os
+import sys
+
 import pytest
 
 PLUGIN = "theorems.pytest_plugin"
+
+# -- bytecode caching -----------------------------------------------------------------------------------------------
+# Where PYTHONDONTWRITEBYTECODE is set (this machine, some CI images), every pytest process compiled the package's
+# ~37k lines and re-did pytest's assertion rewriting of every test module from source: about half of the CPU of
+# a collection (`pytest --collect-only -n 0`: 11 s without .pyc files, 6 s with them). Written here, by the run's
+# own processes, they serve the next run, and within this run every subprocess a test starts (report workers,
+# inner pytest runs, the README's commands): those inherit the variable, so they read the files and write none.
+# Only into __pycache__ folders (ignored by git), and quietly skipped where the checkout is read-only (Python and
+# pytest ignore a failed .pyc write). Not in a mutant's run (tools/mutants.py sets THEOREMS_MUTANT): a .pyc
+# compiled from a mutated module is keyed by its source's mtime (whole seconds) and size, which the restored
+# file can share.
+if not os.environ.get("THEOREMS_MUTANT"):
+    sys.dont_write_bytecode = False
 
 
 def pytest_addhooks(pluginmanager):
@@ -46,3 +63,38 @@ def pytest_runtest_protocol(item, nextitem):
 
     with recording.patched(lambda: _monkeypatched(item)):
         yield
+    _collect_and_freeze()
+
+
+# -- garbage collection ---------------------------------------------------------------------------------------------
+# A test process holds torch, scipy, the paper modules, every collected item and the `run` cache: Python's full
+# (generation 2) collections walked all of it, each time the heap had grown by a quarter, and 20-25% of a worker's
+# CPU went there (gc callbacks, checks/test_000_deep_fusion.py + tests/test_report*.py: 3-4 s of 17 s), with two
+# more full collections of ~0.25 s each at the end of every pytest process (pytest's unraisable-exception plugin).
+# What is alive when collection ends and after each test is moved to the permanent generation (gc.freeze), which
+# collections skip; each test's own cyclic garbage is collected first, so nothing a test leaves behind is kept
+# (objects still referenced are; they are freed by reference counting as before when released). Until collection
+# ends (imports: torch, the paper modules, the test modules) the collector is off: imports leave next to no cyclic
+# garbage, and the heap growing from nothing to its full size cost ~1 s of full collections per process.
+def _collect_and_freeze() -> None:
+    gc.collect()
+    gc.freeze()
+
+
+gc.disable()  # this file is imported before tests/conftest.py, which imports torch
+
+
+def _collection_done() -> None:
+    if not gc.isenabled():
+        gc.freeze()  # without a collection first: what imports left unreachable is a few MB, a full pass ~0.3-1 s
+        gc.enable()
+
+
+def pytest_collection_finish(session):
+    _collection_done()
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtestloop(session):
+    _collection_done()  # an xdist controller collects nothing (no pytest_collection_finish), then receives reports
+    yield

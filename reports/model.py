@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import theorems
-from theorems.core import magnitude
+from theorems.core import magnitude, registry
+from theorems.core.errors import UnknownResult
 from theorems.core.evidence import Claim, Evidence, bound_claims, fmt_pair, reproduce_command, summarize
 from theorems.core.result import AS_PRINTED, Status
 
@@ -423,13 +424,23 @@ def _is_searched(ev: Evidence) -> bool:
                for spec in result.searched)
 
 
+def _registered(result_id: str) -> bool:
+    try:
+        theorems.get(result_id)
+    except UnknownResult:
+        return False
+    return True
+
+
 def sections_of(evidences: list[Evidence], errors: list[InstanceError],
                 only: Sequence[str] | None = None, expected: Expected | None = None) -> list[Section]:
     """One section per registered result (of those in ``only``), in registry order, then any result the
     evidence names that is no longer registered (a recorded run can outlive a rename)."""
-    wanted = None if only is None else set(only)
-    sections = {rid: registered_section(theorems.get(rid)) for rid in theorems.ids()
-                if wanted is None or rid in wanted}
+    if only is None:
+        registered = [theorems.get(rid) for rid in theorems.ids()]
+    else:  # only those: `report --only` of one plugin's result imported every paper package here (1.8 s)
+        registered = registry.in_order(theorems.get(rid) for rid in dict.fromkeys(only) if _registered(rid))
+    sections = {result.id: registered_section(result) for result in registered}
 
     def section_for(result_id: str, status: str) -> Section:
         if result_id not in sections:

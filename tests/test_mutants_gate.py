@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tool_modules import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-mutants = load_tool("mutants", "mutants_gate_tool")
+# The module of tests/test_mutants_tool.py, on its worker (one xdist group): the repository's import graph, which
+# every real gate here reads, is built once per process and module (about 3 s), not twice.
+mutants = load_tool("mutants", "mutants_tool")
+pytestmark = pytest.mark.xdist_group("mutants")
 
 MODULE = '''"""A result module whose ids are held by constants of other names than ID, and one written inline."""
 LEMMA_2 = "neural_collapse.lemma_9"

@@ -13,6 +13,7 @@ from tool_modules import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 mutants = load_tool("mutants", "mutants_tool")
+pytestmark = pytest.mark.xdist_group("mutants")  # with tests/test_mutants_gate.py: one import graph for both
 
 SOURCE = '''"""Docstring: 1.5 < 2 is not code."""
 TOL = 1e-9  # ρ: a tolerance after a non-ASCII comment

@@ -99,6 +99,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "xdist_group(name): tests that share a worker under --dist loadgroup")
     if not active(config):
         return
+    if config.getoption("theorems_conformance"):
+        # First: an unknown target is a usage error before torch and hypothesis are imported (2.3 s -> 0.35 s of CPU).
+        _collect_conformance(config)
     from theorems.core.context import ENV_DEVICE as CONTEXT_ENV_DEVICE, resolve_device
 
     assert CONTEXT_ENV_DEVICE == ENV_DEVICE
@@ -119,8 +122,6 @@ def pytest_configure(config: pytest.Config) -> None:
     except ImportError:
         pass
     _one_thread_per_process()
-    if config.getoption("theorems_conformance"):
-        _collect_conformance(config)
     from theorems.core.recording import recording
 
     config._theorems_recording = recording()
