@@ -9,6 +9,7 @@ and one cheap real result with seeded random instances.
 from __future__ import annotations
 
 import io
+import os
 import re
 from pathlib import Path
 
@@ -110,6 +111,9 @@ def test_time_left_is_estimated_per_result():
 
 @pytest.mark.ray
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("THEOREMS_RAY") != "1",
+                    reason="starts and stops a local Ray (~10 s of start-up): .ci/run runs it in a step of its own; "
+                           "here: THEOREMS_RAY=1 pytest -m ray")
 def test_local_ray_gives_the_serial_run_in_plan_order(registered_fakes_only):
     pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'theorems[ray]'")
     assert run_plan(workers=2, ray="local") == run_plan(workers=1)
