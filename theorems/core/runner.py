@@ -7,8 +7,10 @@ in the same order on every backend. Every instance carries its own seed and runs
 the number of workers. Workers send Evidence back as JSON dicts (``Evidence.to_dict``), and the serial
 path makes the same round trip, so the three backends hand the report identical objects.
 
-Worker processes are started with the ``spawn`` context: forking a parent that already runs torch's
-thread pools can deadlock, and a spawned worker imports only what it needs.
+Worker processes are forked from a ``forkserver`` (``spawn`` where the platform has none), never from the parent:
+forking a parent that already runs torch's thread pools can deadlock. The server is a fresh interpreter that has
+imported torch and the registry and run nothing (`POOL_PRELOAD`), so a worker starts without paying the ~2 s
+import again; the server lives as long as the parent, so every pool of one process shares it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 RAY_LOCAL = "local"
+# What the pool's fork server imports once, before any worker is forked from it: what every worker imports first
+# (prepare_worker). Imports only: the server runs no torch operation, so it has no thread pool to fork.
+POOL_PRELOAD = ("torch", "theorems.core.registry")
 
 
 class BackendUnavailable(RuntimeError):
@@ -313,8 +318,13 @@ def _run_pool(instances: Sequence[Instance], device: str | None, workers: int, c
     import multiprocessing
 
     modules = registering_modules(instances)
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(list(POOL_PRELOAD))  # read when the server starts: the first pool only
+    else:
+        context = multiprocessing.get_context("spawn")
     pool = cf.ProcessPoolExecutor(
-        max_workers=min(workers, len(instances)), mp_context=multiprocessing.get_context("spawn"),
+        max_workers=min(workers, len(instances)), mp_context=context,
         initializer=_init_pool_worker, initargs=(modules, list(sys.path)),
     )
     try:
