@@ -318,9 +318,10 @@ def _run_pool(instances: Sequence[Instance], device: str | None, workers: int, c
     import multiprocessing
 
     modules = registering_modules(instances)
+    context: multiprocessing.context.BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(list(POOL_PRELOAD))  # read when the server starts: the first pool only
+        multiprocessing.set_forkserver_preload(list(POOL_PRELOAD))  # read when the server starts: the first pool only
     else:
         context = multiprocessing.get_context("spawn")
     pool = cf.ProcessPoolExecutor(
