@@ -131,7 +131,7 @@ def batched_lbfgs(
                 f_try, g_try = fun(x_try)
                 evaluations += 1
                 tried += 1
-                ok = pending & torch.isfinite(f_try) & (f_try <= f + c1 * t * gd + slack)
+                ok = pending & _sufficient_decrease(f_try, f, t, gd, slack, c1)
                 x_new[ok], f_new[ok], g_new[ok] = x_try[ok], f_try[ok], g_try[ok]
                 pending &= ~ok
             else:
@@ -166,6 +166,12 @@ def batched_lbfgs(
     )
 
 
+def _sufficient_decrease(f_try, f, t, gd, slack, c1: float) -> torch.Tensor:
+    """Armijo's test at step length t (a finite value at most f + c1·t·gd + slack): the one acceptance rule of the
+    sequential and the speculative line search, so that both take the same steps."""
+    return torch.isfinite(f_try) & (f_try <= f + c1 * t * gd + slack)
+
+
 def _speculative_backtrack(fun, x, d, f, gd, slack, t, pending, x_new, f_new, g_new, c1: float, m: int) -> int:
     """Try the step lengths t, t/2, …, t/2^(m−1) of every pending row in one call of ``fun`` (``speculate`` of
     ``batched_lbfgs``), in place: accepted rows take their first passing step (x_new, f_new, g_new) and leave
@@ -178,9 +184,9 @@ def _speculative_backtrack(fun, x, d, f, gd, slack, t, pending, x_new, f_new, g_
     xc = x[idx, None, :] + tc[..., None] * d[idx, None, :]
     fc, gc = fun(xc.reshape(n * m, -1))
     fc, gc = fc.reshape(n, m), gc.reshape(n, m, -1)
-    ok = torch.isfinite(fc) & (fc <= f[idx, None] + c1 * tc * gd[idx, None] + slack[idx, None])
-    first = torch.where(ok.any(1), ok.long().argmax(1), m - 1)  # argmax of a bool row: its first True
+    ok = _sufficient_decrease(fc, f[idx, None], tc, gd[idx, None], slack[idx, None], c1)
     hit = ok.any(1)
+    first = torch.where(hit, ok.long().argmax(1), m - 1)  # argmax of a bool row: its first True
     rows = torch.arange(n, device=idx.device)
     acc = idx[hit]
     x_new[acc], f_new[acc], g_new[acc] = xc[rows, first][hit], fc[rows, first][hit], gc[rows, first][hit]
