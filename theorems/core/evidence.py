@@ -27,6 +27,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .magnitude import error_size, magnitude
+from .numbers import fmt as _fmt
+from .numbers import fmt_pair
 from .params import command_word
 
 
@@ -172,8 +175,6 @@ class Claim:
             rel = {"<=": "≤", ">=": "≥", "==": "="}[self.relation]
             slack = "" if math.isnan(self.slack) else f"; slack {self.slack:+.3g}"
             observed, bound = fmt_pair(self.observed, self.bound)
-            from .magnitude import magnitude
-
             size = magnitude(self)
             text = (f"{mark} {self.name}: {observed} {rel} {bound}"
                     f"{' (' + tol + ')' if tol else ''}{tag}{slack}{'; ' + str(size) if size else ''}")
@@ -276,26 +277,6 @@ def _from_json_details(value: Any) -> Any:
     return _from_json_float(value)
 
 
-def _fmt(x: Any) -> str:
-    if isinstance(x, float):
-        if x == 0 or not math.isfinite(x):
-            return str(x)
-        return f"{x:.6g}" if 1e-3 <= abs(x) < 1e5 else f"{x:.4e}"
-    return str(x)
-
-
-def fmt_pair(a: float, b: float) -> tuple[str, str]:
-    """Both numbers with just enough digits to tell them apart (at most 17): a passing claim whose two
-    sides agree to 1e-9 must not print as '0.016129 ≥ 0.016129'."""
-    if not (isinstance(a, float) and isinstance(b, float)) or a == b or not (math.isfinite(a) and math.isfinite(b)):
-        return _fmt(a), _fmt(b)
-    for digits in range(6, 18):
-        fa, fb = f"{a:.{digits}g}", f"{b:.{digits}g}"
-        if fa != fb:
-            return (fa, fb) if digits > 6 else (_fmt(a), _fmt(b))
-    return f"{a!r}", f"{b!r}"
-
-
 def reproduce_command(result_id: str, params: Mapping[str, Any], form: str | None = None,
                       allow_violation: bool = False, device: str = "cpu") -> str:
     """``python -m theorems check ...`` for one instance, quoted for a POSIX shell."""
@@ -375,6 +356,16 @@ class Evidence:
         if self.violations:
             lines.append("  hypotheses deliberately violated: " + "; ".join(self.violations))
         return "\n".join(lines)
+
+    def headline_claim(self) -> Claim | None:
+        """The one claim the headline's numbers, slack and tightness all come from: the claim the evidence
+        names as its headline, else the bound claim with the least slack (`headline_claim`)."""
+        if self.headline:
+            try:
+                return self.claim(self.headline)
+            except KeyError:
+                pass
+        return headline_claim(self.claims)
 
     def reproduce(self) -> str:
         """The command line that reruns exactly this instance."""
@@ -463,13 +454,11 @@ class Evidence:
         )
 
     def __repr__(self) -> str:
-        from .magnitude import error_size, headline
-
         verdict = "HOLDS" if self.holds else {
             NOT_CONVERGED: "DOES NOT HOLD (not converged)",
             MEASURED: "NOTHING ASSERTED (no bound claim: measurements only)"}.get(self.outcome, "DOES NOT HOLD")
         conv = {None: "n/a (no optimiser)", True: "yes", False: "NO"}[self.converged]
-        head = headline(self)  # the one claim the headline's slack and tightness come from
+        head = self.headline_claim()  # the one claim the headline's slack and tightness come from
         tight = _fmt(head.tightness) if head is not None and not math.isnan(head.slack) else \
             ("n/a" if self.tightness is None else _fmt(self.tightness))
         slack = "n/a" if head is None or math.isnan(head.slack) else f"{head.slack:+.3g}"

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
+from .numbers import fmt_pair, ratio_text  # noqa: F401  (ratio_text: re-exported)
+
 if TYPE_CHECKING:
     from .evidence import Claim, Evidence
 
@@ -60,15 +62,6 @@ class Magnitude:
         return "no size: a side of the claim is not a number"
 
 
-def ratio_text(r: float) -> str:
-    """``r`` with 3 significant digits, more where 3 would print a failing ratio as exactly 1."""
-    for digits in range(3, 18):
-        text = f"{r:.{digits}g}"
-        if float(text) != 1.0 or r == 1.0:
-            return text
-    return repr(r)
-
-
 def unit_of(claim: "Claim") -> str:
     for pattern, unit in UNITS:
         if re.search(pattern, claim.message or ""):
@@ -94,8 +87,6 @@ def how_wrong(claim: "Claim") -> str:
     size = magnitude(claim)
     if size is None:
         return ""
-    from .evidence import fmt_pair
-
     observed, bound = fmt_pair(claim.observed, claim.bound)
     return f"{claim.name}: {observed}, bound {_REL[claim.relation]} {bound} ({size})"
 
@@ -127,13 +118,6 @@ def short_size(evidence: "Evidence") -> str:
 
 
 def headline(evidence: "Evidence") -> "Claim | None":
-    """The one claim the headline's numbers, slack and tightness all come from: the claim the evidence
-    names as its headline, else the bound claim with the least slack (`headline_claim`)."""
-    from .evidence import headline_claim
-
-    if evidence.headline:
-        try:
-            return evidence.claim(evidence.headline)
-        except KeyError:
-            pass
-    return headline_claim(evidence.claims)
+    """The one claim the headline's numbers, slack and tightness all come from (`Evidence.headline_claim`): the
+    claim the evidence names as its headline, else the bound claim with the least slack."""
+    return evidence.headline_claim()
