@@ -115,7 +115,7 @@ def test_to_jsonable_plain_values():
     assert to_jsonable(np.array(INF)) == "inf"
     assert to_jsonable(Claim.at_most("c", 1.0, 2.0)) == {
         "name": "c", "passed": True, "observed": 1.0, "bound": 2.0, "relation": "<=", "message": "", "kind": "bound",
-        "rtol": 0.0, "atol": 0.0}
+        "rtol": 0.0, "atol": 0.0, "enclosure": None, "certificate": "", "n_draws": 0, "stderr": None}
 
 
 # ----------------------------------------------------------------------------------------------------

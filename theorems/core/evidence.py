@@ -27,6 +27,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .errors import SuiteError
+from .grade import (CERTIFICATES, CERTIFIED, NUMERICAL, RIGOROUS, STATISTICAL, Enclosure,
+                    certificate_supported, strongest, weakest)
 from .magnitude import error_size, magnitude
 from .numbers import fmt as _fmt
 from .numbers import fmt_pair
@@ -40,6 +43,8 @@ from .params import command_word
 #   proof_step   a step of the paper's proof: its failure is a proof erratum, not a verdict on the statement;
 #   measurement  a number recorded beside the verdict, not asserted (``passed`` is always True).
 CLAIM_KINDS = ("bound", "identity", "proof_step", "measurement")
+# The fields of a Claim its grade is derived from (theorems.core.grade): what a re-derivation of its verdict keeps.
+GRADE_FIELDS = ("enclosure", "certificate", "n_draws", "stderr")
 # '<=', '>=', '==' are asserted (up to the claim's tolerance); '=' is a measurement's "recorded as".
 RELATIONS = ("<=", ">=", "==", "=")
 
@@ -53,6 +58,12 @@ class Claim:
     never folded into ``bound``: ``allowance = atol + rtol·|bound|`` is how far ``observed`` may pass the
     bound (or, for ``'=='``, differ from it) while the claim still passes. ``bound`` is what the theorem
     (or the proof, or a closed form) says, exactly.
+
+    How strong the verdict is (``grade``, one of `theorems.core.grade.GRADES`) is derived from the last four
+    fields, never declared: ``enclosure`` (a rigorous re-evaluation that decides the relation: ``rigorous``),
+    ``certificate`` (the kind of a-posteriori certificate, one of ``CERTIFICATES``: ``certified`` where the
+    evidence's convergence supports it, `Evidence.grade_of`), ``n_draws`` and ``stderr`` (None: not recorded; the observed value is a
+    mean over that many seeds or draws with that standard error: ``statistical``); otherwise ``numerical``.
     """
 
     name: str
@@ -64,6 +75,10 @@ class Claim:
     kind: str = "bound"
     rtol: float = 0.0
     atol: float = 0.0
+    enclosure: Enclosure | None = None
+    certificate: str = ""
+    n_draws: int = 0
+    stderr: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in CLAIM_KINDS:
@@ -72,6 +87,77 @@ class Claim:
             raise ValueError(f"claim {self.name!r}: relation {self.relation!r} is not one of {', '.join(RELATIONS)}")
         if not (self.rtol >= 0 and self.atol >= 0):
             raise ValueError(f"claim {self.name!r}: tolerances must be ≥ 0 (rtol={self.rtol}, atol={self.atol})")
+        if self.certificate not in ("", *CERTIFICATES):
+            raise ValueError(f"claim {self.name!r}: certificate {self.certificate!r} is not one of "
+                             f"{', '.join(CERTIFICATES)} (or '' for none)")
+        if isinstance(self.n_draws, bool) or not isinstance(self.n_draws, int) or self.n_draws < 0:
+            raise ValueError(f"claim {self.name!r}: n_draws must be an int ≥ 0, got {self.n_draws!r}")
+        if self.stderr is not None and not (math.isnan(self.stderr) or self.stderr >= 0):
+            raise ValueError(f"claim {self.name!r}: stderr must be ≥ 0 (None or NaN: none), got {self.stderr!r}")
+        if self.enclosure is not None:
+            if not isinstance(self.enclosure, Enclosure):
+                raise TypeError(f"claim {self.name!r}: enclosure {self.enclosure!r} is not an Enclosure")
+            decided, verdict = self.enclosure.decides(), "holds" if self.passed else "fails"
+            if decided is not None and decided != verdict:
+                raise SuiteError(
+                    f"claim {self.name!r}: the rigorous enclosure [{self.enclosure.lo}, {self.enclosure.hi}] "
+                    f"{self.enclosure.relation} {self.enclosure.bound} ({self.enclosure.method}) says the relation "
+                    f"{decided}, the float64 evaluation says it {verdict} (observed {self.observed!r}, bound "
+                    f"{self.bound!r}): the float code path is wrong, a bug of the suite, not a verdict on the paper")
+
+    # -- grade ---------------------------------------------------------------------------------------
+    @property
+    def rigorous(self) -> bool:
+        """An enclosure that decides the relation, the way the float verdict does (the other way raised on
+        construction)."""
+        return self.enclosure is not None and self.enclosure.decides() is not None
+
+    @property
+    def statistical(self) -> bool:
+        """Seeds or draws recorded: at least two, with a finite standard error."""
+        return self.n_draws >= 2 and self.stderr is not None and math.isfinite(self.stderr)
+
+    def grade_given(self, certificate_supported: bool = True) -> str:
+        """The grade, when the evidence's convergence does (or does not) support the named certificate."""
+        if self.rigorous:
+            return RIGOROUS
+        if self.certificate and certificate_supported:
+            return CERTIFIED
+        return STATISTICAL if self.statistical else NUMERICAL
+
+    @property
+    def grade(self) -> str:
+        """The claim's grade from its own fields (a named certificate taken as supported; `Evidence.grade_of`
+        asks the evidence's convergence certificate)."""
+        return self.grade_given(True)
+
+    @property
+    def ses_beyond(self) -> float:
+        """How many standard errors the observed value lies beyond the bound (> 0 on the failing side, < 0 inside);
+        NaN without a standard error."""
+        if self.stderr is None or not self.statistical or self.relation not in ("<=", ">=", "=="):
+            return math.nan
+        a, b = self.observed, self.bound
+        beyond = {"<=": a - b, ">=": b - a, "==": abs(a - b)}[self.relation]
+        if self.stderr == 0:
+            return math.copysign(math.inf, beyond) if beyond else 0.0
+        return beyond / self.stderr
+
+    def grade_text(self, grade: str | None = None) -> str:
+        """The grade with what it rests on: 'rigorous (arb: [lo, hi] ≤ bound)', 'certified (lp-duality)',
+        'statistical (3 draws, stderr 0.01: 2.4 SE beyond the bound)', 'numerical'."""
+        grade = self.grade if grade is None else grade
+        if grade == RIGOROUS and self.enclosure is not None:
+            e = self.enclosure
+            return f"rigorous ({e.method}: [{e.lo}, {e.hi}] {e.relation} {e.bound})"
+        if grade == CERTIFIED:
+            return f"certified ({self.certificate})"
+        if grade == STATISTICAL:
+            k = self.ses_beyond
+            where = "" if math.isnan(k) else \
+                f": {abs(k):.3g} SE {'beyond' if k > 0 else 'inside'} the bound" if k else ": at the bound"
+            return f"statistical ({self.n_draws} draws, stderr {_fmt(self.stderr)}{where})"
+        return grade
 
     @staticmethod
     def _allowance(bound: float, rtol: float, atol: float) -> float:
@@ -79,27 +165,29 @@ class Claim:
 
     @classmethod
     def at_most(cls, name: str, observed: float, bound: float, message: str = "", kind: str = "bound", *,
-                rtol: float = 0.0, atol: float = 0.0) -> "Claim":
-        """observed ≤ bound, up to ``atol + rtol·|bound|``."""
+                rtol: float = 0.0, atol: float = 0.0, **grade: Any) -> "Claim":
+        """observed ≤ bound, up to ``atol + rtol·|bound|``. ``grade``: the fields a grade is derived from
+        (``enclosure``, ``certificate``, ``n_draws``, ``stderr``)."""
         observed, bound = float(observed), float(bound)
         passed = observed <= bound + cls._allowance(bound, rtol, atol)
-        return cls(name, bool(passed), observed, bound, "<=", message, kind, float(rtol), float(atol))
+        return cls(name, bool(passed), observed, bound, "<=", message, kind, float(rtol), float(atol), **grade)
 
     @classmethod
     def at_least(cls, name: str, observed: float, bound: float, message: str = "", kind: str = "bound", *,
-                 rtol: float = 0.0, atol: float = 0.0) -> "Claim":
-        """observed ≥ bound, up to ``atol + rtol·|bound|``."""
+                 rtol: float = 0.0, atol: float = 0.0, **grade: Any) -> "Claim":
+        """observed ≥ bound, up to ``atol + rtol·|bound|`` (``grade``: as for `at_most`)."""
         observed, bound = float(observed), float(bound)
         passed = observed >= bound - cls._allowance(bound, rtol, atol)
-        return cls(name, bool(passed), observed, bound, ">=", message, kind, float(rtol), float(atol))
+        return cls(name, bool(passed), observed, bound, ">=", message, kind, float(rtol), float(atol), **grade)
 
     @classmethod
     def close(cls, name: str, observed: float, bound: float, message: str = "", kind: str = "bound", *,
-              rtol: float = 0.0, atol: float = 0.0) -> "Claim":
-        """observed = bound, up to ``atol + rtol·|bound|`` (a closed form, an identity, an attained bound)."""
+              rtol: float = 0.0, atol: float = 0.0, **grade: Any) -> "Claim":
+        """observed = bound, up to ``atol + rtol·|bound|`` (a closed form, an identity, an attained bound;
+        ``grade``: as for `at_most`)."""
         observed, bound = float(observed), float(bound)
         passed = abs(observed - bound) <= cls._allowance(bound, rtol, atol)
-        return cls(name, bool(passed), observed, bound, "==", message, kind, float(rtol), float(atol))
+        return cls(name, bool(passed), observed, bound, "==", message, kind, float(rtol), float(atol), **grade)
 
     @classmethod
     def measurement(cls, name: str, value: float, reference: float = math.nan, message: str = "") -> "Claim":
@@ -162,9 +250,10 @@ class Claim:
     def __str__(self) -> str:
         return self.line()
 
-    def line(self, describe: bool = True) -> str:
-        """One line: mark, name, observed, relation, bound, tolerance, kind, slack, and (``describe``) the
-        message saying what was measured."""
+    def line(self, describe: bool = True, grade: str | None = None) -> str:
+        """One line: mark, name, observed, relation, bound, tolerance, kind, slack, the grade of a ``bound``
+        claim (``grade``: as the evidence derives it, `Evidence.grade_of`; default `Claim.grade`), and
+        (``describe``) the message saying what was measured."""
         if self.kind == "measurement":
             ref = "" if math.isnan(self.bound) else f" (reference {_fmt(self.bound)})"
             text = f"     {self.name}: {_fmt(self.observed)}{ref} [measurement]"
@@ -176,8 +265,9 @@ class Claim:
             slack = "" if math.isnan(self.slack) else f"; slack {self.slack:+.3g}"
             observed, bound = fmt_pair(self.observed, self.bound)
             size = magnitude(self)
+            graded = f"; grade {self.grade_text(grade)}" if self.kind == "bound" else ""
             text = (f"{mark} {self.name}: {observed} {rel} {bound}"
-                    f"{' (' + tol + ')' if tol else ''}{tag}{slack}{'; ' + str(size) if size else ''}")
+                    f"{' (' + tol + ')' if tol else ''}{tag}{slack}{'; ' + str(size) if size else ''}{graded}")
         return text + (f"  ({self.message})" if self.message and describe else "")
 
 
@@ -335,6 +425,40 @@ class Evidence:
         """'holds', 'fails', 'not converged' or 'measured' (no bound claim: nothing asserted), :func:`outcome_of`."""
         return outcome_of(self.claims, self.converged)
 
+    # -- grades (theorems.core.grade) -----------------------------------------------------------------
+    def grade_of(self, claim: Claim) -> str:
+        """``claim``'s grade on this evidence: `Claim.grade`, with a named certificate counted only where this
+        evidence's convergence certificate supports it (`theorems.core.grade.certificate_supported`)."""
+        return claim.grade_given(certificate_supported(claim.certificate, self.converged, self.details))
+
+    @property
+    def deciding_claims(self) -> list[Claim]:
+        """The claims the instance's outcome rests on: its failed ``bound`` claims where it fails, every ``bound``
+        claim where it holds, none where it decides nothing (not converged, measurements only)."""
+        outcome = self.outcome
+        return self.failed_bounds if outcome == FAILS else bound_claims(self.claims) if outcome == HOLDS else []
+
+    @property
+    def grades(self) -> dict[str, str]:
+        """The grade of each verdict-deciding claim (`deciding_claims`), by name."""
+        return {c.name: self.grade_of(c) for c in self.deciding_claims}
+
+    @property
+    def grade(self) -> str | None:
+        """How strong the outcome is: the strongest grade among the failed bound claims of an instance that fails
+        (one rigorous failure refutes), the weakest among the bound claims of one that holds; None where the
+        instance decides nothing."""
+        grades = [self.grade_of(c) for c in self.deciding_claims]
+        return (strongest if self.outcome == FAILS else weakest)(grades)
+
+    def grade_text(self) -> str:
+        """The outcome's grade with what it rests on (the deciding claim's `Claim.grade_text`); '' for none."""
+        grade = self.grade
+        if grade is None:
+            return ""
+        claim = next(c for c in self.deciding_claims if self.grade_of(c) == grade)
+        return claim.grade_text(grade)
+
     @property
     def failed_proof_steps(self) -> list[Claim]:
         return [c for c in self.claims if c.kind == "proof_step" and not c.passed]
@@ -352,7 +476,7 @@ class Evidence:
         lines = [f"{self.result_id} [{self.form}] {self.reproduce()}"]
         if self.converged is False:
             lines.append("NOT CONVERGED: the optimiser's certificate failed, so the evidence cannot hold")
-        lines += [f"  {c}" for c in self.claims]
+        lines += [f"  {c.line(grade=self.grade_of(c))}" for c in self.claims]
         if self.violations:
             lines.append("  hypotheses deliberately violated: " + "; ".join(self.violations))
         return "\n".join(lines)
@@ -411,7 +535,8 @@ class Evidence:
                 "rtol": self.rtol,
                 "atol": self.atol,
                 "slack": self.slack,
-                "claims": [asdict(c) for c in self.claims],
+                "grade": self.grade,
+                "claims": [{**asdict(c), "grade": self.grade_of(c)} for c in self.claims],
                 "details": self.details,
                 "violations": self.violations,
                 "device": self.device,
@@ -425,10 +550,16 @@ class Evidence:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Evidence":
+        # A claim's grade is derived on reading from what it rests on (its enclosure, certificate, draws), never
+        # read back: a file that says 'rigorous' without an enclosure that decides is not believed.
         claims = [
-            Claim(**{**c, "observed": _from_json_float(c["observed"]), "bound": _from_json_float(c["bound"]),
+            Claim(**{**{k: v for k, v in c.items() if k != "grade"},
+                     "observed": _from_json_float(c["observed"]), "bound": _from_json_float(c["bound"]),
                      "kind": c.get("kind", "bound"), "rtol": float(c.get("rtol", 0.0)),
-                     "atol": float(c.get("atol", 0.0))})
+                     "atol": float(c.get("atol", 0.0)),
+                     "enclosure": None if c.get("enclosure") is None else Enclosure.from_dict(c["enclosure"]),
+                     "certificate": c.get("certificate", ""), "n_draws": int(c.get("n_draws", 0)),
+                     "stderr": None if c.get("stderr") is None else float(_from_json_float(c["stderr"]))})
             for c in data.get("claims", [])
         ]
         tight = data.get("tightness")
@@ -474,7 +605,9 @@ class Evidence:
             f"  converged : {conv}   device: {self.device}   time: {self.elapsed_s:.2f}s",
             "  claims    :",
         ]
-        lines += [f"    {c}" for c in self.claims]
+        lines += [f"    {c.line(grade=self.grade_of(c))}" for c in self.claims]
+        if self.grade is not None:
+            lines.append(f"  grade     : {self.grade_text()}")
         wrong = error_size(self)
         if wrong:
             lines.append(f"  how wrong : {wrong}")

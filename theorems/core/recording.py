@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # not at run time: the command line imports this module and m
 _recorders: list[list["Evidence"]] = []
 DEFAULT_RUN_FILE = Path(".theorems") / "last-run.json"
 # The version of the file format (evidence.schema.json): bump it when a key changes meaning or goes away.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: claims carry their grade and what it rests on (enclosure, certificate, draws)
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "evidence.schema.json"
 # An instance's outcome, as the report names it (reports.model.outcome_of): what a test may expect.
 HOLDS, FAILS, NOT_CONVERGED, MEASURED = "holds", "fails", "not converged", "measured"
@@ -374,15 +374,17 @@ def rederive(evidence: "Evidence") -> "Evidence":
     (flipped, or a NaN that was said to hold) is never what the report shows."""
     import dataclasses
 
-    from .evidence import Claim, decides_holds, non_finite_bounds
+    from .errors import SuiteError
+    from .evidence import GRADE_FIELDS, Claim, decides_holds, non_finite_bounds
 
     make = {"<=": Claim.at_most, ">=": Claim.at_least, "==": Claim.close}
     claims = []
     for c in evidence.claims:
         if c.relation in make:
-            try:
-                c = make[c.relation](c.name, c.observed, c.bound, c.message, c.kind, rtol=c.rtol, atol=c.atol)
-            except (TypeError, ValueError) as err:
+            try:  # what the grade rests on is kept, and an enclosure must agree with the re-derived verdict
+                c = make[c.relation](c.name, c.observed, c.bound, c.message, c.kind, rtol=c.rtol, atol=c.atol,
+                                     **{f: getattr(c, f) for f in GRADE_FIELDS})
+            except (TypeError, ValueError, SuiteError) as err:
                 raise RunFileError(f"{evidence.result_id}: claim {c.name!r}: {err}") from None
         claims.append(c)
     holds = decides_holds(claims, evidence.converged) and not non_finite_bounds(claims)

@@ -416,6 +416,7 @@ def check(
     # Imported here, not at the top: they import torch and numpy, which `list` and `show` never need.
     from .context import Context
     from .evidence import Evidence, decides_holds, non_finite_bounds
+    from .grade import attach_enclosures
     from .recording import record
 
     result = get(result_id)
@@ -452,6 +453,8 @@ def check(
         device=str(ctx.device),
         elapsed_s=elapsed,
     )
+    # The rigorous re-evaluations registered for its claims (theorems.core.grade.REPLAYS), from the recorded point.
+    evidence = attach_enclosures(evidence)
     if holds and (non_finite_bounds(claims) or not all(math.isfinite(x) for x in (
             evidence.observed, evidence.bound, evidence.tightness if evidence.tightness is not None else 0.0))):
         raise SuiteError(f"{result.id}: the instance would hold on a non-finite number (a bug of the suite, not a "

@@ -1,0 +1,154 @@
+"""Evidence grades (theorems.core.grade, issue 41): derived from what a claim rests on, never declared; carried by
+Evidence, its JSON and the schema; the rigorous replays attached by `theorems.check`."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import pytest
+
+import grade_fakes
+from fakes import FAKE_CX, make_fake
+from theorems.core import grade, recording, registry
+from theorems.core.errors import SuiteError
+from theorems.core.evidence import Claim, Evidence
+from theorems.core.grade import Enclosure, rerun
+
+FAKE = "fake_grade.square_below_line"
+
+
+def enclosure(lo: str, hi: str, bound: str = "1", relation: str = "<=") -> Enclosure:
+    return Enclosure(lo, hi, bound, relation, "test")
+
+
+def evidence(*claims: Claim, converged=None, details=None) -> Evidence:
+    return Evidence("fake.r", "as_printed", {}, False, math.nan, math.nan, None, converged, list(claims),
+                    dict(details or {}))
+
+
+# -- the grade of a claim ------------------------------------------------------------------------------
+def test_a_claim_is_numerical_unless_it_rests_on_something():
+    assert Claim.at_most("c", 0.5, 1.0).grade == "numerical"
+    assert Claim.at_most("c", 0.5, 1.0, certificate="lp-duality").grade == "certified"
+    assert Claim.at_most("c", 0.5, 1.0, n_draws=1, stderr=0.1).grade == "numerical"  # one draw has no spread
+    assert Claim.at_most("c", 0.5, 1.0, n_draws=3).grade == "numerical"  # no standard error recorded
+    with pytest.raises(ValueError, match="certificate"):
+        Claim.at_most("c", 0.5, 1.0, certificate="trust me")
+    with pytest.raises(ValueError, match="stderr"):
+        Claim.at_most("c", 0.5, 1.0, n_draws=3, stderr=-1.0)
+
+
+def test_a_statistical_claim_says_how_many_standard_errors_beyond_the_bound():
+    c = Claim.at_most("c", 1.3, 1.0, n_draws=3, stderr=0.1)
+    assert c.grade == "statistical" and c.ses_beyond == pytest.approx(3.0)
+    assert "3 draws" in c.grade_text() and "3 SE beyond the bound" in c.grade_text()
+    inside = Claim.at_least("c", 1.3, 1.0, n_draws=5, stderr=0.1)
+    assert inside.ses_beyond == pytest.approx(-3.0) and "3 SE inside the bound" in inside.grade_text()
+    assert "grade statistical (3 draws" in str(c)
+
+
+def test_rigorous_only_where_the_enclosure_decides_as_the_float_verdict():
+    fails = Claim.at_most("c", 1.5, 1.0, enclosure=enclosure("1.49", "1.51"))
+    assert fails.grade == "rigorous" and "rigorous (test: [1.49, 1.51] <= 1)" in str(fails)
+    holds = Claim.at_most("c", 0.5, 1.0, enclosure=enclosure("0.49", "0.51"))
+    assert holds.grade == "rigorous"
+    # mutation: widened so that it straddles the bound, the enclosure decides nothing and earns nothing
+    wide = dataclasses.replace(fails, enclosure=enclosure("0.9", "1.6"))
+    assert wide.grade == "numerical"
+    assert dataclasses.replace(wide, certificate="dual-bound").grade == "certified"
+    # an enclosure that decides against the float verdict: the float code path is wrong
+    with pytest.raises(SuiteError, match="float code path is wrong"):
+        Claim.at_most("c", 0.5, 1.0, enclosure=enclosure("1.1", "1.2"))
+    with pytest.raises(SuiteError):
+        dataclasses.replace(fails, enclosure=enclosure("0.1", "0.2"))
+
+
+# -- the grade on an evidence: the certificate must be supported by its convergence -------------------------
+def test_a_certificate_counts_only_where_the_convergence_certificate_supports_it():
+    second = Claim.at_most("c", 1.5, 1.0, certificate="second-order")
+    assert evidence(second, converged=True, details={"hessian_min_eig": 1e-3}).grade_of(second) == "certified"
+    assert evidence(second, converged=True).grade_of(second) == "numerical"  # no curvature recorded
+    assert evidence(second, converged=None, details={"hessian_min_eig": 1e-3}).grade_of(second) == "numerical"
+    assert evidence(second, converged=True, details={"hessian_min_eig": "nan"}).grade_of(second) == "numerical"
+    lp = Claim.at_most("c", 1.5, 1.0, certificate="lp-duality")
+    assert evidence(lp, converged=None).grade_of(lp) == "certified"
+    assert evidence(lp, converged=False).grade_of(lp) == "numerical"
+    # mutation: dropping the certificate drops certified
+    assert evidence(dataclasses.replace(lp, certificate="")).grades == {"c": "numerical"}
+
+
+def test_the_grade_of_an_instance_is_that_of_its_deciding_claims():
+    rig = Claim.at_most("rig", 1.5, 1.0, enclosure=enclosure("1.4", "1.6"))
+    num = Claim.at_most("num", 1.5, 1.0)
+    ok = Claim.at_most("ok", 0.5, 1.0)
+    side = Claim.at_most("side", 9.0, 1.0, kind="proof_step")
+    fails = evidence(rig, num, ok, side)
+    assert fails.outcome == "fails" and fails.grade == "rigorous"  # one rigorous failure refutes
+    assert fails.grades == {"rig": "rigorous", "num": "numerical"}
+    holds = evidence(Claim.at_most("a", 0.5, 1.0, enclosure=enclosure("0.4", "0.6")), ok)
+    assert holds.outcome == "holds" and holds.grade == "numerical"  # a pass is as strong as its weakest claim
+    assert evidence(ok, converged=False).grade is None and evidence().grade is None
+    assert "grade     : rigorous" in repr(fails)
+
+
+# -- serialisation -----------------------------------------------------------------------------------------
+def test_evidence_json_carries_and_rederives_the_grades(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    ev = evidence(Claim.at_most("rig", 1.5, 1.0, enclosure=enclosure("1.4", "1.6")),
+                  Claim.at_least("stat", 0.7, 1.0, n_draws=3, stderr=0.1, certificate="second-order"))
+    data = ev.to_dict()
+    assert data["grade"] == "rigorous" and [c["grade"] for c in data["claims"]] == ["rigorous", "statistical"]
+    jsonschema.validate({"schema_version": recording.SCHEMA_VERSION, "meta": {}, "evidence": [data]},
+                        json.loads(recording.SCHEMA_FILE.read_text()))
+    back = Evidence.from_dict(json.loads(json.dumps(data)))
+    assert back.claims == ev.claims and back.grades == ev.grades
+    # a file's grade is never believed: 'rigorous' written by hand on a claim without an enclosure reads numerical
+    data["claims"][1]["grade"] = "rigorous"
+    assert Evidence.from_dict(data).grade_of(Evidence.from_dict(data).claims[1]) == "statistical"
+    # re-deriving a file's verdicts keeps what the grades rest on
+    assert recording.rederive(back).claims == ev.claims
+
+
+# -- the runner hook: `theorems.check` attaches the registered replays ------------------------------------------
+@pytest.fixture
+def fake(registered, monkeypatch):
+    registered(make_fake(FAKE))
+    monkeypatch.setitem(grade.REPLAYS, (FAKE, "square_below_line"), grade_fakes.square_below_line)
+    return FAKE
+
+
+def test_check_attaches_the_registered_enclosure_and_it_reruns(fake):
+    ev = registry.check(fake, form="as_printed", **FAKE_CX)
+    claim = ev.claim("square_below_line")
+    assert ev.outcome == "fails" and claim.enclosure is not None and ev.grade == "rigorous"
+    assert rerun(claim.enclosure) == claim.enclosure and rerun(claim.enclosure).decides() == "fails"
+    assert registry.check(fake, x=0.5).grade == "rigorous"  # a pass the enclosure decides too
+    assert registry.check(fake, form="as_printed", x=0.9).to_dict()["grade"] == "rigorous"
+
+
+def test_a_widened_enclosure_is_not_rigorous(fake, monkeypatch):
+    monkeypatch.setattr(grade_fakes, "WIDEN", 1)
+    ev = registry.check(fake, form="as_printed", **FAKE_CX)
+    assert ev.claim("square_below_line").enclosure is not None and ev.grade == "numerical"
+
+
+def test_a_replay_that_disagrees_with_the_float_verdict_is_a_suite_error(fake, monkeypatch):
+    def wrong(point):
+        return enclosure("0", "0", "1")
+
+    monkeypatch.setitem(grade.REPLAYS, (fake, "square_below_line"), wrong)
+    with pytest.raises(SuiteError, match="float code path is wrong"):
+        registry.check(fake, form="as_printed", **FAKE_CX)
+    monkeypatch.setitem(grade.REPLAYS, (fake, "square_below_line"), lambda point: None)  # nothing to say here
+    assert registry.check(fake, form="as_printed", **FAKE_CX).grade == "numerical"
+
+
+def test_the_replay_package_is_optional(monkeypatch):
+    monkeypatch.setattr(grade, "REPLAY_PACKAGE", "theorems.no_such_package")
+    monkeypatch.setattr(grade, "_loaded", False)
+    grade.load_replays()  # nothing to import: no error
+    monkeypatch.setattr(grade, "REPLAY_PACKAGE", "no_such_top_level.sub")
+    monkeypatch.setattr(grade, "_loaded", False)
+    grade.load_replays()
