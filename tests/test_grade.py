@@ -15,6 +15,8 @@ from theorems.core import grade, recording, registry
 from theorems.core.errors import SuiteError
 from theorems.core.evidence import Claim, Evidence
 from theorems.core.grade import Enclosure, rerun
+from theorems.core.result import Outcome
+from theorems.core.verdict import CachedRunner, counterexample_grades, enclosure_problem, grade_problems
 
 FAKE = "fake_grade.square_below_line"
 
@@ -152,3 +154,61 @@ def test_the_replay_package_is_optional(monkeypatch):
     monkeypatch.setattr(grade, "REPLAY_PACKAGE", "no_such_top_level.sub")
     monkeypatch.setattr(grade, "_loaded", False)
     grade.load_replays()
+
+
+# -- counterexample grades and the conformance rules (theorems.core.verdict) ------------------------------------
+def _seeded(params, form, ctx):
+    """x² ≤ c·x as a mean over 3 pretend seeds with a standard error: a statistical counterexample."""
+    x, c = params["x"], {"as_printed": 0.5, "corrected": 1.0}[form]
+    return Outcome(claims=[Claim.at_most("square_below_line", x * x, c * x, rtol=1e-12, n_draws=3, stderr=0.01)],
+                   details={"x": x, "c": c}, converged=True)
+
+
+def test_each_counterexample_gets_the_grade_its_replay_supports(fake, registered, monkeypatch):
+    run = CachedRunner()
+    assert counterexample_grades(registry.get(fake), run) == [(FAKE_CX, "rigorous")]
+    assert grade_problems(registry.get(fake), run) == []
+    # without its replay the same counterexample is numerical
+    monkeypatch.delitem(grade.REPLAYS, (fake, "square_below_line"))
+    assert counterexample_grades(registry.get(fake), CachedRunner()) == [(FAKE_CX, "numerical")]
+
+
+def test_a_statistical_counterexample_is_never_rigorous(registered, monkeypatch):
+    seeded = registered(dataclasses.replace(make_fake("fake_grade.seeded"), evaluate=_seeded))
+    # mislabelled: an enclosure of the sample mean, registered as if it were rigorous
+    monkeypatch.setitem(grade.REPLAYS, (seeded.id, "square_below_line"), grade_fakes.square_below_line)
+    run = CachedRunner()
+    ev = run(seeded.id, form="as_printed", **FAKE_CX)
+    assert ev.claim("square_below_line").enclosure is not None
+    assert counterexample_grades(seeded, run) == [(FAKE_CX, "statistical")]
+    assert "SE beyond the bound" in ev.grade_text() and grade_problems(seeded, run) == []
+    # the rule bites: were an enclosure to outrank the draws, the conformance check would say so
+    monkeypatch.setattr(Claim, "rigorous", property(lambda c: c.enclosure is not None
+                                                    and c.enclosure.decides() is not None))
+    assert any("rests on 3 draws" in p for p in grade_problems(seeded, run))
+
+
+def test_a_rigorous_grade_must_rerun_to_the_same_decision(fake, monkeypatch):
+    run = CachedRunner()
+    ev = run(fake, form="as_printed", **FAKE_CX)
+    assert ev.grade == "rigorous" and grade_problems(registry.get(fake), run) == []
+    monkeypatch.setattr(grade_fakes, "WIDEN", 1)  # the replay no longer gives what was recorded
+    assert "re-run it gives" in enclosure_problem(ev.claim("square_below_line").enclosure)
+    assert any("re-run it gives" in p for p in grade_problems(registry.get(fake), run))
+    spec_less = dataclasses.replace(ev.claim("square_below_line").enclosure, replay={})
+    assert "does not re-run" in enclosure_problem(spec_less)
+
+
+def test_a_counterexample_that_does_not_fail_has_no_grade(registered):
+    holds = registered(dataclasses.replace(make_fake("fake_grade.no_cx"), counterexamples=({"x": 0.25},)))
+    assert counterexample_grades(holds, CachedRunner()) == [({"x": 0.25}, None)]
+    assert any("has no grade" in p for p in grade_problems(holds, CachedRunner()))
+
+
+def test_theorem_1s_counterexample_rests_on_lp_duality():
+    """deep_fusion.theorem_1's antipodal counterexample: no witness, by the LP's dual point (certified); the same
+    evidence without its certificates is numerical (mutation: dropping a certificate drops certified)."""
+    ev = registry.check("deep_fusion.theorem_1", form="as_printed", instance="antipodal")
+    assert ev.grade == "certified" and ev.grades["witness_exists"] == "certified"
+    bare = dataclasses.replace(ev, claims=[dataclasses.replace(c, certificate="") for c in ev.claims])
+    assert bare.grade == "numerical"

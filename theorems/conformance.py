@@ -351,3 +351,14 @@ def test_bound_holds_after_adversarial_search(result_id, run, suite):
     assert ev.holds, ev.explain()
     start, end = ev.details["adversarial_start_slack"], ev.details["adversarial_end_slack"]
     assert end <= start, f"{result_id}: the adversarial search increased the slack ({start} -> {end})"
+
+
+# -- grades (theorems.core.grade) -------------------------------------------------------------------------
+def test_grades_follow_from_the_evidence(result_id, run):
+    """Every registered counterexample fails with a grade, every verdict-deciding claim has one, a rigorous grade
+    rests on an enclosure that re-runs from its replay spec (through JSON) to the same decision, and a claim resting
+    on draws is not graded above statistical (`theorems.core.verdict.grade_problems`)."""
+    from theorems.core.verdict import grade_problems
+
+    problems = grade_problems(_result(result_id), run)
+    assert not problems, f"{result_id}:\n" + "\n".join(problems)

@@ -109,8 +109,9 @@ class Claim:
     @property
     def rigorous(self) -> bool:
         """An enclosure that decides the relation, the way the float verdict does (the other way raised on
-        construction)."""
-        return self.enclosure is not None and self.enclosure.decides() is not None
+        construction), of a value that is not a mean over draws: an enclosure of a sample mean bounds that sample,
+        not the expectation the claim is about, so a claim that records draws is never rigorous."""
+        return self.enclosure is not None and self.enclosure.decides() is not None and not self.statistical
 
     @property
     def statistical(self) -> bool:

@@ -18,7 +18,8 @@ return an :class:`Enclosure`.
 What a grade is derived from (`theorems.core.evidence.Claim`, fields after ``atol``; never a grade declared by hand):
 
 * ``Claim.enclosure`` (:class:`Enclosure` or None): ``rigorous`` iff ``enclosure.decides()`` is the claim's float
-  verdict ('holds' for a passed claim, 'fails' for a failed one). An enclosure that straddles the bound
+  verdict ('holds' for a passed claim, 'fails' for a failed one) and the claim records no draws (an enclosure of a
+  mean over seeds bounds that sample, not the expectation: such a claim stays statistical). An enclosure that straddles the bound
   (``decides() is None``) earns nothing; one that decides the other way is a :class:`~theorems.core.errors.SuiteError`
   (the float code path is wrong), raised when the claim is built. The enclosure's ``bound`` is the threshold the float
   verdict uses: the claim's bound, moved by its allowance where the claim has a tolerance;

@@ -23,6 +23,11 @@ the two disagree. The rules, in the order they are tried:
 
 A proof erratum (``Result.proof_errata``) never enters the status: each must replay (its ``proof_step``
 claim fails on its instance), and that is all.
+
+How strong each verdict is (`theorems.core.grade`): :func:`counterexample_grades` gives the grade of each registered
+counterexample's failure, derived from its replay; :func:`grade_problems` lists what keeps the grades of a result from
+being what its evidence supports (a counterexample or a default instance without one, a rigorous grade whose enclosure
+does not re-run to the same decision, a claim resting on seeds or draws graded above statistical).
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, TypeGuard
 
 from .errors import HypothesisViolation
-from .evidence import Evidence
+from .evidence import FAILS, HOLDS, Evidence
+from .grade import CERTIFIED, GRADES, RIGOROUS, Enclosure, rerun
 from .result import AS_PRINTED, CORRECTED, Result, Status
 
 Runner = Callable[..., Evidence]
@@ -216,6 +222,66 @@ def status_problems(result: Result, run: Runner) -> list[str]:
     if out:
         out.append(derived.explain())
     return out
+
+
+def counterexample_grades(result: Result, run: Runner) -> list[tuple[dict[str, Any], str | None]]:
+    """Each registered counterexample with the grade of its failure (`Evidence.grade` of its replay, printed form):
+    the strongest grade among its failed ``bound`` claims; None where it does not replay as a failure."""
+    out: list[tuple[dict[str, Any], str | None]] = []
+    for cx in result.counterexamples:
+        try:
+            ev = run(result.id, form=AS_PRINTED, **cx)
+        except HypothesisViolation:
+            out.append((dict(cx), None))
+            continue
+        out.append((dict(cx), ev.grade if ev.outcome == FAILS else None))
+    return out
+
+
+def enclosure_problem(enclosure: Enclosure) -> str | None:
+    """Why a rigorous enclosure does not stand on its own (None when it does): it must re-run from its replay spec
+    alone, as a reader of evidence.json would (through JSON, no torch), to the same decision."""
+    import json
+
+    try:
+        again = rerun(Enclosure.from_dict(json.loads(json.dumps(enclosure.to_dict()))))
+    except Exception as err:  # noqa: BLE001 - whatever stops the replay is the problem to report
+        return f"its enclosure does not re-run from its replay spec ({type(err).__name__}: {err})"
+    if again.decides() != enclosure.decides():
+        return (f"its enclosure [{enclosure.lo}, {enclosure.hi}] decides {enclosure.decides()}, re-run it gives "
+                f"[{again.lo}, {again.hi}], which decides {again.decides()}")
+    return None
+
+
+def grade_problems(result: Result, run: Runner) -> list[str]:
+    """What keeps the grades of ``result`` from being what its evidence supports (empty: they are). Every registered
+    counterexample fails with a grade, and the default instance, where it decides, has one; every verdict-deciding
+    claim's grade is one of GRADES; a rigorous one rests on an enclosure that re-runs to the same decision
+    (`enclosure_problem`); a claim that rests on seeds or draws is never graded above statistical unless an
+    a-posteriori certificate covers it."""
+    problems: list[str] = []
+    instances: list[tuple[str, Evidence]] = [("the default instance", run(result.id))]
+    for cx, grade in counterexample_grades(result, run):
+        if grade is None:
+            problems.append(f"counterexample {cx} has no grade: it does not replay as a failure of the printed form")
+            continue
+        instances.append((f"counterexample {cx}", run(result.id, form=AS_PRINTED, **cx)))
+    for what, ev in instances:
+        if ev.outcome in (HOLDS, FAILS) and ev.grade not in GRADES:
+            problems.append(f"{what}: decides ({ev.outcome}) without a grade")
+        for claim in ev.deciding_claims:
+            grade = ev.grade_of(claim)
+            where = f"{what}: claim {claim.name!r} graded {grade}"
+            if grade not in GRADES:
+                problems.append(f"{where}, not one of {', '.join(GRADES)}")
+            if grade == RIGOROUS:
+                assert claim.enclosure is not None  # Claim.rigorous says so
+                why = enclosure_problem(claim.enclosure)
+                if why:
+                    problems.append(f"{where}: {why}")
+            if claim.statistical and grade not in ("statistical", CERTIFIED):
+                problems.append(f"{where}, yet it rests on {claim.n_draws} draws: a mean over draws is statistical")
+    return problems
 
 
 class CachedRunner:

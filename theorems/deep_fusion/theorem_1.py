@@ -55,6 +55,7 @@ entries, attainment and unit columns. The hypotheses bite on ``k3_near_dependent
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 
@@ -360,6 +361,10 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                  "unit_column_witness_reaches_printed_bound": len(certificates) > int(lp_certified) or lp_certified}
     if failed and all(certified.get(c.name, False) for c in failed):
         details["no_witness_certificate"] = "; ".join(certificates)
+        # what each certified failure rests on (its grade): the LP's dual point, or the unit-column dual bound
+        kinds = {"witness_exists": "lp-duality",
+                 "unit_column_witness_reaches_printed_bound": "lp-duality" if lp_certified else "dual-bound"}
+        claims = [dataclasses.replace(c, certificate=kinds[c.name]) if c in failed else c for c in claims]
     converged = bool(con.converged.all()) and (integ is None or bool(integ.converged.all()))
     if not witness.passed and not lp_certified:
         # t* in (LP_ZERO, WITNESS_ATOL] on every failing instance: a witness may exist below what the LP resolves

@@ -158,6 +158,8 @@ grid points. BatchNorm, normalisation, τ and d_out are unprinted and taken from
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
 
 from ..core.evidence import Claim
@@ -366,7 +368,11 @@ def grid_claims(table, axes, margin: float, form: str = AS_PRINTED, full_length:
                 for b1, b2 in zip(sorted(betas), sorted(betas)[1:])]
         claims.append(Claim.measurement("relu_beta_steps_min", min(mono), message="min over P and successive β of "
                                         "the step of χ̄₊(ReLU) ('the larger β is, the better')"))
-    return claims
+    # The grade of a claim with seed noise: the mean over the seeds at its decisive point, with that standard error.
+    n_seeds = len(next(iter(table.values()))[0])
+    se = {c.name.removesuffix("_seed_se"): c.observed for c in claims if c.name.endswith("_seed_se")}
+    return [dataclasses.replace(c, n_draws=n_seeds, stderr=se[c.name]) if c.kind == "bound" and c.name in se else c
+            for c in claims]
 
 
 def noise(name: str, per_seed: list[list[float]]) -> list[Claim]:

@@ -85,7 +85,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     claims = [
         Claim.at_most("expectation", z, 0.0,
                       f"max entry |mean of C/n − ({'−XᵀX/n' if form == AS_PRINTED else '−Cov̂(X)'})| in standard errors "
-                      f"({p['resamples']} resamplings)", atol=Z_TOL),
+                      f"({p['resamples']} resamplings)", atol=Z_TOL,
+                      n_draws=p["resamples"], stderr=1.0),  # a z-score: in units of its standard error
         Claim.measurement("lambda_max_of_formula", float(torch.linalg.eigvalsh(formula)[-1]), 0.0,
                           "largest eigenvalue of the formula (< 0: negative definite)"),
         Claim.measurement("top_eigenvectors_cos", float((top_cov @ top_second).abs()), 1.0,
