@@ -37,6 +37,7 @@ import theorems
 from theorems.core import magnitude, registry
 from theorems.core.errors import UnknownResult
 from theorems.core.evidence import Claim, Evidence, bound_claims, fmt_pair, reproduce_command, summarize
+from theorems.core.grade import GRADES, rank, strongest
 from theorems.core.result import AS_PRINTED, Status
 
 from theorems.core.recording import FAILS, HOLDS, MEASURED, NOT_CONVERGED, instance_key
@@ -252,7 +253,8 @@ class Section:
             for c in r.evidence.claims:
                 first.setdefault((c.name, c.message), i)
         mine = next(i for i, r in enumerate(self.rows) if r is row)
-        return [c.line(describe=first[(c.name, c.message)] == mine) for c in row.evidence.claims]
+        return [c.line(describe=first[(c.name, c.message)] == mine, grade=row.evidence.grade_of(c))
+                for c in row.evidence.claims]
     figures: list[tuple[str, Any]] = field(default_factory=list)  # (caption, inline svg)
     for_all: str = ""
     exists: str = ""
@@ -306,11 +308,25 @@ class Section:
             ev = next((r.evidence for r in self.rows if r.evidence.form == AS_PRINTED and not r.is_control
                        and all(_plain(r.evidence.params.get(k)) == v for k, v in wanted.items())), None)
             failed = ev is not None and not ev.holds
+            # the grade of the failure (theorems.core.grade): None where this run has no failing replay of it
+            graded = ev is not None and ev.outcome == FAILS
             out.append({"command": reproduce_command(self.id, cx, AS_PRINTED),
                         "evidence": ev, "size": error_size(ev) if failed else None,
                         "short": magnitude.short_size(ev) if failed else None,
-                        "replayed": ev is not None and not ev.holds})
-        return out
+                        "replayed": ev is not None and not ev.holds,
+                        "grade": ev.grade if graded else None, "grade_text": ev.grade_text() if graded else ""})
+        return sorted(out, key=lambda rep: grade_rank(rep["grade"]))
+
+    @property
+    def grade(self) -> str | None:
+        """How strong the finding is that the printed statement is wrong: the strongest grade among its registered
+        counterexamples' failures in this run (None: none replayed here)."""
+        return strongest(rep["grade"] for rep in self.replays() if rep["grade"] is not None)
+
+
+def grade_rank(grade: str | None) -> int:
+    """The order of the errata: rigorous first, … numerical, then no grade (not replayed in this run)."""
+    return rank(grade) if grade is not None else len(GRADES)
 
 
 def _plain(value: Any) -> Any:
@@ -350,7 +366,9 @@ class PaperGroup:
 
     @property
     def errata(self) -> list[Section]:
-        return [s for s in self.sections if s.wrong]
+        """The results whose printed statement is wrong, the strongest evidence first (`Section.grade`: rigorous,
+        certified, statistical, numerical, then those with no counterexample replayed here), else in paper order."""
+        return sorted((s for s in self.sections if s.wrong), key=lambda s: grade_rank(s.grade))
 
     @property
     def counts(self) -> dict[str, int]:

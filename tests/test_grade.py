@@ -4,8 +4,10 @@ Evidence, its JSON and the schema; the rigorous replays attached by `theorems.ch
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import math
+import re
 
 import pytest
 
@@ -212,3 +214,31 @@ def test_theorem_1s_counterexample_rests_on_lp_duality():
     assert ev.grade == "certified" and ev.grades["witness_exists"] == "certified"
     bare = dataclasses.replace(ev, claims=[dataclasses.replace(c, certificate="") for c in ev.claims])
     assert bare.grade == "numerical"
+
+
+# -- on the page -------------------------------------------------------------------------------------------------
+def test_the_errata_show_each_grade_strongest_first(fake, registered, tmp_path):
+    from reports import build_report
+
+    plain = registered(make_fake("fake_grade.a_numerical"))  # listed first by id, numerical: must come second
+    evidences = [registry.check(rid, form="as_printed", **FAKE_CX) for rid in (plain.id, fake)]
+    page = build_report(tmp_path / "out", evidences, {"suite": "quick"}, only=[plain.id, fake]).read_text()
+    rows = re.findall(r'<tr class="erratum" data-result="([^"]+)"', page)
+    assert rows == [fake, plain.id]
+    row = page[page.index(f'<tr class="erratum" data-result="{fake}"'):]
+    assert 'data-grade="rigorous"' in row[:row.index("</tr>")]
+    assert 'data-grade="numerical"' in page[page.index(f'<tr class="erratum" data-result="{plain.id}"'):]
+    assert "grade: rigorous (exact rational:" in html.unescape(page)  # the result's own counterexample list
+    data = json.loads((tmp_path / "out" / "evidence.json").read_text())
+    assert [e["grade"] for e in data["evidence"]] == ["numerical", "rigorous"]
+    assert data["evidence"][1]["claims"][0]["enclosure"]["replay"]["function"] == "grade_fakes:square_below_line"
+    # a recorded run read back keeps the grades (re-derived from the enclosure, not read from the file)
+    assert [e.grade for e in recording.parse_run(data).evidences] == ["numerical", "rigorous"]
+
+
+def test_the_cli_check_prints_the_grade(fake, capsys):
+    from theorems.__main__ import main
+
+    main(["check", fake, "x=0.8", "form=as_printed"])
+    out = capsys.readouterr().out
+    assert "grade     : rigorous (exact rational:" in out and "; grade rigorous" in out
