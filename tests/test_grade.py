@@ -242,3 +242,12 @@ def test_the_cli_check_prints_the_grade(fake, capsys):
     main(["check", fake, "x=0.8", "form=as_printed"])
     out = capsys.readouterr().out
     assert "grade     : rigorous (exact rational:" in out and "; grade rigorous" in out
+
+
+def test_show_grades_replays_the_counterexamples(fake, capsys):
+    from theorems.__main__ import main
+
+    main(["show", fake, "--grades"])
+    assert "-> fails; grade rigorous (exact rational:" in capsys.readouterr().out
+    main(["show", fake])
+    assert "--grades replays them here" in capsys.readouterr().out

@@ -148,9 +148,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     if r.vacuity:
         out += ["", "Vacuous against:", _indent(r.vacuity)]
     if r.counterexamples:
-        out += ["", "Counterexamples to the printed statement (replay each):"]
-        out += [f"  python -m theorems check {r.id} "
-                + " ".join(f"{k}={command_word(v)}" for k, v in cx.items()) + " form=as_printed" for cx in r.counterexamples]
+        out += ["", "Counterexamples to the printed statement (replay each"
+                + ("; each with the grade of its failure):" if args.grades else "; --grades replays them here):")]
+        for cx in r.counterexamples:
+            out.append(f"  python -m theorems check {r.id} "
+                       + " ".join(f"{k}={command_word(v)}" for k, v in cx.items()) + " form=as_printed")
+            if args.grades:  # runs the replay (torch): off by default, so that `show` answers from the manifest
+                out.append(f"    -> {_counterexample_grade(r.id, cx)}")
     if r.proof_errata:
         out += ["", "Proof errata (broken proof steps; not a verdict on the statement):"]
         for e in r.proof_errata:
@@ -162,6 +166,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     out += ["", f"Try it: python -m theorems check {r.id}"]
     print("\n".join(out))
     return EXIT_HOLDS
+
+
+def _counterexample_grade(result_id: str, cx: dict) -> str:
+    """'fails; grade …' for a counterexample replayed now (theorems.core.grade), or what it did instead."""
+    try:
+        ev = theorems.check(result_id, form="as_printed", **cx)
+    except Exception as err:  # noqa: BLE001 - `show` reports what the replay did, whatever it was
+        return f"raised {type(err).__name__}: {' '.join(str(err).split())}"
+    return f"{ev.outcome}; grade {ev.grade_text()}" if ev.grade else f"{ev.outcome} (no grade: it decides nothing)"
 
 
 def _indent(text: str, width: int = 100) -> str:
@@ -406,6 +419,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("show", help="a result's statement, correction, status, forms and parameters")
     p.add_argument("id")
+    p.add_argument("--grades", action="store_true",
+                   help="replay each registered counterexample and give the grade of its failure (runs them)")
     p.set_defaults(handler=cmd_show)
 
     p = sub.add_parser("check", help="check one result on one instance",
