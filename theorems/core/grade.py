@@ -150,13 +150,15 @@ def load_replays() -> None:
 
 def attach_enclosures(evidence: Any) -> Any:
     """``evidence`` with the enclosure of each claim that has a replay registered for (result id, claim name), computed
-    from ``{"params": evidence.params, "details": evidence.details}``; the claims without one keep theirs. Building the
-    claim checks the enclosure against the float verdict (SuiteError where they disagree). Called by `theorems.check`
-    on every Evidence it makes."""
+    from the point ``{"params": ..., "details": ...}`` as evidence.json holds them (``Evidence.to_dict``: plain JSON,
+    non-finite numbers as 'inf', '-inf', 'nan'), so that a replay sees what a reader of the file sees; the claims
+    without one keep theirs. Building the claim checks the enclosure against the float verdict (SuiteError where
+    they disagree). Called by `theorems.check` on every Evidence it makes."""
     load_replays()
     if not any(key[0] == evidence.result_id for key in REPLAYS):
         return evidence
-    point = {"params": dict(evidence.params), "details": dict(evidence.details)}
+    data = evidence.to_dict()
+    point = {"params": data["params"], "details": data["details"]}
     claims, changed = [], False
     for claim in evidence.claims:
         fn = REPLAYS.get((evidence.result_id, claim.name))
