@@ -251,3 +251,15 @@ def test_show_grades_replays_the_counterexamples(fake, capsys):
     assert "-> fails; grade rigorous (exact rational:" in capsys.readouterr().out
     main(["show", fake])
     assert "--grades replays them here" in capsys.readouterr().out
+
+
+def test_a_run_file_whose_enclosure_contradicts_its_numbers_is_refused():
+    ev = evidence(Claim.at_most("rig", 1.5, 1.0, enclosure=enclosure("1.4", "1.6")))
+    data = {"schema_version": recording.SCHEMA_VERSION, "meta": {}, "evidence": [ev.to_dict()]}
+    data["evidence"][0]["claims"][0]["observed"] = 0.5  # now passes, while its enclosure says it fails
+    with pytest.raises(recording.RunFileError, match="float code path is wrong"):
+        recording.parse_run(data)
+    data["evidence"][0]["claims"][0]["observed"] = 1.5
+    data["evidence"][0]["claims"][0]["enclosure"] = {"lo": "1.4"}  # malformed
+    with pytest.raises(recording.RunFileError, match="evidence\\[0\\]"):
+        recording.parse_run(data)

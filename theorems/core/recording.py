@@ -296,6 +296,7 @@ def load_run(path: str | os.PathLike) -> RecordedRun:
 
 
 def parse_run(data: Any) -> RecordedRun:
+    from .errors import SuiteError
     from .evidence import Evidence
 
     if not isinstance(data, dict):
@@ -319,7 +320,10 @@ def parse_run(data: Any) -> RecordedRun:
     rederived = 0
     for i, d in enumerate(entries):
         _check_entry(i, d)
-        ev = rederive(Evidence.from_dict(d))
+        try:  # what a grade rests on (an enclosure, a certificate, draws) is checked as the claim is rebuilt
+            ev = rederive(Evidence.from_dict(d))
+        except (KeyError, TypeError, ValueError, SuiteError) as err:
+            raise RunFileError(f"evidence[{i}] ({d.get('result_id')}): {type(err).__name__}: {err}") from None
         rederived += ev.holds != d["holds"]
         outcomes = d.get("expected", [])
         if not (isinstance(outcomes, list) and all(o in OUTCOMES for o in outcomes)):
