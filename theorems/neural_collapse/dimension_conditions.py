@@ -52,6 +52,7 @@ What one check does
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import torch
 
@@ -60,7 +61,8 @@ from ..core.registry import register
 from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .depth_sweep import train
 from .lemma_4_2 import GTOL as UFM_GTOL
-from .lemma_4_2 import NC2_TOL, REACH_RTOL
+from .lemma_4_2 import LOWER_RTOL, NC2_TOL, REACH_RTOL
+from ..rigorous.neural_collapse import mse_lower_bound
 from .ufm import best_start, second_order_details
 from .models import init_params
 from .paper import PAPER
@@ -115,6 +117,15 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "deep_net_status": net.status,
         "min_input_distance": min_dist,
     }
+    # the best point, for the rigorous sandwich of theorems.rigorous.neural_collapse (replayed without torch)
+    details["gufm_best_W"], details["gufm_best_X"] = sol.W[best].tolist(), sol.X[best].tolist()
+    if loss == "mse" and lam > 0:
+        lower = mse_lower_bound(K, d, Fraction(lam))
+        details.update(global_lower_bound=float(lower), global_lower_bound_exact=str(lower),
+                       global_lower_bound_certificate="dual-bound (theorems.rigorous.neural_collapse)")
+        claims.append(Claim.at_least("no_start_below_global_lower_bound", float(sol.values.min()), float(lower),
+                                     "every GUFM start ends at or above the exact lower bound L_r, r = min(K, d−1)",
+                                     kind="identity", rtol=LOWER_RTOL))
     if loss == "mse" and d <= K:
         # Every feasible pair obeys the rank inequality: the optimiser's starts and the trained networks' last
         # layers are feasible pairs, so checking it there tests the metrics code (an identity).
