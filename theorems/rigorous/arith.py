@@ -95,7 +95,7 @@ def decimal(f: Fraction, up: bool, digits: int = DIGITS) -> str:
     k = digits - 1 - mag
     scaled = f * (Fraction(10) ** k)
     n = math.ceil(scaled) if up else math.floor(scaled)
-    s = str(Decimal(n).scaleb(-k))
+    s = str(Decimal(n).scaleb(-k).normalize())
     assert (Fraction(s) >= f) if up else (Fraction(s) <= f), (s, f, up)
     return s
 
