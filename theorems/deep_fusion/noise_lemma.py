@@ -202,7 +202,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     if p["adversarial_steps"] == 0:
         worst2 = int(c2.argmin())
         xt2 = p["noisy_norm"] * (torch.cos(inst.theta) * inst.x2 + torch.sin(inst.theta) * inst.e2)[worst2]
-        details.update(case2_worst_x=inst.x2[worst2].tolist(), case2_worst_noisy=xt2.tolist(),
+        details.update(form=form, case2_worst_x=inst.x2[worst2].tolist(), case2_worst_noisy=xt2.tolist(),
                        case2_worst_u=inst.u[worst2].tolist())
     s_phi, c_psiphi = angular_forms(eps, rho)
     details.update({

@@ -176,17 +176,24 @@ def positive(x: arb) -> bool:
 
 
 def rigorous(result_id: str, claim: str, point_of: Callable[[Mapping[str, Any], Mapping[str, Any]], dict]):
-    """Register ``fn(point) -> Enclosure`` as the replay of ``claim`` of ``result_id``.
+    """Register ``fn(point) -> Enclosure`` as the replay of ``claim`` of ``result_id`` (the printed form's claim).
 
     The registered callable takes either the runner's ``{"params": ..., "details": ...}`` of an Evidence (it then
     builds the minimal point with ``point_of(params, details)``) or a point itself (what ``rerun`` passes from an
-    enclosure's replay spec); ``fn`` runs at PREC bits."""
+    enclosure's replay spec); ``fn`` runs at PREC bits. Replays certify *failures* of the printed statement: many
+    re-evaluate one recorded point of a claim that is a max (min) over points, which shows a failure but never that
+    the claim holds, so they raise NotDecided unless the enclosure shows the failure. An Evidence of another form
+    (``data['form']`` or ``details['form']``, where either says) raises NotDecided: a claim of the same name in the
+    corrected form may measure another quantity."""
     def register(fn: Callable[[dict], Enclosure]) -> Callable[[Mapping[str, Any]], Enclosure]:
         inner = with_prec(fn)
 
         @functools.wraps(fn)
         def entry(data: Mapping[str, Any]) -> Enclosure:
             if "params" in data and "details" in data and "point" not in data:
+                form = data.get("form", data["details"].get("form", "as_printed"))
+                if form != "as_printed":
+                    raise NotDecided(f"{result_id}: the replay of {claim!r} re-evaluates the printed form, not {form!r}")
                 point = point_of(data["params"], data["details"])
             else:
                 point = dict(data)

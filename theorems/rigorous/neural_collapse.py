@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from flint import arb
 
 from ..core.errors import SuiteError
-from .arith import ball, enclosure, exact, fname, need, rigorous, with_prec
+from .arith import NotDecided, ball, enclosure, exact, fname, need, rigorous, with_prec
 
 LEMMA = "neural_collapse.lemma_4_2"
 DIMENSION = "neural_collapse.dimension_conditions"
@@ -77,7 +77,7 @@ def mse_objective(W: list[list[Any]], X: list[list[Any]], n: int, lam: Fraction)
 
 def _ufm_point(params: Mapping[str, Any], details: Mapping[str, Any]) -> dict:
     if not ({"best_W", "best_X"} <= set(details) or {"gufm_best_W", "gufm_best_X"} <= set(details)):
-        raise KeyError("the evidence records no best point (details['best_W'], details['best_X'])")
+        raise NotDecided("the evidence records no best point (details['best_W'], details['best_X'])")
     return {"K": int(params["K"]), "n": int(params["n"]), "d": int(params["d"]), "lam": params["lam"],
             "W": details.get("best_W", details.get("gufm_best_W")),
             "X": details.get("best_X", details.get("gufm_best_X"))}
