@@ -77,7 +77,10 @@ def _arf(a: arb) -> Fraction:
 
 
 def bounds(x: Any) -> tuple[Fraction, Fraction]:
-    """[lower, upper] as exact rationals: a ball's endpoints, or a rational twice."""
+    """[lower, upper] as exact rationals: a ball's endpoints, a rational twice, or a pair (its lower's lower end, its
+    upper's upper end: an interval given by its two ends)."""
+    if isinstance(x, tuple):
+        return bounds(x[0])[0], bounds(x[1])[1]
     if isinstance(x, arb):
         if not x.is_finite():
             raise NotDecided(f"the ball {x} is not finite")
