@@ -6,4 +6,4 @@ here imports torch or numpy: ``theorems.core.grade.rerun`` re-checks an enclosur
 alone.
 """
 
-from . import deep_fusion, neural_collapse  # noqa: F401  (registration)
+from . import deep_fusion, neural_collapse, nonlinear_cl, ssl_dynamics  # noqa: F401  (registration)
