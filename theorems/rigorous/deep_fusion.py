@@ -19,7 +19,7 @@ from fractions import Fraction
 from functools import reduce
 from typing import Any, Mapping
 
-from flint import arb
+from flint import arb, arb_mat
 
 from .arith import NotDecided, ball, enclosure, exact, fname, need, rigorous
 
@@ -268,3 +268,71 @@ def noise_lemma_case_2(point: dict):
                      "eq. (6) and |xᵀu| ≥ ρ re-checked; Δ = (1−ε)ρ − √((1−(1−ε)²)(1−ρ²)) in Arb (ε, ρ: the binary64 "
                      "parameters); bound moved by the claim's BOUND_ATOL", fname(noise_lemma_case_2), point,
                      allowance=Fraction(1, 10**12))
+
+
+# -- Theorem 1, unit-column reading: the trace bound ------------------------------------------------------------------
+RHO_SEARCH = 4096  # angles tried for Definition 1's u in each u_k^⊥ (any unit u ⟂ 𝒰_k gives a lower bound on ρ_k)
+
+
+def _k3_point(params: Mapping[str, Any], details: Mapping[str, Any]) -> dict:
+    need(params.get("instance") == "k3_near_dependent" and params.get("normalisation") == "unit_columns",
+         "the unit-column reading on K = 3 near-dependent lines")
+    return {"eps_z": params["eps_z"], "copies": [2, 2, 2]}
+
+
+def _lines(eps_z: Fraction) -> list[list[arb]]:
+    """theorem_1.instance_batch's generators u₁ = e₁, u₂ = e₂, u₃ ∝ (1, 1, ε_z), normalised (rotation R = I: every
+    quantity below is invariant under a rotation of the data)."""
+    raw = [[1, 0, 0], [0, 1, 0], [1, 1, eps_z]]
+    return _unit_rows([[ball(x) for x in v] for v in raw])
+
+
+def _unit_rows(vs):
+    out = []
+    for v in vs:
+        norm = sum((x * x for x in v), arb(0)).sqrt()
+        out.append([x / norm for x in v])
+    return out
+
+
+def _rho_lower(lines: list[list[arb]]) -> arb:
+    """A lower bound on Definition 1's ρ = min_k max_{u ⟂ u_k, ‖u‖ = 1} min_{l ≠ k} |u_lᵀu|: for each k the best of
+    RHO_SEARCH unit vectors u(θ) = cos θ·a + sin θ·b of an orthonormal basis (a, b) of u_k^⊥, evaluated in Arb."""
+    import math as _m
+
+    rho_k = []
+    for k, uk in enumerate(lines):
+        seed = [ball(1), ball(0), ball(0)] if not bool(abs(uk[0]) > 0.9) else [ball(0), ball(1), ball(0)]
+        a = [s - _dot(seed, uk) * x for s, x in zip(seed, uk)]
+        a = _unit(a)
+        b = [uk[1] * a[2] - uk[2] * a[1], uk[2] * a[0] - uk[0] * a[2], uk[0] * a[1] - uk[1] * a[0]]  # uk × a
+        others = [u for l, u in enumerate(lines) if l != k]
+        af = [[float(_dot(u, a).mid()), float(_dot(u, b).mid())] for u in others]
+        best = max(range(RHO_SEARCH), key=lambda i: min(abs(p * _m.cos(_m.pi * i / RHO_SEARCH)
+                                                           + s * _m.sin(_m.pi * i / RHO_SEARCH)) for p, s in af))
+        theta = arb.pi() * best / RHO_SEARCH
+        u = [theta.cos() * x + theta.sin() * y for x, y in zip(a, b)]
+        rho_k.append(_amin([abs(_dot(v, u)) for v in others]))
+    return _amin(rho_k)
+
+
+@rigorous(THEOREM_1, "unit_column_witness_reaches_printed_bound", _k3_point)
+def theorem_1_unit_columns(point: dict):
+    """No unit-column (W^Q, W^K) reaches ν_iρ² on K = 3 near-dependent lines: the trace bound, in Arb."""
+    eps_z = exact(point["eps_z"])
+    need(eps_z > 0, "ε_z > 0 (the lines span R³)")
+    lines = _lines(eps_z)
+    nu = [int(c) for c in point["copies"]]
+    n = sum(nu)
+    U = arb_mat([[lines[c][i] for c in range(3)] for i in range(3)])  # columns u_c
+    G = (U.transpose() * U).inv()
+    rho_max2 = arb(n) / sum((nu[c] * G[c, c] for c in range(3)), arb(0))
+    rho = _rho_lower(lines)
+    need(bool(rho > 0), "Definition 1's ρ > 0")
+    # zero cross entries force UᵀMU = diag(a) (U invertible), so tr M = Σ_c a_c[(UᵀU)⁻¹]_cc ≤ ‖M‖_* ≤ n for unit
+    # columns; a_c ≥ t·ν_cρ² for all c then gives t ≤ ρ_max²/ρ² (and t = 0 is reached: M = 0 with unit columns)
+    return enclosure((Fraction(0), rho_max2 / (rho * rho)), 1, ">=", "trace bound: every unit-column W^Q, W^K ∈ "
+                     "R^(3×n) with zero cross entries has min_c A_cc/(ν_cρ²) ≤ ρ_max²/ρ², ρ_max² = n/Σ_c ν_c"
+                     "[(UᵀU)⁻¹]_cc, ρ ≥ an exhibited u of Definition 1 (Arb; rotation R = I of the instance); "
+                     "bound moved by the claim's BOUND_RTOL", fname(theorem_1_unit_columns), point,
+                     allowance=Fraction(1, 10**9))
