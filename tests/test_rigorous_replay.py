@@ -26,15 +26,16 @@ from theorems.rigorous.arith import NotDecided, decimal, enclosure
 ROOT = Path(__file__).resolve().parents[1]
 # Statistical counterexamples: Monte Carlo / seeds decide them, never an enclosure (mislabelling one is a defect).
 STATISTICAL = {"nonlinear_cl.figure_4", "ssl_dynamics.expected_c"}
-# The counterexamples (result id, index in Result.counterexamples) that must replay rigorously: 24 of the 27.
-# Not rigorous: figure_4 and expected_c (statistical: seeds, Monte Carlo), remark_2 (its claims are about a float
-# local minimiser of a non-convex loss: certified by its second-order certificate, no enclosure of a true minimiser).
+# The counterexamples (result id, index in Result.counterexamples) that must replay rigorously: 25 of the 27.
+# Not rigorous: figure_4 and expected_c (statistical: seeds, Monte Carlo). remark_2 is rigorous through its coupling
+# claim; its collapse claim (σ₂/σ₁ of a float local minimiser of a non-convex loss) stays certified.
 RIGOROUS = {
     ("deep_fusion.definition_2", 0), ("deep_fusion.noise_lemma", 0),
     *(("deep_fusion.tables", i) for i in range(4)), *(("deep_fusion.theorem_1", i) for i in range(4)),
     ("nonlinear_cl.lemma_7", 0), ("nonlinear_cl.lemma_7", 1), ("nonlinear_cl.theorem_2", 0),
     ("nonlinear_cl.theorem_2", 1), *(("nonlinear_cl.theorem_6_remark", i) for i in range(3)),
     ("ssl_dynamics.proposition_1", 0), ("ssl_dynamics.proposition_3", 0), ("ssl_dynamics.remark_3", 0),
+    ("ssl_dynamics.remark_2", 0),
     ("ssl_dynamics.theorem_3", 0), ("ssl_dynamics.theorem_3", 1),
     ("neural_collapse.dimension_conditions", 0), ("neural_collapse.lemma_4_2", 0),
 }
@@ -208,12 +209,13 @@ def test_rigorous_package_imports_neither_torch_nor_numpy():
 def test_tolerances_are_the_claims_own():
     from theorems.neural_collapse import lemma_4_2
     from theorems.rigorous import neural_collapse, ssl_dynamics
-    from theorems.ssl_dynamics import proposition_1, remark_3, theorem_3
+    from theorems.ssl_dynamics import proposition_1, remark_2, remark_3, theorem_3
 
     assert float(neural_collapse.REACH_RTOL) == lemma_4_2.REACH_RTOL
     assert float(neural_collapse.REACH_ATOL) == lemma_4_2.REACH_ATOL
     assert float(ssl_dynamics.RANK_ONE_TOL) == proposition_1.RANK_ONE_TOL == remark_3.RANK_ONE_TOL
     assert float(ssl_dynamics.LIMIT_TOL) == theorem_3.LIMIT_TOL
+    assert float(ssl_dynamics.DECOUPLED_TOL) == remark_2.DECOUPLED_TOL
 
 
 # -- the arithmetic ------------------------------------------------------------------------------------------------

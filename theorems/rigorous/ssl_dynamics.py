@@ -183,3 +183,54 @@ def check_expected_c(X: list[list[float]], formula: list[list[float]]) -> float:
         raise SuiteError(f"expected_c: the float −Cov̂(X) differs from the exact E[C̃ | X]/n = x̄x̄ᵀ − XᵀX/n by "
                          f"{float(worst):.3g} of its largest entry (> {EXPECTED_C_RTOL:g})")
     return float(worst)
+
+
+# -- Remark 2: InfoNCE's Hessian couples the output rows ---------------------------------------------------------------
+DECOUPLED_TOL = Fraction(1, 10**10)  # remark_2.DECOUPLED_TOL
+
+
+def _remark_2_point(params: Mapping[str, Any], details: Mapping[str, Any]) -> dict:
+    need(params.get("negatives") == "one" and params.get("coupling_at", 1.0) == 1.0,
+         "InfoNCE with one negative per anchor, the coupling at the trained point")
+    return {"z": int(params["z"]), "theta": details["infonce_coupling_point"], "x": details["anchors"],
+            "pos": details["positives"], "neg": details["negatives"]}
+
+
+@rigorous("ssl_dynamics.remark_2", "infonce_decoupled", _remark_2_point)
+def remark_2_coupling(point: dict):
+    """‖cross-row blocks‖_F/‖H‖_F of InfoNCE's Hessian at the recorded point, in Arb.
+
+    L(Θ) = mean_i softplus(s_i), s_i = Σ_l θ_lᵀM_iθ_l, M_i = sym(x_i(x_i⁻ − x_i⁺)ᵀ); with a_il = M_iθ_l and
+    w_i = σ(s_i)(1 − σ(s_i)), the block (l, k) of the Hessian is mean_i[4w_i a_il a_ikᵀ + 2σ(s_i)M_i δ_lk]. InfoNCE
+    depends on Θ only through inner products of outputs, so it is invariant under Θ → QΘ; a loss decoupled in some
+    output basis would then be decoupled in the standard one, with zero cross blocks at every point: a non-zero
+    cross block at one point (minimiser or not) refutes "InfoNCE decouples the output dimensions"."""
+    z = point["z"]
+    flat = [ball(v) for v in point["theta"]]
+    d = len(flat) // z
+    need(z >= 2 and len(flat) == z * d, "z ≥ 2 outputs")
+    th = [flat[l * d:(l + 1) * d] for l in range(z)]
+    n = len(point["x"])
+    H = [[[[arb(0)] * d for _ in range(d)] for _ in range(z)] for _ in range(z)]
+    for xr, pr, nr in zip(point["x"], point["pos"], point["neg"]):
+        x = [ball(v) for v in xr]
+        delta = [ball(a) - ball(b) for a, b in zip(nr, pr)]
+        M = [[(x[i] * delta[j] + x[j] * delta[i]) / 2 for j in range(d)] for i in range(d)]
+        a = [[sum((M[i][j] * th[l][j] for j in range(d)), arb(0)) for i in range(d)] for l in range(z)]
+        s = sum((th[l][i] * a[l][i] for l in range(z) for i in range(d)), arb(0))
+        sig = 1 / (1 + (-s).exp())
+        w = 4 * sig * (1 - sig)
+        for l in range(z):
+            for k in range(z):
+                blk = H[l][k]
+                for i in range(d):
+                    for j in range(d):
+                        blk[i][j] += w * a[l][i] * a[k][j] + (2 * sig * M[i][j] if l == k else 0)
+    cross = sum((H[l][k][i][j] ** 2 for l in range(z) for k in range(z) if l != k for i in range(d) for j in range(d)),
+                arb(0))
+    total = sum((H[l][k][i][j] ** 2 for l in range(z) for k in range(z) for i in range(d) for j in range(d)), arb(0))
+    need(bool(total > 0), "a non-zero Hessian")
+    ratio = (cross / total).sqrt()  # the 1/n of the mean cancels in the ratio
+    return enclosure(ratio, 0, "<=", f"InfoNCE's Hessian at the recorded point (z = {z}, d = {d}, n = {n} anchors, exact "
+                     "rationals of the recorded data) in Arb, blocks mean_i[4w_i a_il a_ikᵀ + 2σ(s_i)M_iδ_lk]; bound "
+                     "moved by the claim's DECOUPLED_TOL", fname(remark_2_coupling), point, allowance=DECOUPLED_TOL)
