@@ -197,7 +197,10 @@ def rigorous(result_id: str, claim: str, point_of: Callable[[Mapping[str, Any], 
                 form = data.get("form", data["details"].get("form", "as_printed"))
                 if form != "as_printed":
                     raise NotDecided(f"{result_id}: the replay of {claim!r} re-evaluates the printed form, not {form!r}")
-                point = point_of(data["params"], data["details"])
+                try:
+                    point = point_of(data["params"], data["details"])
+                except KeyError as err:  # the evidence does not record the point (another instance of the result)
+                    raise NotDecided(f"{result_id}: the evidence records no replay point for {claim!r} ({err})") from None
             else:
                 point = dict(data)
             return inner(point)
