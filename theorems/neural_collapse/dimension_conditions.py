@@ -25,8 +25,9 @@ hence max(NC2B, NC3) ≥ δ_K (δ_4 = 0.0876). The penultimate features of every
 feasible (LayerNorm output), so no sequence of networks, optimal or not, has NC2B and NC3 tending to 0: the
 corollary's "approximate neural collapse which gets tighter as L increases" fails for MSE at d = K whatever
 the depth, and does not rest on Theorem 4.3. Numbers at K = d = 4, λ = 0.2: the certified GUFM optimum (the
-L → ∞ limit of Theorem 4.3) has NC2B = 0.5 = 1/√K and value 2.09× the collapsed closed form; trained L-RN1
-networks (depth 3) have NC2B ≈ 0.56.
+L → ∞ limit of Theorem 4.3) has NC2B = 0.5 = 1/√K and value 2.09× the collapsed closed form, and that value is
+the global minimum, proved from below by the exact bound L_r = [(K−r) + λr²/(d+λr)]/(2K), r = min(K, d−1) of
+``lemma_4_2`` (0.173913… against the collapsed 0.0833…); trained L-RN1 networks (depth 3) have NC2B ≈ 0.56.
 
 Status: verified-corrected → **refuted**. The MSE counterexample (K = d = 4) replays with its certificate.
 The natural correction (add d ≥ K+1 for MSE) is necessary but not established as sufficient: the corrected

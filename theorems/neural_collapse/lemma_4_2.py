@@ -24,7 +24,12 @@ Correction
   ``rank_certificate`` proves 1 − ρ ≤ 2K·NC3·(1+ρ), ρ = NC2B√K/√(1−NC2B²), for every feasible pair, so
   max(NC2B, NC3) ≥ δ_K (δ_4 = 0.0876) at every global optimum. The optimiser's certified optimum at
   K = d = 4, λ = 0.05 is a signed simplex with value 0.138554 = ½c/(d+c), c = d/(K−1)+λK, 5.8× the
-  collapsed value 0.0238095, and NC2B = 0.5 = 1/√K.
+  collapsed value 0.0238095, and NC2B = 0.5 = 1/√K. That value is the global minimum, proved from below: for every
+  feasible pair L ≥ L_r = [(K−r) + λr²/(d+λr)]/(2K), r = min(K, d−1) (Z = WX has rank ≤ d−1 and ‖Z‖_* ≤
+  ‖W‖_F√(Nd); Mirsky's inequality and equal singular values minimise the relaxation), evaluated exactly
+  (``no_start_below_global_lower_bound``; ``theorems.rigorous.neural_collapse`` encloses the global minimum in
+  [L_r, L(best point)], both ends in exact or ball arithmetic): so "no start reaches L*" is "the global minimum is
+  provably above L*". At d ≥ K+1 the bound is the collapsed value itself.
 * The corrected statement adds the closed forms (derived for this suite, not printed): MSE
   L* = Kλ/(2(d+Kλ)), ‖w_k‖ = z* = √d/(d+Kλ); CE L* = g(ρ*) = log(1+(K−1)e^{−aρ*}) + (λK/2)ρ*²,
   a = √d K/(K−1), ρ* the unique root of g'(ρ) = 0. Both are lower bounds on every feasible point (Jensen +
