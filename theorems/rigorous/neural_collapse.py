@@ -88,7 +88,7 @@ def _sandwich(point: dict, fn, rtol: Fraction, atol: Fraction):
     need(lam > 0 and d >= K, "λ > 0 and d ≥ K (Definition 3.4)")
     lower = mse_lower_bound(K, d, lam)
     upper = mse_objective(point["W"], point["X"], n, lam)
-    need(bool(upper >= ball(lower)), "the feasible point's value is not below the lower bound (a sanity check)")
+    need(not bool(upper < ball(lower)), "the feasible point's value is not below the lower bound (a sanity check)")
     value = (lower, upper)  # the global minimum and the best point's value both lie in [L_r, L(Ŵ, X̂)]
     printed = mse_collapsed_value(K, d, lam)
     return enclosure(value, printed, "<=", f"exact lower bound L_r = [(K−r) + λr²/(d+λr)]/(2K), r = min(K, d−1) = "

@@ -48,10 +48,13 @@ def top_two_singular_ratio(U: arb_mat) -> arb:
     n = G.nrows()
     scale = max((abs(G[i, i]) for i in range(n)), key=lambda x: float(x.mid()))
     need(bool(scale > 0), "U ≠ 0")
-    ev = [z.real for z in acb_mat(G / scale).eig()]
+    try:
+        ev = [z.real for z in acb_mat(G / scale).eig()]
+    except ValueError:
+        need(False, "the eigenvalues of UUᵀ isolated by Arb")
     ev.sort(key=lambda x: float(x.mid()), reverse=True)
-    need(bool(ev[0] > 0) and (len(ev) < 3 or bool(ev[1] > ev[2]) or bool(ev[1] == ev[2])),
-         "the two largest eigenvalues of UUᵀ isolated")
+    need(bool(ev[0] > 0) and bool(ev[0] > ev[1]) and (len(ev) < 3 or bool(ev[1] > ev[2])),
+         "the two largest eigenvalues of UUᵀ isolated from each other and from the rest")
     return (ev[1].nonnegative_part() / ev[0]).sqrt()
 
 
