@@ -299,3 +299,16 @@ def test_expected_c_second_implementation():
         check_expected_c(X, [[float(v) for v in row] for row in second_moment])
     with pytest.raises(SuiteError):  # one entry off by 1e-9 relative
         check_expected_c(X, [[good[0][0] * (1 + 1e-9), good[0][1]], good[1]])
+
+
+def test_ufm_sandwich_decides_the_corrected_form_too():
+    """At d ≥ K+1 the lower bound is the collapsed L* itself, so the corrected lemma's 'the best start attains L*'
+    holds rigorously: the global minimum and the best point lie in [L*, L(best)], inside the claim's tolerance."""
+    fn = REPLAYS[("neural_collapse.lemma_4_2", "best_run_reaches_closed_form")]
+    ev = theorems.check("neural_collapse.lemma_4_2", form="corrected", loss="mse", K=3, n=2, d=5, restarts=2)
+    enc = fn({"params": ev.params, "details": ev.details, "form": ev.form})
+    assert ev.claim("best_run_reaches_closed_form").passed and enc.decides() == "holds"
+    assert rerun(enc) == enc
+    ce = theorems.check("neural_collapse.lemma_4_2", form="corrected", loss="ce", K=3, n=2, d=4, restarts=2)
+    with pytest.raises(NotDecided):  # the bound is MSE's
+        fn({"params": ce.params, "details": ce.details, "form": ce.form})

@@ -135,7 +135,7 @@ def enclosure(value: Any, bound: Any, relation: str, method: str, function: str,
     (``<=``: up, ``>=``: down; ``==`` keeps the bound and asks the interval to miss [b − a, b + a]). The bound
     string is the bound's endpoint on the deciding side, rounded outward, so that ``Enclosure.decides()`` on the
     strings is implied by the exact comparison. ``require``: the decision the replay must reach (``NotDecided``
-    otherwise); None accepts any.
+    otherwise); None accepts either, but an interval that straddles the bound is always NotDecided.
     """
     lo, hi = bounds(value)
     blo, bhi = bounds(bound)
@@ -162,7 +162,7 @@ def enclosure(value: Any, bound: Any, relation: str, method: str, function: str,
             break
     else:
         raise NotDecided(f"{function}: decimal strings cannot carry the decision {verdict!r} of [{lo}, {hi}]")
-    if require is not None and verdict != require:
+    if verdict is None or (require is not None and verdict != require):
         raise NotDecided(f"{function}: the enclosure [{lo_s}, {hi_s}] vs {relation} {b_s} decides {verdict!r}, "
                          f"not {require!r}")
     return enc
@@ -178,16 +178,17 @@ def positive(x: arb) -> bool:
     return bool(x > 0)
 
 
-def rigorous(result_id: str, claim: str, point_of: Callable[[Mapping[str, Any], Mapping[str, Any]], dict]):
+def rigorous(result_id: str, claim: str, point_of: Callable[[Mapping[str, Any], Mapping[str, Any]], dict],
+             forms: tuple[str, ...] = ("as_printed",)):
     """Register ``fn(point) -> Enclosure`` as the replay of ``claim`` of ``result_id`` (the printed form's claim).
 
     The registered callable takes either the runner's ``{"params": ..., "details": ...}`` of an Evidence (it then
     builds the minimal point with ``point_of(params, details)``) or a point itself (what ``rerun`` passes from an
-    enclosure's replay spec); ``fn`` runs at PREC bits. Replays certify *failures* of the printed statement: many
-    re-evaluate one recorded point of a claim that is a max (min) over points, which shows a failure but never that
-    the claim holds, so they raise NotDecided unless the enclosure shows the failure. An Evidence of another form
-    (``data['form']`` or ``details['form']``, where either says) raises NotDecided: a claim of the same name in the
-    corrected form may measure another quantity."""
+    enclosure's replay spec); ``fn`` runs at PREC bits. Most replays certify *failures* of the printed statement:
+    they re-evaluate one recorded point of a claim that is a max (min) over points, which shows a failure but never
+    that the claim holds, so they raise NotDecided unless the enclosure shows the failure. An Evidence of a form not
+    in ``forms`` (``data['form']`` or ``details['form']``, where either says) raises NotDecided: a claim of the same
+    name in the corrected form may measure another quantity."""
     def register(fn: Callable[[dict], Enclosure]) -> Callable[[Mapping[str, Any]], Enclosure]:
         inner = with_prec(fn)
 
@@ -195,7 +196,7 @@ def rigorous(result_id: str, claim: str, point_of: Callable[[Mapping[str, Any], 
         def entry(data: Mapping[str, Any]) -> Enclosure:
             if "params" in data and "details" in data and "point" not in data:
                 form = data.get("form", data["details"].get("form", "as_printed"))
-                if form != "as_printed":
+                if form not in forms:
                     raise NotDecided(f"{result_id}: the replay of {claim!r} re-evaluates the printed form, not {form!r}")
                 try:
                     point = point_of(data["params"], data["details"])

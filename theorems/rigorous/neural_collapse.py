@@ -76,6 +76,9 @@ def mse_objective(W: list[list[Any]], X: list[list[Any]], n: int, lam: Fraction)
 
 
 def _ufm_point(params: Mapping[str, Any], details: Mapping[str, Any]) -> dict:
+    need(params.get("loss") == "mse", "the MSE UFM (the lower bound L_r is MSE's)")
+    need(params.get("closed_form_scale", 1.0) == 1.0 and params.get("perturb", 0.0) == 0.0,
+         "the closed form and the optimiser's points as they are")
     if not ({"best_W", "best_X"} <= set(details) or {"gufm_best_W", "gufm_best_X"} <= set(details)):
         raise NotDecided("the evidence records no best point (details['best_W'], details['best_X'])")
     return {"K": int(params["K"]), "n": int(params["n"]), "d": int(params["d"]), "lam": params["lam"],
@@ -84,6 +87,9 @@ def _ufm_point(params: Mapping[str, Any], details: Mapping[str, Any]) -> dict:
 
 
 def _sandwich(point: dict, fn, rtol: Fraction, atol: Fraction):
+    """The global minimum and the best point's value both lie in [L_r, L(best point)]: against the collapsed value
+    this decides either way (a failure at d = K, where L_r is above it; a hold at d ≥ K+1, where L_r is it), so the
+    replay serves both forms."""
     K, n, d, lam = point["K"], point["n"], point["d"], exact(point["lam"])
     need(lam > 0 and d >= K, "λ > 0 and d ≥ K (Definition 3.4)")
     lower = mse_lower_bound(K, d, lam)
@@ -95,12 +101,13 @@ def _sandwich(point: dict, fn, rtol: Fraction, atol: Fraction):
                      f"{min(K, d - 1)} (nuclear-norm relaxation in Z = WX with rank Z ≤ d−1, Mirsky), = {lower}; "
                      "upper end: the optimiser's best point made exactly feasible, objective in Arb; bound: the "
                      "collapsed value Kλ/(2(d+Kλ)) plus the claim's tolerance",
-                     fname(fn), point, allowance=rtol * printed + atol)
+                     fname(fn), point, allowance=rtol * printed + atol, require=None)
 
 
-@rigorous(LEMMA, "best_run_reaches_closed_form", _ufm_point)
+@rigorous(LEMMA, "best_run_reaches_closed_form", _ufm_point, forms=("as_printed", "corrected"))
 def lemma_4_2_global_minimum(point: dict):
-    """Lemma 4.2, MSE at d = K: the global minimum of the UFM lies in [L_r, L(best point)], above the collapsed L*."""
+    """Lemma 4.2 (MSE): the global minimum of the UFM lies in [L_r, L(best point)]: above the collapsed L* at d = K,
+    equal to it (and reached by the best point) at d ≥ K+1."""
     return _sandwich(point, lemma_4_2_global_minimum, REACH_RTOL, REACH_ATOL)
 
 
