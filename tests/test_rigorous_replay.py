@@ -310,5 +310,9 @@ def test_ufm_sandwich_decides_the_corrected_form_too():
     assert ev.claim("best_run_reaches_closed_form").passed and enc.decides() == "holds"
     assert rerun(enc) == enc
     ce = theorems.check("neural_collapse.lemma_4_2", form="corrected", loss="ce", K=3, n=2, d=4, restarts=2)
-    with pytest.raises(NotDecided):  # the bound is MSE's
-        fn({"params": ce.params, "details": ce.details, "form": ce.form})
+    enc = fn({"params": ce.params, "details": ce.details, "form": ce.form})  # CE: L* = g(ρ*) in Arb, from below
+    assert enc.decides() == "holds" and rerun(enc) == enc
+    control = theorems.check("neural_collapse.lemma_4_2", form="corrected", loss="ce", K=3, n=2, d=4, restarts=2,
+                             closed_form_scale=2.0, allow_violation=True)
+    with pytest.raises(NotDecided):  # a deliberately wrong constant is not replayed
+        fn({"params": control.params, "details": control.details, "form": control.form})

@@ -1,5 +1,6 @@
 """Paper 004 (neural collapse): the UFM's global minimum certified from below, exactly, and from above by a feasible
 point evaluated in ball arithmetic; and the closed forms L* evaluated a second time, exactly (MSE) or in Arb (CE).
+For CE the lower bound is L* = g(ρ*) itself (Jensen and Cauchy–Schwarz: lemma_4_2's correction), enclosed in Arb.
 
 The lower bound (Lemma 4.2's MSE UFM, features on the LayerNorm sphere {x : 1ᵀx = 0, ‖x‖² = d}, no ‖X‖² term):
 for every feasible (W, X), with P the projector onto 1^⊥ in R^d, WX = (WP)X, ‖WP‖_F ≤ ‖W‖_F and rank(WP) ≤ d − 1;
@@ -56,15 +57,7 @@ def mse_objective(W: list[list[Any]], X: list[list[Any]], n: int, lam: Fraction)
     K, d, N = len(W), len(X), len(X[0])
     need(N == K * n, f"N = K·n ({N} vs {K}·{n})")
     Wb = [[ball(w) for w in row] for row in W]
-    sqrt_d = arb(d).sqrt()
-    feats = []
-    for i in range(N):
-        col = [ball(X[j][i]) for j in range(d)]
-        mean = sum(col, arb(0)) / d
-        pc = [c - mean for c in col]
-        norm = sum((c * c for c in pc), arb(0)).sqrt()
-        need(bool(norm > 0), f"feature column {i} has a non-zero component in 1^⊥")
-        feats.append([sqrt_d * c / norm for c in pc])
+    feats = _feature_columns(X)
     fit = arb(0)
     for i in range(N):
         for k in range(K):
@@ -75,13 +68,42 @@ def mse_objective(W: list[list[Any]], X: list[list[Any]], n: int, lam: Fraction)
     return fit / (2 * N) + ball(lam) * reg / 2
 
 
+def ce_objective(W: list[list[Any]], X: list[list[Any]], n: int, lam: Fraction) -> arb:
+    """mean_i[log Σ_k e^{z_ki} − z_{y_i i}] + (λ/2)‖W‖², Z = WX̂, X̂ re-projected onto the LN sphere, in Arb."""
+    K, d, N = len(W), len(X), len(X[0])
+    need(N == K * n, f"N = K·n ({N} vs {K}·{n})")
+    Wb = [[ball(w) for w in row] for row in W]
+    total = arb(0)
+    for i, x in enumerate(_feature_columns(X)):
+        z = [sum((Wb[k][j] * x[j] for j in range(d)), arb(0)) for k in range(K)]
+        total += sum((zk.exp() for zk in z), arb(0)).log() - z[i // n]
+    reg = sum((w * w for row in Wb for w in row), arb(0))
+    return total / N + ball(lam) * reg / 2
+
+
+def _feature_columns(X: list[list[Any]]) -> list[list[arb]]:
+    d, N = len(X), len(X[0])
+    sqrt_d = arb(d).sqrt()
+    out = []
+    for i in range(N):
+        col = [ball(X[j][i]) for j in range(d)]
+        mean = sum(col, arb(0)) / d
+        pc = [c - mean for c in col]
+        norm = sum((c * c for c in pc), arb(0)).sqrt()
+        need(bool(norm > 0), f"feature column {i} has a non-zero component in 1^⊥")
+        out.append([sqrt_d * c / norm for c in pc])
+    return out
+
+
 def _ufm_point(params: Mapping[str, Any], details: Mapping[str, Any]) -> dict:
-    need(params.get("loss") == "mse", "the MSE UFM (the lower bound L_r is MSE's)")
+    need(params.get("loss") in ("mse", "ce"), "the MSE or CE UFM")
     need(params.get("closed_form_scale", 1.0) == 1.0 and params.get("perturb", 0.0) == 0.0,
          "the closed form and the optimiser's points as they are")
     if not ({"best_W", "best_X"} <= set(details) or {"gufm_best_W", "gufm_best_X"} <= set(details)):
         raise NotDecided("the evidence records no best point (details['best_W'], details['best_X'])")
-    return {"K": int(params["K"]), "n": int(params["n"]), "d": int(params["d"]), "lam": params["lam"],
+    extra = {"rho": details["closed_form_row_norm"]} if params["loss"] == "ce" else {}
+    return {"loss": params["loss"], **extra, "K": int(params["K"]), "n": int(params["n"]), "d": int(params["d"]),
+            "lam": params["lam"],
             "W": details.get("best_W", details.get("gufm_best_W")),
             "X": details.get("best_X", details.get("gufm_best_X"))}
 
@@ -92,6 +114,8 @@ def _sandwich(point: dict, fn, rtol: Fraction, atol: Fraction):
     replay serves both forms."""
     K, n, d, lam = point["K"], point["n"], point["d"], exact(point["lam"])
     need(lam > 0 and d >= K, "λ > 0 and d ≥ K (Definition 3.4)")
+    if point.get("loss", "mse") == "ce":
+        return _ce_sandwich(point, fn, rtol, atol)
     lower = mse_lower_bound(K, d, lam)
     upper = mse_objective(point["W"], point["X"], n, lam)
     need(not bool(upper < ball(lower)), "the feasible point's value is not below the lower bound (a sanity check)")
@@ -102,6 +126,22 @@ def _sandwich(point: dict, fn, rtol: Fraction, atol: Fraction):
                      "upper end: the optimiser's best point made exactly feasible, objective in Arb; bound: the "
                      "collapsed value Kλ/(2(d+Kλ)) plus the claim's tolerance",
                      fname(fn), point, allowance=rtol * printed + atol, require=None)
+
+
+def _ce_sandwich(point: dict, fn, rtol: Fraction, atol: Fraction):
+    """CE: L* = g(ρ*) (enclosed in Arb from the recorded root) bounds every feasible point from below (Jensen and
+    Cauchy–Schwarz, lemma_4_2's correction); the best point, made feasible, from above."""
+    K, n, d, lam = point["K"], point["n"], point["d"], exact(point["lam"])
+    star = ce_closed_form_ball(K, d, lam, float(point["rho"]))
+    upper = ce_objective(point["W"], point["X"], n, lam)
+    need(not bool(upper < star), "the feasible point's value is not below L*")
+    from .arith import bounds
+
+    lo_star, hi_star = bounds(star)
+    return enclosure((lo_star, upper), (lo_star, hi_star), "<=", "CE: lower end L* = g(ρ*) in Arb (ρ* bracketed by a "
+                     "sign change of g'), a lower bound on every feasible point; upper end: the optimiser's best point "
+                     "made exactly feasible, objective in Arb; bound: L* plus the claim's tolerance", fname(fn), point,
+                     allowance=rtol * hi_star + atol, require=None)
 
 
 @rigorous(LEMMA, "best_run_reaches_closed_form", _ufm_point, forms=("as_printed", "corrected"))
