@@ -194,7 +194,13 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     claims.append(Claim.at_most("matches_metrics_sharpness", metric_err, 0.0, "max |log 𝒮 here − log 𝒮 of "
                                 "theorems.metrics.sharpness (softmax of the logits)|", kind="identity",
                                 atol=WORDING_RTOL))
+    # the matrix where the smaller of the two readings' misfits is largest, as logits: theorems.rigorous.deep_fusion
+    # re-evaluates its softmax and both readings in ball arithmetic (a lower bound on the claim's max over matrices)
+    per_matrix = torch.minimum(*(((v - sharp_ratio) / sharp_ratio).abs() for v in readings.values()))
+    worst_matrix = int(per_matrix.argmax())
     details = {
+        "worst_wording_matrix": worst_matrix, "worst_wording_logits": L[worst_matrix].tolist(),
+        "measured_labels": measured.tolist(),
         "log_sharpness_first": float(torch.log(sharp_ratio[0])) if p["entries"] == "positive" else math.nan, "log_sharpness_path_first": log_s[0].tolist(),
         "path_t": t.tolist(), "slope_min": float(slopes.min()), "slope_max": float(slopes.max()),
         "wording_misfit_by_reading": misfit, "inf_ratio_min": float(inf_ratio.min()),

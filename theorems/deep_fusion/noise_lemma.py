@@ -197,6 +197,13 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
             Claim.close("case2_attained", float(c2s.max()), Delta, "coplanar rotation away from sign(xᵀu)·u with "
                         "|xᵀu| = ρ: every sign(xᵀu)·x̃ᵀu equals Δ", kind="identity", atol=ATTAIN_ATOL),
         ]
+    # the case-2 sample where x̃ᵀu is smallest (x, x̃, u): theorems.rigorous.deep_fusion re-checks eq. (6), the margin
+    # and the bound on it in ball arithmetic
+    if p["adversarial_steps"] == 0:
+        worst2 = int(c2.argmin())
+        xt2 = p["noisy_norm"] * (torch.cos(inst.theta) * inst.x2 + torch.sin(inst.theta) * inst.e2)[worst2]
+        details.update(form=form, case2_worst_x=inst.x2[worst2].tolist(), case2_worst_noisy=xt2.tolist(),
+                       case2_worst_u=inst.u[worst2].tolist())
     s_phi, c_psiphi = angular_forms(eps, rho)
     details.update({
         "delta": delta, "Delta": Delta, "delta_angular": s_phi, "Delta_angular": c_psiphi,

@@ -349,6 +349,12 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                              "(W^Q, W^K) has zero cross entries and positive same-cluster entries")
     claims = [witness]
     lp_certified = bool((lp_upper <= LP_ZERO).any())
+    if lp_certified:
+        # the first instance the LP certifies, as coordinates of each sample in its own subspace's basis: the
+        # point theorems.rigorous.deep_fusion replays its exact Farkas certificate on (without torch)
+        b = int((lp_upper <= LP_ZERO).nonzero()[0, 0])
+        coords = torch.einsum("nmr,nm->nr", inst.bases[b][labels], X[b])
+        details.update(lp_certified_instance=b, lp_certified_coords=coords.tolist(), labels=labels.tolist())
     certificates = [_lp_certificate(lp_upper)] if lp_certified else []
     if form == CORRECTED:
         claims += corrected_claims(p, inst, con, details, integ)

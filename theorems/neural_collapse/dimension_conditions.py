@@ -25,8 +25,9 @@ hence max(NC2B, NC3) ≥ δ_K (δ_4 = 0.0876). The penultimate features of every
 feasible (LayerNorm output), so no sequence of networks, optimal or not, has NC2B and NC3 tending to 0: the
 corollary's "approximate neural collapse which gets tighter as L increases" fails for MSE at d = K whatever
 the depth, and does not rest on Theorem 4.3. Numbers at K = d = 4, λ = 0.2: the certified GUFM optimum (the
-L → ∞ limit of Theorem 4.3) has NC2B = 0.5 = 1/√K and value 2.09× the collapsed closed form; trained L-RN1
-networks (depth 3) have NC2B ≈ 0.56.
+L → ∞ limit of Theorem 4.3) has NC2B = 0.5 = 1/√K and value 2.09× the collapsed closed form, and that value is
+the global minimum, proved from below by the exact bound L_r = [(K−r) + λr²/(d+λr)]/(2K), r = min(K, d−1) of
+``lemma_4_2`` (0.173913… against the collapsed 0.0833…); trained L-RN1 networks (depth 3) have NC2B ≈ 0.56.
 
 Status: verified-corrected → **refuted**. The MSE counterexample (K = d = 4) replays with its certificate.
 The natural correction (add d ≥ K+1 for MSE) is necessary but not established as sufficient: the corrected
@@ -52,6 +53,7 @@ What one check does
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import torch
 
@@ -60,7 +62,8 @@ from ..core.registry import register
 from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .depth_sweep import train
 from .lemma_4_2 import GTOL as UFM_GTOL
-from .lemma_4_2 import NC2_TOL, REACH_RTOL
+from .lemma_4_2 import LOWER_RTOL, NC2_TOL, REACH_RTOL
+from ..rigorous.neural_collapse import mse_lower_bound
 from .ufm import best_start, second_order_details
 from .models import init_params
 from .paper import PAPER
@@ -115,6 +118,15 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "deep_net_status": net.status,
         "min_input_distance": min_dist,
     }
+    # the best point, for the rigorous sandwich of theorems.rigorous.neural_collapse (replayed without torch)
+    details["gufm_best_W"], details["gufm_best_X"] = sol.W[best].tolist(), sol.X[best].tolist()
+    if loss == "mse" and lam > 0:
+        lower = mse_lower_bound(K, d, Fraction(lam))
+        details.update(global_lower_bound=float(lower), global_lower_bound_exact=str(lower),
+                       global_lower_bound_certificate="dual-bound (theorems.rigorous.neural_collapse)")
+        claims.append(Claim.at_least("no_start_below_global_lower_bound", float(sol.values.min()), float(lower),
+                                     "every GUFM start ends at or above the exact lower bound L_r, r = min(K, d−1)",
+                                     kind="identity", rtol=LOWER_RTOL))
     if loss == "mse" and d <= K:
         # Every feasible pair obeys the rank inequality: the optimiser's starts and the trained networks' last
         # layers are feasible pairs, so checking it there tests the metrics code (an identity).

@@ -24,7 +24,12 @@ Correction
   ``rank_certificate`` proves 1 − ρ ≤ 2K·NC3·(1+ρ), ρ = NC2B√K/√(1−NC2B²), for every feasible pair, so
   max(NC2B, NC3) ≥ δ_K (δ_4 = 0.0876) at every global optimum. The optimiser's certified optimum at
   K = d = 4, λ = 0.05 is a signed simplex with value 0.138554 = ½c/(d+c), c = d/(K−1)+λK, 5.8× the
-  collapsed value 0.0238095, and NC2B = 0.5 = 1/√K.
+  collapsed value 0.0238095, and NC2B = 0.5 = 1/√K. That value is the global minimum, proved from below: for every
+  feasible pair L ≥ L_r = [(K−r) + λr²/(d+λr)]/(2K), r = min(K, d−1) (Z = WX has rank ≤ d−1 and ‖Z‖_* ≤
+  ‖W‖_F√(Nd); Mirsky's inequality and equal singular values minimise the relaxation), evaluated exactly
+  (``no_start_below_global_lower_bound``; ``theorems.rigorous.neural_collapse`` encloses the global minimum in
+  [L_r, L(best point)], both ends in exact or ball arithmetic): so "no start reaches L*" is "the global minimum is
+  provably above L*". At d ≥ K+1 the bound is the collapsed value itself.
 * The corrected statement adds the closed forms (derived for this suite, not printed): MSE
   L* = Kλ/(2(d+Kλ)), ‖w_k‖ = z* = √d/(d+Kλ); CE L* = g(ρ*) = log(1+(K−1)e^{−aρ*}) + (λK/2)ρ*²,
   a = √d K/(K−1), ρ* the unique root of g'(ρ) = 0. Both are lower bounds on every feasible point (Jensen +
@@ -86,6 +91,7 @@ from __future__ import annotations
 
 import math
 import random
+from fractions import Fraction
 
 import numpy as np
 import torch
@@ -99,6 +105,7 @@ from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome,
 from ..data.frames import balanced_labels
 from ..metrics.neural_collapse import both_families
 from ..optim.manifolds import ln
+from ..rigorous.neural_collapse import check_closed_form, mse_lower_bound
 from .rank_certificate import certificate_text, collapse_floor, rank_inequality_slack
 from .paper import PAPER
 from .ufm import (
@@ -282,6 +289,20 @@ def optimiser_claims(sol: UFMSolution, optimum: UFMOptimum, row_norm: float, for
     return claims, details
 
 
+def global_lower_bound_claim(values: torch.Tensor, K: int, d: int, lam: float, details: dict) -> Claim:
+    """The exact lower bound on every feasible MSE point, L_r = [(K−r) + λr²/(d+λr)]/(2K), r = min(K, d−1)
+    (theorems.rigorous.neural_collapse: nuclear-norm relaxation in Z = WX, rank Z ≤ d − 1): a theorem, so every
+    start ends above it (an identity, a test of the solver); at d = K it is the certificate ('dual-bound') that the
+    global minimum is above the collapsed L*, which the rigorous replay encloses."""
+    exact_bound = mse_lower_bound(K, d, Fraction(lam))
+    details.update(global_lower_bound=float(exact_bound), global_lower_bound_exact=str(exact_bound),
+                   global_lower_bound_certificate="dual-bound: L ≥ (1/2N)‖Z−Y‖² + λ‖Z‖_*²/(2Nd), rank Z ≤ "
+                   "min(K, d−1), minimised exactly (Mirsky; equal singular values)")
+    return Claim.at_least("no_start_below_global_lower_bound", float(values.min()), float(exact_bound),
+                          "every start ends at or above the exact lower bound L_r, r = min(K, d−1)", kind="identity",
+                          rtol=LOWER_RTOL)
+
+
 def _ratio(a: float, b: float) -> float:
     """a/b, with 0/0 = 1 (an exactly attained zero bound) and a/0 = inf."""
     if b == 0:
@@ -358,12 +379,21 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     """
     K, n, d, lam, loss = p["K"], p["n"], p["d"], p["lam"], p["loss"]
     optimum = closed_form(loss, K, d, lam)
+    # the closed form a second time, exactly (MSE) or in Arb (CE): a disagreement is a SuiteError (issue 41)
+    closed_form_exact = check_closed_form(loss, K, d, lam, optimum.value,
+                                          optimum.row_norm if loss == "ce" else None)
     if p["closed_form_scale"] != 1.0:
         optimum = optimum.scaled(p["closed_form_scale"], "deliberately wrong constant")
     sol = solve_ufm(loss, K, n, d, lam, restarts=p["restarts"], ctx=ctx, max_iter=p["max_iter"], gtol=GTOL)
     row_norm = optimum.row_norm * p["row_norm_scale"]
     judged_norm = printed_mse_row_norm(K, d, lam) if (form == AS_PRINTED and loss == "mse") else row_norm
     claims, details = optimiser_claims(sol, optimum, judged_norm, form, p, ctx)
+    details["closed_form_exact_enclosure"] = closed_form_exact
+    best = best_start(sol)
+    # the best point, for the rigorous sandwich of theorems.rigorous.neural_collapse (replayed without torch)
+    details["best_W"], details["best_X"] = sol.W[best].tolist(), sol.X[best].tolist()
+    if loss == "mse" and lam > 0:
+        claims.append(global_lower_bound_claim(sol.values, K, d, lam, details))
     details["form_reading"] = ("printed: optima collapsed for d ≥ K; the proof's MSE row norm 1/(√d(1+λK)) "
                                "checked as a proof step" if form == AS_PRINTED
                                else "corrected: d ≥ K+1 for MSE, closed forms L*, z* = √d/(d+Kλ), ρ*")
@@ -375,7 +405,6 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         more, extra = _converse(p, optimum, row_norm, ctx)
         claims += more
         details.update(extra)
-    best = best_start(sol)
     return Outcome(claims=claims, details=details, converged=bool(sol.converged[best]),
                    headline="best_run_reaches_closed_form")
 

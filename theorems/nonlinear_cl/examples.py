@@ -52,6 +52,7 @@ from .covariance import A_discrete, A_mixture, kink_margin, tangent_basis
 from .common import declared_strategy
 from .lme import classify, find_lmes
 from .paper import PAPER
+from ..rigorous.nonlinear_cl import check_lme_threshold
 
 # The module's three results (ID names the first: tools/mutants.py finds a module's results by its `*ID = "…"` lines
 # and runs their conformance checks on each mutant)
@@ -185,6 +186,8 @@ def summation_evaluate(p: dict, form: str, ctx) -> Outcome:
     gap = lam_star - torch.linalg.eigvalsh(Q.transpose(1, 2) @ A @ Q)[:, -1]  # signed: < 0 when not the top
     cl = classify(A_fn, W, lambda V: kink_margin(data, V))
     predicted_lme = q < p["threshold"]
+    if p["threshold"] == Q_STAR:  # the float threshold a second time: the exact sign of 1 − 3q + q² (SuiteError)
+        check_lme_threshold(q, predicted_lme)
     claims = [Claim.at_most("closed_form_A_um", err, 0.0,
                             "eq. (9): max |A(u_m) − (1 − q)²u_m u_mᵀ − q(I − u_m u_mᵀ)| over m, entries (A by exact "
                             "enumeration)", atol=IDENTITY_ATOL)]

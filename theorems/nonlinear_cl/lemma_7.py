@@ -81,6 +81,9 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     details = {"steps": int(mask.numel()), "judged": int(mask.sum()), "violating": int((ratio[mask] > 1).sum()),
                "pi_iterations": st.iterations, "lambda_min_min": float(lam[:, -1].min()),
                "worst_ratio": worst(ratio, mask)}
+    if bool(mask.any()):  # the worst judged step (A(w(t)), w(t)): theorems.rigorous.nonlinear_cl replays it in Arb
+        i = int(torch.where(mask, ratio, torch.full_like(ratio, -torch.inf)).argmax())
+        details.update(worst_step_A=st.A[i].tolist(), worst_step_w=st.w[i].tolist())
     return Outcome(claims=claims, details=details, violations=unmet, headline="one_minus_d_bound")
 
 

@@ -77,6 +77,8 @@ class Steps:
     rest: torch.Tensor  # Σ_{i>1} a_i² = 1 − c_t²
     iterations: int
     residual: torch.Tensor  # (starts,) final critical residual of PI
+    A: torch.Tensor | None = None  # (S, d, d) A(w(t)) of each step (a lemma's replay point: theorems.rigorous)
+    w: torch.Tensor | None = None  # (S, d) w(t)
 
     @property
     def gap(self) -> torch.Tensor:
@@ -127,7 +129,7 @@ def run(p: dict, ctx) -> Steps:
     flat = lambda x: x.reshape(-1, *x.shape[2:])  # noqa: E731
     return Steps(flat(one_minus_c[s]), flat(one_minus_d[s]), flat(c), flat(m), flat(lam[s]), flat(dw), flat(dA),
                  flat(L), flat(kappa), flat(gap_dc), flat(nu), flat(tail_energy[s]), flat(rest[s]), run_.steps,
-                 run_.residual)
+                 run_.residual, flat(A[s]), flat(H[s]))
 
 
 def cost(p: dict):

@@ -44,6 +44,7 @@ from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome,
                            seed_param)
 from ..data.ssl_pairs import gaussian_data, make_moons
 from ..optim.threads import one_thread
+from ..rigorous.ssl_dynamics import check_expected_c
 from .paper import PAPER
 from .trace_form import sym
 
@@ -80,6 +81,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     Xc = X - X.mean(0)
     cov, second = Xc.T @ Xc / n, X.T @ X / n
     formula = -p["formula_scale"] * (second if form == AS_PRINTED else cov)
+    # −Cov̂(X) a second time, exactly: E[C̃ | X]/n = x̄x̄ᵀ − XᵀX/n in rationals (a disagreement is a SuiteError)
+    exact_gap = check_expected_c(X.tolist(), (-cov).tolist()) if p["noise_mean"] == 0 else math.nan
     z = float(((mean - formula).abs() / se.clamp_min(1e-300)).max())
     top_cov, top_second = torch.linalg.eigh(cov)[1][:, -1], torch.linalg.eigh(second)[1][:, -1]
     claims = [
@@ -94,6 +97,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     ]
     details = {"mean_C": mean.tolist(), "standard_error": se.tolist(), "minus_covariance": (-cov).tolist(),
                "minus_second_moment": (-second).tolist(), "data_mean": X.mean(0).tolist(),
+               "minus_covariance_vs_exact_rel": exact_gap,
                "z_against_covariance": float(((mean + cov).abs() / se.clamp_min(1e-300)).max()),
                "z_against_second_moment": float(((mean + second).abs() / se.clamp_min(1e-300)).max())}
     return Outcome(claims=claims, details=details)

@@ -262,6 +262,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         "two_layer_blowup_steps": stop.tolist(), "two_layer_ratio_at_blowup": tl_ratio,
         "two_layer_alignment": tl_align, "closed_form_rel_err": cf_err, "flow_rel_err": flow_err,
         "gd_residual": gd_res, "horizon_resolves_collapse": resolved,
+        "theta0": Theta0.tolist(),  # the start, for theorems.rigorous.ssl_dynamics's replay of Θ₀(I − 2ηC)^K
     }
     return Outcome(claims=claims, details=details, converged=converged, headline="collapsed_to_rank_one")
 

@@ -219,6 +219,11 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                "coupling_infonce": coup["infonce"], "coupling_spectral": coup["spectral"], "coupling_loss2": coup2,
                "expansion_ratio": ratio,
                **{f"{k}_{name}": v for name, c in cert.items() for k, v in c.items()}}
+    if p["negatives"] == "one":
+        # the point the InfoNCE coupling is measured at and the data: theorems.rigorous.ssl_dynamics recomputes the
+        # Hessian there in Arb (by rotation invariance a cross block at any point refutes decoupling in every basis)
+        details.update(form=form, infonce_coupling_point=(p["coupling_at"] * canonical(trained["infonce"], z, d)).tolist(),
+                       anchors=t.x.tolist(), positives=t.pos.tolist(), negatives=t.neg.tolist())
     return Outcome(claims=claims, details=details, converged=certified)
 
 

@@ -130,7 +130,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     # A step whose largest per-step factor 1 + 2ημ₁|λ|_max is 1 + 2·ETA_SCALE, whatever the scale of A and C.
     eta = p["eta"] if p["eta"] > 0 else ETA_SCALE / float(torch.linalg.matrix_norm(A, ord=2) ** 2 * lam.abs().max())
     P = _eigenspace_projector(lam, V)
-    before, after, steps, seen = _gd(ctx.randn(p["z"], C.shape[0]), A, C, P, eta, p["steps"])
+    Theta0 = ctx.randn(p["z"], C.shape[0])
+    before, after, steps, seen = _gd(Theta0, A, C, P, eta, p["steps"])
     # stopped on the collapse criterion, or σ₂/σ₁ settled at a positive limit (no collapse to find)
     converged = steps < p["steps"] or abs(seen[1] - seen[0]) <= PLATEAU_RTOL * seen[1]
     th = before.clone().requires_grad_(True)
@@ -159,7 +160,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                       "‖AAᵀ − cI‖/‖AAᵀ‖: U̇ = −2(AAᵀ)UC has identical components only if AAᵀ ∝ I", kind="proof_step",
                       atol=IDENTICAL_RTOL),
     ]
-    details = {"eigenvalues_C": lam.tolist(), "eigenvalues_AAt": mu.tolist(), "steps_run": steps,
+    details = {"U0": (A @ Theta0).tolist(),  # the start of the output, for theorems.rigorous.ssl_dynamics
+               "eigenvalues_C": lam.tolist(), "eigenvalues_AAt": mu.tolist(), "steps_run": steps,
                "singular_values_end": (sv / sv[0]).tolist(), "gd_residual": gd_res, "eta": eta,
                "ratio_last_checks": seen}
     return Outcome(claims=claims, details=details, converged=bool(converged))

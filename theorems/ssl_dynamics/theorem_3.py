@@ -222,7 +222,8 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     settled = speed <= SETTLED_TOL * 8 * float(np.abs(lam).max())
     horizon = RATE_HORIZON / max(rate, MIN_RATE)
     long_enough = p["T"] == 0 or p["T"] >= horizon
-    details.update(final_speed=speed, settled=settled, convergence_horizon=horizon, horizon_long_enough=long_enough)
+    details.update(final_speed=speed, settled=settled, convergence_horizon=horizon, horizon_long_enough=long_enough,
+                   form=form)  # 'limit' names another quantity in each form (theorems.rigorous replays the printed)
     integrated = sol.success if sol is not None else True
     return Outcome(claims=claims, details=details, converged=bool(integrated and settled and long_enough),
                    headline="limit")
