@@ -74,7 +74,7 @@ EDGES = [
     ("figure_1", None, dict(drop_scale=1.001), "the predicted fall"),
     ("figure_1", None, dict(inner_lambda="constant"), "λ ∝ 1/L on the block parameters"),
     ("figure_2", None, dict(inner_lambda="vanishing"), "constant λ on every weight"),
-    ("figure_2", None, dict(bias_decay=False), "weight decay on every trained block parameter"),
+    ("figure_2", None, dict(bias_decay=True), None),  # the recorded alternative reading (decayed biases)
     ("figure_2", None, dict(flat_scale=1.001), "the flatness tolerance"),
     # the 1-D toy: L ≫ a read as L ≥ 16a; one layer per block; the exact closed form
     ("toy_1d", None, dict(depths=(15, 64, 256)), "L ≫ a"),

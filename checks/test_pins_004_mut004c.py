@@ -55,7 +55,8 @@ def test_train_to_plateau_decides_through_the_callers_functions():
     assert unconfirmed.status == [STALLED] * 2
 
 
-TINY_FIGURE_1 = dict(K=2, n=2, d=4, depths=[2, 3, 4], seeds=1, train_iter=80, window=20)
+# decayed biases: the free biases' slow phases outlast 80 iterations (figure_2's 'Decision'), and this is about routing
+TINY_FIGURE_1 = dict(K=2, n=2, d=4, depths=[2, 3, 4], seeds=1, train_iter=80, window=20, bias_decay=True)
 
 
 def test_figure_1_converged_flag_routes_through_its_certificates(monkeypatch):

@@ -51,9 +51,17 @@ Claims (kind in brackets)
 Status: **open**. The certified sandwich L*_GUFM ≤ L*_L ≤ U_pre(L) has width U_pre − L* = 86 → 15 over the
 default depths L = 19 … 145 (fitted exponent −0.86; 4.9 at L = 577, still 97× L*_GUFM = 0.051), dominated by
 the phase-1 cost, which copies the post-LN proof exactly: the width falls but does not close at any depth built,
-and the step that is specific to pre-LN (phase 2) is broken. What would decide it: a pre-LN phase 2 with a proven
-rate, with a regime the paper predicts otherwise (pre-L-RN2 with constant λ, Appendix C) as the trend's control,
-or trained pre-LN networks pushing the upper side of the sandwich down at large depth.
+and the step that is specific to pre-LN (phase 2) is broken. The width is the post-LN construction's to 4 digits
+(86.17 vs 86.17 at L = 19, 14.851 vs 14.851 at L = 145): the phase-1 cost dominates both, which is why the post-LN
+limit is decided by trained networks (``theorem_4_3_depth``), not by the proof's.
+What depth and budget would decide it (``depth_to_close_at_fitted_rate``, a measurement): at its fitted rate the
+construction's width reaches 1 % of L*_GUFM only at L ≈ 2·10⁷ (from the default depths), far beyond the 4096 this
+check builds. The trained pre-L-RN1 sandwich (``theorem_4_3_depth arch=pre_rn1``, same machinery as the post-LN
+one, depths 5 … 37 trained): 4.3 % of L* at L = 37 with 120 L-BFGS iterations per depth (fitted −0.20), 3.8 % with
+400 (−0.23, 80 s of CPU); at that rate 1 % needs L ≈ 10⁴. So neither side decides it on a CPU: what would is a
+trained pre-L-RN1 sweep to depth ≥ 300 with ≥ 1000 iterations per depth and restarts (a GPU's budget), showing
+whether its certified excess steepens to the post-LN rate (−0.85 on the same kind of data) with a control whose
+excess plateaus (an input copied across classes), or a pre-LN phase 2 with a proven rate.
 """
 
 from __future__ import annotations
@@ -84,6 +92,18 @@ LOWER_RTOL = 1e-10
 COPY_ATOL = 1e-9
 # Two forward passes of the same network (this module's and models'): summation order only.
 FORWARD_RTOL = 1e-12
+# "Closed" for the page's what-would-decide number: a sandwich width of 1 % of L*_GUFM, the certified-excess target
+# the depth sweeps of theorem_4_3_depth ask (their ``target``).
+CLOSE_TARGET = 0.01
+
+
+def depth_to_close(depth: float, excess: float, optimum: float, exponent: float, target: float = CLOSE_TARGET) -> float:
+    """The depth at which a width ``excess`` at ``depth``, falling as L^exponent, reaches ``target``·L*_GUFM
+    (inf when it does not fall): what the fitted rate says a construction would need, not a certified number."""
+    if not exponent < 0:
+        return math.inf
+    ratio = excess / (target * optimum)
+    return depth * ratio ** (-1.0 / exponent) if ratio > 1 else depth
 
 
 def hypotheses(p: dict, form: str) -> list[Violation]:
@@ -196,6 +216,10 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                           "U_pre − L*_GUFM at the largest depth: the width of the certified sandwich"),
         Claim.measurement("excess_exponent", fit.exponent if fit else math.nan, math.nan,
                           "fitted exponent of U_pre(L) − L*_GUFM in L"),
+        Claim.measurement("depth_to_close_at_fitted_rate",
+                          depth_to_close(depths[-1], excess[-1], optimum.value, fit.exponent) if fit else math.inf,
+                          math.nan, f"the depth at which the width would reach {CLOSE_TARGET:g}·L*_GUFM at the fitted "
+                          "rate (extrapolated from the depths built: what the construction would need, not evidence)"),
         Claim.measurement("fit_excess_pre_over_post", rows[-1]["fit_excess_pre"] / rows[-1]["fit_excess_post"], 1.0,
                           "the last layer's fit excess L_GUFM(W*, features) − L*, pre-LN over post-LN, at the largest "
                           "depth (> 1: the slowed phase 2 leaves the samples farther from the targets)"),
@@ -277,7 +301,10 @@ RESULT = register(Result(
     proof_errata=ERRATA,
     open_reason=("the certified sandwich L*_GUFM ≤ L*_L ≤ U_pre(L) does not close at the depths built (width 86 → "
                  "15 over L = 19 … 145, fitted exponent −0.86; 97× L*_GUFM at L = 577) and the pre-LN step of the "
-                 "proof (phase 2 copying the post-LN trajectory) fails; a pre-LN phase 2 with a proven rate and a "
-                 "contrasting regime (pre-L-RN2, constant λ) as a trend control, or trained pre-LN networks at large "
-                 "depth, would decide it"),
+                 "proof (phase 2 copying the post-LN trajectory) fails; at its fitted rate the construction needs "
+                 "L ≈ 2·10⁷ to reach 1 % of L*, and the trained pre-L-RN1 sandwich (theorem_4_3_depth arch=pre_rn1) "
+                 "stays at 3.8 % of L* at L = 37 (400 iterations per depth, rate −0.23: L ≈ 10⁴ at that rate). A "
+                 "trained pre-L-RN1 sweep to depth ≥ 300 with ≥ 1000 iterations per depth and restarts (a GPU's "
+                 "budget), with an input copied across classes as its control, or a pre-LN phase 2 with a proven "
+                 "rate, would decide it"),
 ))
