@@ -229,6 +229,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise ParameterError(f"--workers {args.workers}: expected a positive number of processes")
     only = _known_ids(args.only) if args.only else None
+    if args.plan:
+        return _plan_report(args, only)
+    if args.out is None:
+        raise CommandLineError("report needs --out DIR (or --plan, which runs nothing)")
     try:
         import reports
     except ImportError as err:
@@ -268,6 +272,32 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_INTERRUPTED if interrupted else EXIT_HOLDS
 
 
+# A thorough report should finish within this on the --workers given (issue 42); --plan says what does not fit.
+PLAN_BUDGET_S = 3600.0
+
+
+def _plan_report(args: argparse.Namespace, only: list[str] | None) -> int:
+    """``report --plan``: the predicted CPU time of every result's instances (theorems.core.costs), nothing run."""
+    from theorems.core import costs
+    from theorems.core.runner import plan_instances
+
+    try:
+        suite = get_suite(args.suite)
+    except ValueError as err:
+        raise CommandLineError(str(err)) from None
+    instances, plan_errors = plan_instances(suite, only)
+    model = costs.CostModel()
+    predictions = model.predict_all(instances)
+    workers = args.workers or default_workers()
+    print(f"plan: suite {suite.name}, {len(instances)} instance(s) of {len(only or registry.ids())} result(s); "
+          f"predicted CPU seconds from {costs.TIMINGS_FILE.name} (theorems.core.costs), nothing run")
+    print(costs.format_plan(costs.plan_rows(instances, predictions), predictions, workers, model.startup_s,
+                            budget_s=PLAN_BUDGET_S))
+    for rid, message in plan_errors:
+        print(f"not planned: {rid}: {message}")
+    return EXIT_HOLDS
+
+
 def _known_ids(names: Sequence[str]) -> list[str]:
     """``--only`` ids, each checked against the registry (UnknownResult names close matches)."""
     for name in names:
@@ -296,7 +326,17 @@ def _run_report(args: argparse.Namespace, only: list[str] | None, reports) -> tu
          f"device {device or 'chosen by the cluster'}, {where}")
     # A remote cluster's size is not known here: its estimate assumes one task at a time (an upper bound).
     parallel = workers if args.ray in (None, RAY_LOCAL) else 1
-    progress = Progress(len(instances), result_ids=[i.result_id for i in instances], workers=parallel)
+    # The time left comes from the cost model of what is still to run (theorems.core.costs), learnt against this
+    # machine's speed as instances finish.
+    from theorems.core.costs import CostModel
+
+    try:
+        predicted: list[float] | None = [p.seconds for p in CostModel().predict_all(instances)]
+    except Exception as err:  # a damaged timings file must not cost the run: the estimate falls back to the means
+        _log(f"note: no cost model for the time left ({describe_error(err)})")
+        predicted = None
+    progress = Progress(len(instances), result_ids=[i.result_id for i in instances], workers=parallel,
+                        predicted=predicted)
     finished, interrupted = run_instances(
         instances, device, workers=workers, ray_address=args.ray, progress=progress,
         on_interrupt=lambda done, total: _log(
@@ -433,7 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("report", help="run every report instance and write DIR/index.html")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder for index.html (created if missing)")
+    p.add_argument("--out", default=None, metavar="DIR", help="folder for index.html (created if missing)")
+    p.add_argument("--plan", action="store_true",
+                   help="run nothing: print each result's predicted CPU time and the total (theorems.core.costs)")
     p.add_argument("--suite", choices=tuple(SUITES), default=None, help="default: $THEOREMS_SUITE or ci")
     p.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: $THEOREMS_DEVICE or cpu")
     p.add_argument("--from-run", nargs="?", const=str(DEFAULT_RUN_FILE), default=None, metavar="PATH",

@@ -145,12 +145,18 @@ class Progress:
     far off whenever cheap results come first); for a result with nothing finished yet, the mean over all
     finished instances stands in. The sum is divided by the number of workers. Without ``result_ids``
     (one per instance, in any order) it falls back to elapsed time per finished instance.
+
+    With ``predicted`` (the cost model's seconds of each instance, in plan order: `theorems.core.costs`) the
+    estimate is instead the predicted seconds of the instances not yet finished, corrected by the measured/predicted
+    ratio of those finished (`costs.Eta`): a mean of the finished instances is wrong by orders of magnitude when
+    the cheap ones come first (issue 42). ``step`` then needs the instance's ``index``.
     """
 
     WIDTH = 28
 
     def __init__(self, total: int, stream=None, live: bool | None = None,
-                 result_ids: Sequence[str] | None = None, workers: int = 1) -> None:
+                 result_ids: Sequence[str] | None = None, workers: int = 1,
+                 predicted: Sequence[float] | None = None) -> None:
         self.total, self.done = total, 0
         self.stream = stream if stream is not None else sys.stderr
         self.live = self.stream.isatty() if live is None else live
@@ -158,10 +164,17 @@ class Progress:
         self.workers = max(1, workers)
         self.left = collections.Counter(result_ids) if result_ids is not None else None
         self.spent: dict[str, list[float]] = {}  # result id -> [seconds, instances]
+        self.model = None
+        if predicted is not None:
+            from .costs import Eta
+
+            self.model = Eta(predicted, self.workers)
 
     def eta(self) -> float | None:
         if not self.done or self.done >= self.total:
             return None
+        if self.model is not None:
+            return self.model.seconds_left()
         if self.left is None or not self.spent:
             return (time.perf_counter() - self.started) / self.done * (self.total - self.done)
         overall = sum(s for s, _ in self.spent.values()) / sum(n for _, n in self.spent.values())
@@ -177,10 +190,13 @@ class Progress:
         eta = f"  ~{duration(left)} left" if left is not None else ""
         return f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total}{eta}"
 
-    def step(self, line: str, took: float, notable: bool, result_id: str | None = None) -> None:
+    def step(self, line: str, took: float, notable: bool, result_id: str | None = None,
+             index: int | None = None) -> None:
         """One instance finished: ``line`` says which and how it fared, in ``took`` seconds; ``notable``
-        if it did not hold; ``result_id`` feeds the per-result estimate."""
+        if it did not hold; ``result_id`` feeds the per-result estimate, ``index`` (plan order) the predicted one."""
         self.done += 1
+        if self.model is not None and index is not None:
+            self.model.finish(index, took)
         if result_id is not None:
             spent = self.spent.setdefault(result_id, [0.0, 0])
             spent[0] += took
@@ -294,7 +310,7 @@ def run_instances(
 
     def collect(done: Done) -> None:
         finished[done.index] = done
-        progress.step(done.line(), done.took, done.notable, done.instance.result_id)
+        progress.step(done.line(), done.took, done.notable, done.instance.result_id, index=done.index)
 
     interrupted = False
     try:
