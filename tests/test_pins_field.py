@@ -80,7 +80,7 @@ def declared(*pins):
     return dataclasses.replace(make_fake("fake_pins.declared"), pins=pins)
 
 
-def test_a_parameter_pins_failing_side_that_bypasses_is_a_control_and_no_side_is_reported(registered):
+def test_a_parameter_pins_failing_side_is_a_control_and_no_side_is_reported(registered):
     pin = Pin("square_below_line", "x", passes=1.0, fails=OVER, within=10, params=dict(allow_violation=True))
     result = registered(declared(pin))
     assert result.declared_pins == (pin,)

@@ -80,11 +80,15 @@ def pin_sides(run: Callable[..., Any], result: Result, pin: Pin) -> None:
         assert not bad, f"{where}: on the passing side {[c.name for c in bad]} fail\n{ev.explain()}"
     if pin.fails is None:
         return
+    if pin.reported:
+        assert pin.spec("fails") in [dict(c) for c in result.controls], f"{where}: not among the registered controls"
     ev = run_side(run, result, pin, FAILS)
     if isinstance(ev, IdentityFailure):
         assert _identity_named(ev, pin.claim_names), f"{where}: the failing side raised for other identities: {ev}"
         assert pin.within is None, f"{where}: within= needs an Evidence; the failing side raised {ev}"
         return
+    if pin.converged is not None:
+        assert ev.converged is pin.converged, f"{where}: the failing side's run converged={ev.converged}"
     for name in pin.claim_names:
         c = ev.claim(name)
         if pin.within is not None:

@@ -192,8 +192,10 @@ class Pin:
     lets it pass. ``passes=None`` declares no passing side (then ``within`` is what pins the other side).
 
     ``checks/test_conformance.py::test_declared_pins_hold_on_their_sides`` runs every declared pin of every
-    registered result, both sides, once. A parameter pin's failing instance with ``allow_violation`` is a negative
-    control too (``Result.controls`` lists it); both sides are tolerance tests, so the report leaves them out.
+    registered result, both sides, once. A parameter pin's failing instance is a negative
+    control too (``Result.controls`` lists it, like a parameter-set pin); both sides test the suite's tolerances, not
+    the statement, so the report leaves them out. ``converged`` asks the failing side's run to converge (True) or
+    not (False).
     A pin no declaration can express (a formula moved by a literal bump) stays a test in the result's checks file,
     with ``monkeypatch`` and a line saying why.
 
@@ -208,6 +210,11 @@ class Pin:
     fails: Any = None
     params: Mapping[str, Any] = field(default_factory=dict)
     within: float | None = None
+    # True/False: the failing side's run must (not) converge (None: either, as a convergence tolerance allows)
+    converged: bool | None = None
+    # True: the failing side is one of the result's own ``controls`` (which the report shows), pinning a tolerance
+    # too; the pin checks that it is registered there, so a control moved off its literal is noticed
+    reported: bool = False
     why: str = ""
 
     def __post_init__(self) -> None:
@@ -375,17 +382,17 @@ class Result:
         return tuple(p for p in self.pins if isinstance(p, Pin))
 
     def pin_instances(self, controls_only: bool = False) -> tuple[Mapping[str, Any], ...]:
-        """The registered instances the pins name: every parameter-set pin, and both sides of each parameter
-        `Pin` (with ``controls_only``: its failing side, where it bypasses the hypotheses: a negative control)."""
+        """The registered instances the pins name, which the report leaves out: every parameter-set pin, and both
+        sides of each parameter `Pin` not ``reported`` (with ``controls_only``: the failing side of every parameter
+        `Pin`, a negative control like the parameter-set pins)."""
         out: list[Mapping[str, Any]] = []
         for pin in self.pins:
             if not isinstance(pin, Pin):
                 out.append(pin)
             elif not pin.is_constant:
-                fails = pin.spec("fails") if pin.fails is not None else None
-                if controls_only:
-                    out += [fails] if fails is not None and fails.get("allow_violation") else []
-                else:
+                if controls_only:  # a reported pin's failing side is one of the module's own controls
+                    out += [pin.spec("fails")] if pin.fails is not None and not pin.reported else []
+                elif not pin.reported:
                     out += [pin.spec(side) for side in ("passes", "fails") if getattr(pin, side) is not None]
         return tuple(out)
 
