@@ -1,6 +1,6 @@
 """``Result.pins``: tolerance pins, parameter sets just outside a tolerance that end not converged (or fail) by
 design. They are registered controls (``Result.controls`` lists them, so the conformance checks'
-negative-control check and checks/test_pins_000_002.py run them) and the report leaves them out, whatever the
+negative-control check runs them) and the report leaves them out, whatever the
 result's ``report_instances`` yields. A :class:`~theorems.core.result.Pin` is the richer declaration (the parameter
 or module constant moved, the literal value on each side): its sides are left out of the report too, and
 `theorems.core.pins.pin_sides` runs them (here on the fake: milliseconds)."""

@@ -1,6 +1,6 @@
 """Mutation testing for the verdict code: does `pytest` catch a small bug?
 
-    python tools/mutants.py theorems/nonlinear_cl/theorem_1.py -- checks/test_001_nonlinear_cl.py
+    python tools/mutants.py theorems/nonlinear_cl/theorem_1.py -- checks/nonlinear_cl/test_theorem_1.py
     python tools/mutants.py MODULE --max 20 --seed 0 --list        # show the sampled mutants, run nothing
     python tools/mutants.py MODULE --lines 40-120 -- TESTS ...      # only mutate those lines
     python tools/mutants.py MOD1 MOD2 --max 40 --gate --log sweep.jsonl   # each against the tests CI runs for it
