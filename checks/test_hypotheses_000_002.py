@@ -8,31 +8,15 @@ hypotheses are evaluated alone (`Result.hypotheses` on the validated parameters;
 the largest enumerations first, is not consulted): these tests compute nothing.
 """
 
+
 from __future__ import annotations
 
-import pytest
 
+import pytest
 from checks.pinning import assert_hypothesis_edge
 
+
 CASES = [
-    # deep_fusion.definition_1: the exact reference enumerates the out-of-cluster samples (≤ REFERENCE_MAX_N)
-    ("deep_fusion.definition_1", None, dict(K=2, nu=10, imbalance=0), None),  # N − ν = 10 = REFERENCE_MAX_N
-    ("deep_fusion.definition_1", None, dict(K=2, nu=11, imbalance=0), "out-of-cluster samples"),  # 11
-    ("deep_fusion.definition_1", None, dict(row_norm=1.5), "unit-norm rows"),
-    ("deep_fusion.definition_1", None, dict(patterns="positive"), "all sign patterns"),
-    ("deep_fusion.definition_1", None, dict(instance="intersecting"), "x_i ∉ 𝒰_k"),
-    # deep_fusion.algorithm_1
-    ("deep_fusion.algorithm_1", None, dict(K=2, nu=12, imbalance=0), None),  # N − ν = 12 = MAX_ENUMERATED
-    ("deep_fusion.algorithm_1", None, dict(K=2, nu=13, imbalance=0), "out-of-cluster samples"),  # 13
-    ("deep_fusion.algorithm_1", None, dict(r=2, nu=2, m=8), None),  # ν = r: the samples just span 𝒰_k
-    ("deep_fusion.algorithm_1", None, dict(r=3, nu=2, m=12), "ν_c ≥ r"),
-    ("deep_fusion.algorithm_1", None, dict(exact_scale=1.5), "exact reference ρ"),
-    # deep_fusion.theorem_1
-    ("deep_fusion.theorem_1", "as_printed", dict(K=3, r=2, m=5, nu=2, imbalance=0), None),  # (K−1)r = 4 < 5
-    ("deep_fusion.theorem_1", "as_printed", dict(K=3, r=2, m=4, nu=2, imbalance=0), "(𝒦−1)r < m"),  # = m
-    ("deep_fusion.theorem_1", None, dict(w_scale=2.0), "unit-norm columns of W"),
-    ("deep_fusion.theorem_1", None, dict(attention="softmax"), "A = XWWᵀXᵀ"),
-    ("deep_fusion.theorem_1", None, dict(signs="arbitrary"), "sign-consistent clusters"),
     # ssl_dynamics.example_1: the width condition h ≥ d + z − min(z, ℓ) on an explicit C
     ("ssl_dynamics.example_1", None, dict(C="-1,0;0,-0.5", z=2, h=2), None),  # ℓ = 2: h = 2 suffices
     ("ssl_dynamics.example_1", None, dict(C="-1,0;0,0.5", z=2, h=2), "width condition"),  # ℓ = 1: h ≥ 3

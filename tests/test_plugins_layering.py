@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "theorems"
 
-# Formulas a strategy needs (binding_cosine, Lemma 2's ε_h) live in each paper's instances module, which imports no
+# Formulas a strategy needs (binding_cosine, gapped spectra, Lemma 2's ε_h) live in theorems.data, which imports no
 # strategy.
 KNOWN_LOOPS: set[tuple[str, str]] = set()
 
@@ -64,3 +64,15 @@ def test_the_loop_finder_finds_a_loop(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", tmp_path / "theorems")
     assert loops() == {("theorems.strategies.paper", "theorems.paper.result")}
+
+
+PAPER_PACKAGES = ("deep_fusion", "nonlinear_cl", "ssl_dynamics", "cl_generalization", "neural_collapse")
+
+
+def test_strategies_import_no_paper_package():
+    """The strategies read a result through the registry (its declarations) and take shared formulas from
+    ``theorems.data`` (spectra, finite populations, Haar matrices): no import of a paper package, at the top or inside
+    a function, so the layering has one direction (issue 40)."""
+    upward = {(module_name(s), t) for s in sorted((PACKAGE / "strategies").glob("*.py")) for t in imports(s)
+              if t.split(".")[:2] in [["theorems", p] for p in PAPER_PACKAGES]}
+    assert not upward, upward

@@ -1,6 +1,6 @@
 """Mutation testing for the verdict code: does `pytest` catch a small bug?
 
-    python tools/mutants.py theorems/nonlinear_cl/theorem_1.py -- checks/test_001_nonlinear_cl.py
+    python tools/mutants.py theorems/nonlinear_cl/theorem_1.py -- checks/nonlinear_cl/test_theorem_1.py
     python tools/mutants.py MODULE --max 20 --seed 0 --list        # show the sampled mutants, run nothing
     python tools/mutants.py MODULE --lines 40-120 -- TESTS ...      # only mutate those lines
     python tools/mutants.py MOD1 MOD2 --max 40 --gate --log sweep.jsonl   # each against the tests CI runs for it
@@ -396,7 +396,7 @@ def sample(pool: list[Mutant], n: int, seed: int = 0, kinds: tuple[str, ...] = K
 # -- the tests CI runs for a module ---------------------------------------------------------------------
 PAPER_NUMBER = {"deep_fusion": "000", "nonlinear_cl": "001", "ssl_dynamics": "002", "cl_generalization": "003",
                 "neural_collapse": "004"}
-TEST_GLOBS = ("checks/test_*.py", "tests/test_*.py")
+TEST_GLOBS = ("checks/**/test_*.py", "tests/test_*.py")  # checks/<paper package>/test_<result>.py too
 # The tests of this tool load it (by path or by name): they test the tool, not the module it mutates.
 _TOOL_TESTS = re.compile(r"^\s*import mutants\b|load_tool\(\s*[\"']mutants[\"']|^\s*MUTANTS\s*=.*tools\W+mutants\.py", re.M)
 

@@ -9,13 +9,13 @@ per class), ``m`` views per point (view 0 is the clean point unless ``identity_v
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import torch
 
 from ..core.context import Context
 from ..core.result import Cost, Param, Violation, seed_param
+from ..data.finite_population import binding_cosine  # noqa: F401  (re-exported)
 from ..data.finite_population import (
     RANDOM_SPHERE_MODES,
     SPHERE_MODES,
@@ -200,13 +200,6 @@ def grid(pop: Population, F: torch.Tensor, *, max_deltas: int = 12, max_eps: int
     S = diam[None, :] <= eps[:, None]
     R = (~S).to(F.dtype).mean(1)
     return Grid(conc.deltas, conc.sigma, conc.main, eps, R, S, diam, conc)
-
-
-def binding_cosine(n: int, m: int) -> float:
-    """c* of the adversarial family: the cosine of the first two class centres at which the printed condition
-    stops holding (σ = 1, δ = ε = 0, R_ε = 1/(Kn), ρ_max = 1/n, μ_0 = a₀u_0, μ_1 = u_1)."""
-    a0 = 1 - (2 - 2 / m) / n
-    return (1 - 1 / n - math.sqrt(2 / n) - (1 - a0 ** 2) / 2) / a0
 
 
 # The slides' five transformations (a) random crop, (b) blur, (c) colour dropping, (d) colour distortion, (e) flip, as

@@ -246,3 +246,10 @@ def held_out(pop: Population, n_train: int) -> tuple[Population, torch.Tensor, t
     kept = Population(pop.clean[train], pop.views[train], pop.view_w[train], pop.labels[train], pop.K,
                       pop.identity_view)
     return kept, pop.clean[test], pop.labels[test]
+
+
+def binding_cosine(n: int, m: int) -> float:
+    """c* of the adversarial family: the cosine of the first two class centres at which the printed condition of
+    paper 003's Theorem 2 stops holding (σ = 1, δ = ε = 0, R_ε = 1/(Kn), ρ_max = 1/n, μ_0 = a₀u_0, μ_1 = u_1)."""
+    a0 = 1 - (2 - 2 / m) / n
+    return (1 - 1 / n - math.sqrt(2 / n) - (1 - a0 ** 2) / 2) / a0

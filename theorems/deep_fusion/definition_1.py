@@ -43,7 +43,7 @@ from scipy.optimize import minimize
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import sample_params
-from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import Pin, AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..optim.threads import one_thread
 from ..data.subspaces import SubspaceBatch, labels_from_sizes, orthonormalise
 from ..metrics.cluster_integrity import (
@@ -183,8 +183,9 @@ def cost(p: dict) -> Cost:
 CONTROLS = (dict(row_norm=1.5, allow_violation=True), dict(instance="intersecting", allow_violation=True))
 # Pin of RANGE_ATOL: one sample per cluster on two orthogonal lines has ρ_k = 1 exactly (to 4e-16); rows of norm
 # 1 + 3e-12 put ρ_k three RANGE_ATOLs above 1, so the identity fails there and passes with RANGE_ATOL loosened ×10.
-PINS = (dict(K=2, r=1, nu=1, imbalance=0, m=2, arrangement="angle", angle_deg=90.0, row_norm=1.000000000003,
-             allow_violation=True),)
+PINS = (Pin('rho_in_unit_interval', 'row_norm', fails=1.000000000003, within=10,
+            params=dict(K=2, r=1, nu=1, imbalance=0, m=2, arrangement='angle', angle_deg=90.0, allow_violation=True),
+            why='RANGE_ATOL: ρ_k = 1 on orthogonal single samples; rows of norm 1 + 3e-12 (definition_1.PINS)'),)
 
 
 RESULT = register(Result(

@@ -318,7 +318,7 @@ CONTROLS = tuple(dict(claim=g, perturb=c, allow_violation=True) for g, c in (
 
 # Pins of the one-printed-unit thresholds (0.01) of the three "everywhere" claims: one cell moved so that the
 # smallest difference is 0.005 (half a unit: fails; a threshold ÷10 would pass it). From the other side,
-# checks/test_pins_000_mut000s.py moves it to 0.02 (holds; ×10 would fail it). Literal cell moves, never built
+# checks/deep_fusion/test_tables.py moves it to 0.02 (holds; ×10 would fail it). Literal cell moves, never built
 # from the threshold.
 PINS = (
     dict(claim="gains", perturb="t2:ImageNet-200/TF/1.9M:unsup:-2.245", allow_violation=True),  # TF − FFN = 0.005

@@ -65,7 +65,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import sample_params
-from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status,
+from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Pin, ProofErratum, Result, Status,
                            Violation, seed_param)
 from ..optim.threads import one_thread
 from ..metrics.cluster_integrity import MAX_ENUMERATED, cluster_integrity, construct_w
@@ -108,7 +108,7 @@ RANDOM_W = 64  # random (W^Q, W^K) pairs tried on the antipodal counterexample
 WITNESS_ATOL = 1e-9
 # ... and "no witness" is certified only where the LP's dual upper bound on t* is zero to rounding (an optimum in
 # (LP_ZERO, WITNESS_ATOL) fails the claim but is not a certificate). Pinned by the registered control at
-# ε_z = 4e-6 (t* ≈ ε_z²/4 = 4e-12, a witness exists; checks/test_pins_000_002_b.py):
+# ε_z = 4e-6 (t* ≈ ε_z²/4 = 4e-12, a witness exists; checks/deep_fusion/test_theorem_1.py):
 LP_ZERO = 1e-12
 DETAIL_ENUMERATED = 8  # the corrected form reports Definition 1's ρ beside ρ̃ only where it is cheap
 
@@ -435,9 +435,12 @@ PINS = (
     # the construction's identities on the default instance, with every entry of A scaled by w_scale²: ×(1 ∓ 4e-9)
     # is four BOUND_RTOLs outside same_cluster_lower_bound / bound_attained, and w_scale = 1 + 3e-12 puts the
     # column norms three UNIT_ATOLs off 1 (the identities hold to ~1e-15 unperturbed)
-    dict(w_scale=0.999999998, allow_violation=True),
-    dict(w_scale=1.000000002, allow_violation=True),
-    dict(w_scale=1.000000000003, allow_violation=True),
+    Pin("same_cluster_lower_bound", "w_scale", fails=0.999999998, within=10, params=dict(allow_violation=True),
+        why="BOUND_RTOL: A scaled by (1 - 2e-9)^2"),
+    Pin("bound_attained", "w_scale", fails=1.000000002, within=10, params=dict(allow_violation=True),
+        why="BOUND_RTOL: A scaled by (1 + 2e-9)^2"),
+    Pin("unit_columns", "w_scale", fails=1.000000000003, within=10, params=dict(allow_violation=True),
+        why="UNIT_ATOL: column norms 1 + 3e-12"),
 )
 
 

@@ -72,7 +72,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation, seed_param
+from ..core.result import Pin, AS_PRINTED, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation, seed_param
 from ..optim.threads import one_thread
 from ..data.subspaces import effective_eps
 from ..metrics.cluster_integrity import margin_of_w
@@ -390,7 +390,7 @@ CONTROLS = (
     # for 2 nats more (2.4 %), so a constant or comparison changed in the search or in γ_B is caught
     dict(gamma_factor=1e36, allow_violation=True),
     # Pin of LOG_ATOL: the default search's margin is 80.91492514771969 nats (measured); this factor asks for
-    # 3e-9 nats more, so the claim fails by 3 allowances (checks/test_pins_000_002_b.py; re-measure it if the
+    # 3e-9 nats more, so the claim fails by 3 allowances (its declared Pin; re-measure it if the
     # search changes)
     dict(gamma_factor=1.383265344659951e+35, allow_violation=True),
     # Pin of ENTRY_ATOL: (B1) holds with equality to 1e-15 on the eq. (7) instance (δ = 0.31225, Δ = 0.66660); a
@@ -403,8 +403,18 @@ VACUITY = ("the free scale of W (the statement fixes none): the witness search e
            "more on every instance of the default batch, and the log-ratio grows with the scale of W")
 
 
+# tolerance pins, both sides declared (theorems.core.result.Pin; run by checks/test_conformance.py)
+PINS = (
+    Pin('witness_reaches_gamma_B', 'gamma_factor', fails=1.383265344659951e+35, within=10,
+        params=dict(allow_violation=True), reported=True),
+    Pin(('B1_offblock_at_most_delta', 'B1_inblock_at_least_Delta'), 'gamma_factor', fails=1e+272, within=10,
+        params=dict(instance='eq7_counterexample', instances=1, constant_scale=0.9999999990392311, allow_violation=True),
+        reported=True),
+)
+
+
 RESULT = register(Result(
-    id=ID,
+    pins=PINS, id=ID,
     paper=PAPER,
     section="§Deep Fusion, Theorem 2, and its proof in Appendix B",
     title="Theorem 2: each block increases sharpness by at least O((1/n)e^{n(δ²−Δ²)+δ}) (App. B's γ_B)",

@@ -208,7 +208,7 @@ def report_instances(suite):
 CONTROLS = (dict(step_shift=44.0, allow_violation=True),)
 # Pin of STEP_MIN: the default search's worst step is 43.16722664839915 nats (measured); asking for 5e-10 less than
 # that leaves it 5e-10 below STEP_MIN + step_shift, so it fails there and passes with STEP_MIN tightened ÷10
-# (checks/test_pins_000_mut000.py checks the other side: 5e-9 less passes, and fails with STEP_MIN ×10).
+# (checks/deep_fusion/test_theorem_2_depth.py checks the other side: 5e-9 less passes, and fails with STEP_MIN ×10).
 PINS = (dict(step_shift=43.16722664789915, allow_violation=True),)
 BINDING = (
     Binding(hypothesis="independent subspaces (𝒰_c ∩ Σ_{l≠c} 𝒰_l = {0})",

@@ -40,7 +40,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import Pin, AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .common import declared_strategy
 from .covariance import contrastive_covariance
 from .kernels import infonce_alpha, infonce_loss
@@ -128,8 +128,15 @@ CONTROLS = (dict(eps=0.5, allow_violation=True), dict(alpha_diag=True, allow_vio
             dict(energy_scale=1 + 3e-10, allow_violation=True))
 
 
+# tolerance pins, both sides declared (theorems.core.result.Pin; run by checks/test_conformance.py)
+PINS = (
+    Pin('gradient_matches_energy', 'energy_scale', fails=1.0000000003, within=10, params=dict(allow_violation=True),
+        reported=True),
+)
+
+
 RESULT = register(Result(
-    id=ID,
+    pins=PINS, id=ID,
     paper=PAPER,
     section="Section 2, eqs. (1)–(3) (the α-CL correspondence, Theorem 1 of Tian (2022); used in Appendix C.1)",
     title="α-CL correspondence: −∇ℒ_nce = 2N²·∇ℰ_sg(α) with α_ij = exp(−d_ij²/τ)/Σ_{j≠i} exp(−d_ij²/τ)",

@@ -81,7 +81,7 @@ from ..core.errors import HypothesisViolation
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import declared_instances
-from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import Pin, AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .covariance import contrastive_covariance
 from .paper import PAPER
 from .token_training import single_thread
@@ -411,8 +411,13 @@ CONTROLS = (dict(activation="tanh", allow_violation=True), dict(var_backprop=Tru
             dict(dependent=True, allow_violation=True), dict(formula_scale=1 + 3e-10, allow_violation=True))
 # Where the secular equation is near-degenerate (weak_rf = 0.002: λ^bn − max d^bn_k = 1.8e-3) the Corollary-3
 # tolerance is SECULAR_AMPLIFICATION·ε/gap² = 7.0e-10, 7× RTOL: eq. (178) off by 2e-9 fails it by 2.8 allowances, so
-# the amplification loosened ×10 (or dropped to RTOL) is caught (checks/test_pins_001_mut001b.py).
-PINS = (dict(weak_rf=0.002, formula_scale=1 + 2e-9, allow_violation=True),)
+# the amplification loosened ×10 (or dropped to RTOL) is caught (its declared Pin).
+PINS = (Pin('corollary_3_dynamics', 'formula_scale', fails=1.000000002, within=10,
+            params=dict(weak_rf=0.002, allow_violation=True),
+            why='SECULAR_AMPLIFICATION: the Corollary-3 tolerance where λ^bn − max d^bn_k = 1.8e-3 (7.0e-10, not RTOL)'),
+    Pin(('lemma_6_w', 'corollary_3_dynamics'), 'formula_scale', fails=1.0000000003, within=10,
+        params=dict(allow_violation=True), reported=True),
+)
 
 
 def cost(p: dict) -> Cost:

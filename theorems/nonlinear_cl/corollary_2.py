@@ -68,7 +68,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, seed_param)
+from ..core.result import (Pin, AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, seed_param)
 from ..data.latents import random_gaussian_mixture
 from ..optim.sphere_flow import critical_residual, normalize, power_iteration
 from .common import declared_strategy
@@ -202,7 +202,12 @@ CONTROLS = (dict(alpha_offset=0.3, allow_violation=True), dict(alpha_offset=3e-9
             dict(alpha_offset=2e-5, allow_violation=True))
 # The quadrature identity (an identity: it tests the code) pinned by a deliberately perturbed quadrature: relative
 # error 5e-10 = 5 allowances of QUAD_RTOL (a literal), on a cheap instance (one cluster, τ = 20: few features).
-PINS = (dict(clusters=1, tau=20.0, quad_scale=1 + 5e-10, allow_violation=True),)
+PINS = (Pin('quadrature_matches_closed_form', 'quad_scale', fails=1.0000000005, within=10,
+            params=dict(clusters=1, tau=20.0, allow_violation=True)),
+    Pin('r_identity', 'alpha_offset', fails=3e-09, within=10, params=dict(allow_violation=True), reported=True),
+    Pin('roughness_formula_matches_fd', 'alpha_offset', fails=2e-05, within=10, params=dict(allow_violation=True),
+        reported=True),
+)
 
 
 RESULT = register(Result(

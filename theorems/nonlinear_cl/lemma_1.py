@@ -51,7 +51,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import Pin, AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from .common import declared_strategy
 from .kernels import gaussian_alpha, gaussian_features, n_features, truncation_kept, truncation_tail
 from .paper import PAPER
@@ -132,7 +132,10 @@ CONTROLS = (dict(sign=1, allow_violation=True), dict(shift="none", allow_violati
             dict(near=1e-4, psd_shift=5e-12, allow_violation=True))
 # ϕ_Lᵀϕ_L × (1 + 5e-10): 5 allowances of MAP_RTOL (a literal; the kept share Q is 1 to rounding at α's largest entry,
 # the diagonal, where s_ii is largest but P(L + 1, s_ii) ≈ 0 at order 60).
-PINS = (dict(map_scale=1 + 5e-10, allow_violation=True),)
+PINS = (Pin('feature_map_reproduces_alpha', 'map_scale', fails=1.0000000005, within=10, params=dict(allow_violation=True)),
+    Pin('gram_psd', 'psd_shift', fails=5e-12, within=10, params=dict(near=0.0001, allow_violation=True),
+        reported=True),
+)
 
 
 RESULT = register(Result(

@@ -58,7 +58,7 @@ from ..core.errors import ParameterError
 from ..core.evidence import Claim
 from ..core.params import declared_instances
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import Pin, AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..data.latents import dirichlet
 from ..metrics.scaling import SCALING_KEY, fit_power_law, scaling_series
 from .covariance import contrastive_covariance
@@ -285,6 +285,8 @@ RESULT = register(Result(
     # on a small uniform-α sweep (the identity does not depend on the sweep)
     # and limit_psd, where L is singular (two atoms: rank 1, λ_min/λ_max ~ 1e-17), shifted by 5e-12 = 5 allowances of
     # PSD_RTOL
-    pins=(dict(alpha="uniform", N_min=8, doublings=2, replicates=8, rep_scale=1 + 5e-10, allow_violation=True),
-          dict(alpha="uniform", atoms=2, N_min=8, doublings=3, replicates=8, psd_shift=5e-12, allow_violation=True)),
+    pins=(Pin('representation_4', 'rep_scale', fails=1.0000000005, within=10,
+              params=dict(alpha='uniform', N_min=8, doublings=2, replicates=8, allow_violation=True)),
+          Pin('limit_psd', 'psd_shift', fails=5e-12, within=10,
+              params=dict(alpha='uniform', atoms=2, N_min=8, doublings=3, replicates=8, allow_violation=True))),
 ))

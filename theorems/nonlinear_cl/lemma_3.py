@@ -34,7 +34,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import (
+from ..core.result import (Pin, 
     AS_PRINTED,
     Binding,
     Cost,
@@ -154,8 +154,15 @@ def params(activations=ONE_LAYER_ACTIVATIONS, activation="relu") -> tuple[Param,
 BINDING, CONTROLS = KINKS_BINDING, GRADIENT_FORMULA_CONTROLS  # Lemma 4's too (common.py)
 
 
+# tolerance pins, both sides declared (theorems.core.result.Pin; run by checks/test_conformance.py)
+PINS = (
+    Pin('riemannian_gradient', 'formula_scale', fails=1.0000000005, within=10, params=dict(allow_violation=True),
+        reported=True),
+)
+
+
 RESULT = register(Result(
-    id=ID,
+    pins=PINS, id=ID,
     paper=PAPER,
     section="Section 3, Lemma 3, eq. (7) (derivation in Appendix B.2)",
     title="Lemma 3: ẇ_k = P⊥_{w_k}A(w_k)w_k for a 1-layer network with homogeneous activation and fixed α (autograd)",

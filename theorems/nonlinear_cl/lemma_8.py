@@ -28,7 +28,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.params import declared_instances
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Logic, Outcome, Result, Status, Violation
+from ..core.result import Pin, AS_PRINTED, Binding, Logic, Outcome, Result, Status, Violation
 from .common import declared_strategy
 from .paper import PAPER
 from .pi_steps import cost, judged, judged_step_hypotheses, judged_step_params, params, run, worst
@@ -72,8 +72,15 @@ def report_instances(suite):
     yield from declared_instances(RESULT, suite, dict(model="batch", N=16, aug=4.0))
 
 
+# tolerance pins, both sides declared (theorems.core.result.Pin; run by checks/test_conformance.py)
+PINS = (
+    Pin('weight_difference_bound', 'bound_scale', fails=0.99291074751, within=10,
+        params=dict(model='shifted', shift=1e-06, allow_violation=True), reported=True),
+)
+
+
 RESULT = register(Result(
-    id=ID,
+    pins=PINS, id=ID,
     paper=PAPER,
     section="Appendix G, Lemma 8 (used in the proof of Theorem 3, Appendix B.4)",
     title="Lemma 8: ‖w(t+1) − w(t)‖ ≤ √(2(1 + μ_tc_t)(1 − c_t)) along power iteration (A positive definite)",

@@ -30,7 +30,7 @@ from dataclasses import replace
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import (
+from ..core.result import (Pin, 
     AS_PRINTED,
     Binding,
     Logic,
@@ -106,8 +106,15 @@ CONTROLS = (dict(constant="one", allow_violation=True), dict(shift=1.0, allow_vi
             dict(formula_scale=1 + 3e-10, allow_violation=True))
 
 
+# tolerance pins, both sides declared (theorems.core.result.Pin; run by checks/test_conformance.py)
+PINS = (
+    Pin(('eq_6_with_constant', 'energy_identity', 'riemannian_gradient'), 'formula_scale', fails=1.0000000003,
+        within=10, params=dict(allow_violation=True), reported=True),
+)
+
+
 RESULT = register(Result(
-    id=ID,
+    pins=PINS, id=ID,
     paper=PAPER,
     section="Section 3, Assumption 1 and eq. (6) (monomial activations), with Lemma 3",
     title="Monomial activations h = s^p: eq. (6), C_α[h] = wᵀA(w)w and Lemma 3 hold with the global constant 1/p",

@@ -53,7 +53,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
-from ..core.result import AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import Pin, AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation
 from .common import declared_strategy
 from .paper import PAPER
 
@@ -159,8 +159,12 @@ def report_instances(suite):
     yield CORRECTED, dict(closed_form_scale=1.001), True
 
 
-# FD_RTOL's pin: the reference formula 3e-6 off, 3 FD_RTOLs (ρ_fd agrees with it to 7e-9); checks/test_pins_001_mut001b.py
-PINS = (dict(closed_form_scale=1 + 3e-6, form=CORRECTED, allow_violation=True),)
+# FD_RTOL's pin: the reference formula 3e-6 off, 3 FD_RTOLs (ρ_fd agrees with it to 7e-9); its declared Pin
+PINS = (
+    Pin('fd_matches_exact_formula', 'closed_form_scale', fails=1.000003, within=10,
+        params=dict(form='corrected', allow_violation=True),
+        why='FD_RTOL of theorem_2: ρ by finite differences against the 1-D reference formula'),
+)
 
 
 RESULT = register(Result(

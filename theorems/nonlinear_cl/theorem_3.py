@@ -60,7 +60,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import Pin, AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
 from ..data.latents import gaussian_mixture
 from ..optim.sphere_flow import normalize, power_iteration, random_tangent, retract
 from .covariance import A_mixture, tangent_basis
@@ -253,9 +253,13 @@ UNCONVERGED = dict(sigma=0.5, gamma=0.01, theta0=0.07, pi_iters=6)
 CONTROLS = (dict(cap_scale=0.98, allow_violation=True), UNCONVERGED,
             dict(OUTSIDE_11, allow_violation=True))
 # RATE_SLACK's pin: on the default instance the worst (1 − c_t)/(γ^t(1 − c₀)) is 0.3865119661 (t = 1); the bound
-# scaled to 0.386511965 puts it 2.9 RATE_SLACKs above (checks/test_pins_001_mut001b.py). Lemma 11's rate is far from
+# scaled to 0.386511965 puts it 2.9 RATE_SLACKs above (its declared Pin). Lemma 11's rate is far from
 # tight on every instance inside (11) (≤ 0.43), so no instance of the statement can pin the slack.
-PINS = (dict(rate_bound_scale=0.386511965, allow_violation=True),)
+PINS = (Pin('rate_bound', 'rate_bound_scale', fails=0.386511965, within=10, params=dict(allow_violation=True),
+            why="RATE_SLACK of theorem_3 (Lemma 11's rate, a proof step): the bound scaled to just below the observed worst ratio"),
+    Pin('converges_to_critical_point', 'pi_iters', fails=6, within=10,
+        params=dict(sigma=0.5, gamma=0.01, theta0=0.07), reported=True),
+)
 
 
 def report_instances(suite):

@@ -41,7 +41,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
+from ..core.result import (Pin, AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
                            seed_param)
 from .covariance import contrastive_covariance
 from .paper import PAPER
@@ -168,8 +168,15 @@ def _strategy():
     return theorem_4_params()
 
 
+# tolerance pins, both sides declared (theorems.core.result.Pin; run by checks/test_conformance.py)
+PINS = (
+    Pin('gradient_formula', 'formula_scale', fails=1.0000000003, within=10, params=dict(allow_violation=True),
+        reported=True),
+)
+
+
 RESULT = register(Result(
-    id=ID,
+    pins=PINS, id=ID,
     paper=PAPER,
     section="Section 4.1, Theorem 4 (proof in Appendix C.4)",
     title="Theorem 4: linear 2-layer network, gradients co-linear within an RF; critical path to identical weights",

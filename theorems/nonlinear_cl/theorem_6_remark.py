@@ -57,7 +57,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
-from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
+from ..core.result import (Pin, AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation,
                            seed_param)
 from .common import declared_strategy, without_allow
 from .paper import PAPER
@@ -222,8 +222,10 @@ CONTROLS = (dict(dist="normal", allow_violation=True), dict(dist="comonotone", a
 # Tolerance pins (literals, not built from the constants they pin), with eps_max = 1, where (155) and the corrected
 # positive-modulation bound reach P = 1/2: (155) × (1 + 1e-11) misses the quadrature by 5e-12 = 5 allowances of
 # QUAD_ATOL; the bound × (1 + 5e-12) puts P/bound at 1 − 5e-12, 5 allowances of BOUND_RTOL below 1.
-PINS = (dict(eps_max=1.0, mc=1000, formula_scale=1 + 1e-11, allow_violation=True),
-        dict(eps_max=1.0, mc=1000, bound_scale=1 + 5e-12, allow_violation=True))
+PINS = (Pin('formula_155_quadrature', 'formula_scale', fails=1.00000000001, within=10,
+            params=dict(eps_max=1.0, mc=1000, allow_violation=True)),
+        Pin('positive_modulation', 'bound_scale', fails=1.000000000005, within=10,
+            params=dict(eps_max=1.0, mc=1000, allow_violation=True)))
 
 
 def report_instances(suite):

@@ -3,14 +3,15 @@ instance, its spectrum, and the parameters several results take (declared here o
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import torch
-from scipy.special import ndtr
 
 from ..core.params import Param
 from ..core.result import Violation
+from ..data.haar import PVALUE_MIN, bites, entry_tail_bound  # noqa: F401  (re-exported: lemma_2 imports them from here)
+from ..data.spectra import (  # noqa: F401  (re-exported)
+    SPECTRUM_START, SPECTRUM_STEP_MAX, gapped_spectrum, gapped_spectrum_values)
 from ..data.ssl_pairs import Triplets, dataset
 from .trace_form import LOSSES, matrix_from_text, random_symmetric, symmetric_C_violations, trace_matrix
 
@@ -114,37 +115,8 @@ def is_simple(lam: np.ndarray, i: int = 0) -> bool:
     return len(lam) == 1 or float(lam[i + 1] - lam[i]) > SIMPLE_GAP_RTOL * scale
 
 
-# Random spectra with a negative smallest eigenvalue and gaps (worst-case searches and report instances): the
-# smallest eigenvalue is drawn from SPECTRUM_START, each gap from [gap, SPECTRUM_STEP_MAX].
-SPECTRUM_START = (-3.0, -0.3)
-SPECTRUM_STEP_MAX = 1.2
+# Random spectra with gaps (worst-case searches and report instances): theorems.data.spectra.
 
 
-def gapped_spectrum(start: float, steps) -> tuple[float, ...]:
-    """Sorted eigenvalues start, start + steps[0], …, moved off zero by 0.1 where within 0.05 of it."""
-    lam = [start]
-    for s in steps:
-        lam.append(lam[-1] + s)
-    return tuple(sorted(round(v if abs(v) > 0.05 else v + 0.1, 4) for v in lam))
-
-
-def gapped_spectrum_values(rng, d: int, gap: float = 0.1) -> tuple[float, ...]:
-    """A spectrum of ``gapped_spectrum`` drawn with a `random.Random`."""
-    return gapped_spectrum(rng.uniform(*SPECTRUM_START), [rng.uniform(gap, SPECTRUM_STEP_MAX) for _ in range(d - 1)])
-
-
-# Lemma 2: a width's exceedance count is inconsistent with ε_h when its binomial tail probability is below this
-# (the claim is checked on every width of a sweep: a family-wise level of about widths × 1e-6).
-PVALUE_MIN = 1e-6
-
-
-def bites(eps: float, draws: int) -> bool:
-    """Whether ``draws`` exceedance counts can contradict the probability bound ``eps``: even K = draws is
-    significant only if P(Bin(draws, eps) ≥ draws) = eps^draws is below PVALUE_MIN (never where eps ≥ 1)."""
-    return min(eps, 1.0) ** draws < PVALUE_MIN
-
-
-def epsilon(h: int, d: int, L: float, s: float) -> float:
-    """The proof's ε_h with explicit constants: d·h·2Φ̄(t log h) + d·e^{−hs²/4}, t = L√(1 − s)."""
-    t = L * math.sqrt(1 - s)
-    return d * h * 2 * float(ndtr(-t * math.log(h))) + d * math.exp(-h * s * s / 4)
+# Lemma 2's ε_h and the widths its draws can judge: theorems.data.haar (epsilon is its entry_tail_bound).
+epsilon = entry_tail_bound

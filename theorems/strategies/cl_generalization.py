@@ -78,7 +78,7 @@ def cl_theorem_2_params(draw, mode: str = "random") -> dict:
     rid = "cl_generalization.theorem_2"
     params = draw(cl_population_params(mode, result_id=rid))
     if mode == "binding":
-        from ..cl_generalization.instances import binding_cosine
+        from ..data.finite_population import binding_cosine
 
         n, m = params["sizes"][0], params["m"]
         c_star = binding_cosine(n, m)

@@ -21,7 +21,7 @@ __all__ = ["gapped_spectrum_strategy", "ssl_theorem3_params", "ssl_theorem2_para
 @st.composite
 def gapped_spectrum_strategy(draw, d: int, gap: float = 0.1) -> tuple[float, ...]:
     """d sorted eigenvalues, consecutive gaps ≥ ``gap``, none within 0.05 of zero, the smallest negative."""
-    from ..ssl_dynamics.instances import SPECTRUM_START, SPECTRUM_STEP_MAX, gapped_spectrum
+    from ..data.spectra import SPECTRUM_START, SPECTRUM_STEP_MAX, gapped_spectrum
 
     start = draw(st.floats(*SPECTRUM_START))
     return gapped_spectrum(start, [draw(st.floats(gap, SPECTRUM_STEP_MAX)) for _ in range(d - 1)])
@@ -72,7 +72,7 @@ def ssl_lemma2_params(draw) -> dict:
     d = draw(param(param_of(rid, "d")))
     widths = tuple(sorted(draw(st.sets(st.integers(max(d, 2), 3000), min_size=1, max_size=4))))
     params = {name: draw(param(param_of(rid, name))) for name in ("draws", "L", "s", "seed")}
-    from ..ssl_dynamics.instances import bites, epsilon
+    from ..data.haar import bites, entry_tail_bound as epsilon
 
     def judged(h):
         return bites(epsilon(h, d, params["L"], params["s"]), params["draws"])

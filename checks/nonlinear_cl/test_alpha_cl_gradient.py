@@ -1,0 +1,74 @@
+"""The checks particular to ``nonlinear_cl.alpha_cl_gradient`` (Section 2, eqs. (1)–(3) (the α-CL correspondence,
+Theorem 1 of Tian (2022); used in Appendix C.1)): its pins, hypothesis edges and hand-made cases."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from checks.pinning import assert_hypothesis_edge
+from theorems.core import registry
+
+ACL = "nonlinear_cl.alpha_cl_gradient"
+
+
+Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
+
+
+def named(rid: str, form, params: dict) -> list[str]:
+    result = registry.get(rid)
+    form = form or result.default_form
+    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
+
+
+N = "nonlinear_cl."
+
+
+# (result, form, params, hypothesis (a substring of its name), named?)
+EDGES = [
+    # α-CL gradient (§2): ε = 0, α_ii = 0, c = 2N²
+    (N + "alpha_cl_gradient", None, dict(eps=1e-9), "ε = 0", True),
+    (N + "alpha_cl_gradient", None, dict(eps=0.0), "ε = 0", False),
+    (N + "alpha_cl_gradient", None, dict(alpha_diag=True), "α_ii = 0", True),
+    (N + "alpha_cl_gradient", None, dict(alpha_diag=False), "α_ii = 0", False),
+    (N + "alpha_cl_gradient", None, dict(energy_scale=1 + 1e-12), "c = 2N²", True),
+    (N + "alpha_cl_gradient", None, dict(energy_scale=1 - 1e-12), "c = 2N²", True),
+    (N + "alpha_cl_gradient", None, dict(energy_scale=1.0), "c = 2N²", False),
+]
+
+
+# Hypothesis checks, one row per check: an instance that violates it (``name``, a fragment of the hypothesis the
+# declared checks must report) or, on the other side of a comparison's edge, one inside every hypothesis (None).
+# Evaluated on the declared hypotheses alone (`Result.hypotheses` on the validated parameters): nothing is computed.
+HYPOTHESIS_EDGES = [
+    ('nonlinear_cl.alpha_cl_gradient', None, dict(eps=1000.0), 'ε = 0'),
+    ('nonlinear_cl.alpha_cl_gradient', None, dict(alpha_diag=True), 'α_ii = 0 (the sum in eq. 1 excludes j = i)'),
+    ('nonlinear_cl.alpha_cl_gradient', None, dict(energy_scale=0.001), 'c = 2N²'),
+]
+
+
+# -- α-CL correspondence ---------------------------------------------------------------------------------------------
+def test_alpha_cl_gradient_extends_to_eps_with_the_eps_in_alpha(run):
+    ev = run(ACL, eps=0.5, allow_violation=True)
+    assert not ev.claim("gradient_matches_energy").passed  # the printed α (no ε term)
+    assert ev.claim("eps_generalisation").observed < 1e-12  # α with ε·e^{−d_i²/τ} in its denominator
+
+
+def test_alpha_cl_gradient_tolerance_is_pinned(run):
+    assert not run(ACL, energy_scale=1 + 1e-9, allow_violation=True).holds  # 10× RTOL
+    assert run(ACL, tau=0.001).details["max_alpha_row_mean"] > 0.95  # the binding instance is nearly one-hot
+
+
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
+                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
+def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
+    found = named(rid, form, params)
+    hit = any(name in h for h in found)
+    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+
+
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
+                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(HYPOTHESIS_EDGES)])
+def test_hypothesis_edge_is_named(rid, form, params, name):
+    assert_hypothesis_edge(rid, form, params, name)

@@ -1,0 +1,79 @@
+"""The checks particular to ``nonlinear_cl.categorical_model`` (Section 3.1, eq. (8) (computed in Appendix B.1)): its
+pins, hypothesis edges and hand-made cases."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import theorems
+from checks.pinning import assert_hypothesis_edge
+from theorems import HypothesisViolation
+from theorems.core import registry
+
+CAT = "nonlinear_cl.categorical_model"
+
+
+Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
+
+
+def named(rid: str, form, params: dict) -> list[str]:
+    result = registry.get(rid)
+    form = form or result.default_form
+    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
+
+
+N = "nonlinear_cl."
+
+
+# (result, form, params, hypothesis (a substring of its name), named?)
+EDGES = [
+    # §3 examples: the categorical model
+    (N + "categorical_model", None, dict(M=6, p_min=1 / 6), "0 ≤ p_min < 1/M", True),
+    (N + "categorical_model", None, dict(M=6, p_min=1 / 6 - 1e-9), "0 ≤ p_min < 1/M", False),
+    (N + "categorical_model", None, dict(M=4, p_min=0.25 - 1e-9), "0 ≤ p_min < 1/M", False),
+    (N + "categorical_model", None, dict(M=4, p_min=0.25 + 1e-9), "0 ≤ p_min < 1/M", True),
+    (N + "categorical_model", None, dict(closed_form_scale=1 + 1e-12), "exact closed form (8)", True),
+    (N + "categorical_model", None, dict(closed_form_scale=1.0), "exact closed form (8)", False),
+    (N + "categorical_model", None, dict(h_prime_at_zero=1e-9), "h'(0) = 0", True),
+    (N + "categorical_model", None, dict(h_prime_at_zero=0.0), "h'(0) = 0", False),
+]
+
+
+# Hypothesis checks, one row per check: an instance that violates it (``name``, a fragment of the hypothesis the
+# declared checks must report) or, on the other side of a comparison's edge, one inside every hypothesis (None).
+# Evaluated on the declared hypotheses alone (`Result.hypotheses` on the validated parameters): nothing is computed.
+HYPOTHESIS_EDGES = [
+    ('nonlinear_cl.categorical_model', None, dict(h_prime_at_zero=1.0), "h'(0) = 0 (the paper's ReLU convention, B.1)"),
+    ('nonlinear_cl.categorical_model', None, dict(p_min=0.5), '0 ≤ p_min < 1/M'),
+    ('nonlinear_cl.categorical_model', None, dict(closed_form_scale=0.001), 'exact closed form (8)'),
+    ("nonlinear_cl.categorical_model", None, dict(M=4, p_min=0.2499), None),  # p_min < 1/M = 0.25
+    ("nonlinear_cl.categorical_model", None, dict(M=4, p_min=0.25), "0 ≤ p_min < 1/M"),
+]
+
+
+@pytest.mark.parametrize("M", [2, 5])
+def test_categorical_identity_and_kinks(run, M):
+    ev = run(CAT, M=M, seed=M)
+    assert ev.holds, ev.explain()
+    assert all(ev.details["is_kink"])  # u_m is an LME by Definition 3 but a kink: Theorem 1 does not apply
+
+
+def test_structural_hypotheses_are_not_bypassable():
+    with pytest.raises(HypothesisViolation, match="p_min"):
+        theorems.check(CAT, allow_violation=True, M=2, p_min=0.5)
+
+
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
+                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
+def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
+    found = named(rid, form, params)
+    hit = any(name in h for h in found)
+    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+
+
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
+                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(HYPOTHESIS_EDGES)])
+def test_hypothesis_edge_is_named(rid, form, params, name):
+    assert_hypothesis_edge(rid, form, params, name)

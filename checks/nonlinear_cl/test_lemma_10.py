@@ -1,0 +1,61 @@
+"""The checks particular to ``nonlinear_cl.lemma_10`` (Appendix G, Lemmas 9 and 10 (used in the proof of Theorem 3,
+Appendix B.4)): its pins, hypothesis edges and hand-made cases."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+import theorems
+from checks.pinning import assert_hypothesis_edge
+from theorems.core import recording
+
+L10 = "nonlinear_cl.lemma_10"
+
+
+NL = "nonlinear_cl."
+
+
+def probe(rid: str, **params):
+    """An uncached run of a module with one input patched, at seed 7 (an instance no other test runs, so the run file
+    does not mix the probe with the module's real instance): its outcome, holds or fails, is the probe's purpose."""
+    return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
+
+
+EDGES = [
+    (NL + "lemma_10", None, dict(include_indefinite=True), "λ_i(t) > 0 for all i"),
+    (NL + "lemma_10", None, dict(bound_scale=0.999), "exact bound"),
+    ('nonlinear_cl.lemma_10', None, dict(include_indefinite=True), 'λ_i(t) > 0 for all i'),
+    ("nonlinear_cl.lemma_10", None, dict(bound_scale=0.5), "exact bound"),
+]
+
+
+def test_lemma_10_kappa_is_of_order_one_over_the_gap_squared(run):
+    ev = run(L10)
+    assert ev.holds and 0.1 < ev.claim("max_kappa_gap2").observed < 10
+
+
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+def test_hypothesis_edge_both_sides(rid, form, params, name):
+    assert_hypothesis_edge(rid, form, params, name)
+
+
+def test_lemma_10_judges_the_worst_step(monkeypatch):
+    """Lemma 10's bound is the max over the judged PI steps: one judged step's |d_t − c_{t+1}| set to twice its
+    bound ν_t(1 − c_t) fails the claim at ratio 2 (a literal), whatever the other steps do."""
+    from theorems.nonlinear_cl import lemma_10, pi_steps
+
+    real = lemma_10.run
+
+    def fake(p, ctx):
+        st = real(p, ctx)
+        i = int(torch.nonzero(pi_steps.judged(st, positive_definite=True, need_dA=True))[0])
+        gap = st.gap_dc.clone()
+        gap[i] = 2.0 * st.nu[i] * st.one_minus_c[i]
+        return dataclasses.replace(st, gap_dc=gap)
+
+    monkeypatch.setattr(lemma_10, "run", fake)
+    c = probe("nonlinear_cl.lemma_10").claim("ratio_difference_bound")
+    assert not c.passed and c.observed == pytest.approx(2.0, rel=1e-12), c

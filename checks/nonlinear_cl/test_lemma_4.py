@@ -1,0 +1,101 @@
+"""The checks particular to ``nonlinear_cl.lemma_4`` (Section 4.1, Lemma 4, eq. (12) (proof in Appendix C.1)): its
+pins, hypothesis edges and hand-made cases."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from checks.pinning import assert_hypothesis_edge, assert_registered_pin
+from theorems.core import registry
+
+L4 = "nonlinear_cl.lemma_4"
+
+
+T6, REMARK = "nonlinear_cl.theorem_6", "nonlinear_cl.theorem_6_remark"
+
+
+Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
+
+
+def named(rid: str, form, params: dict) -> list[str]:
+    result = registry.get(rid)
+    form = form or result.default_form
+    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
+
+
+N = "nonlinear_cl."
+
+
+NL = "nonlinear_cl."
+
+
+def _names(rid, params):
+    from theorems.core import registry
+
+    result = registry.get(rid)
+    form = result.default_form
+    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
+
+
+EDGES = [
+    ("nonlinear_cl.lemma_4", None, dict(formula_scale=1.001), "exact formula (12)"),
+    ("nonlinear_cl.lemma_4", None, dict(activation="leaky"), None),
+    (NL + "lemma_4", None, dict(activation="relu"), None),
+    (NL + "lemma_4", None, dict(stop_gradient=False, alpha="infonce"), "α held fixed"),
+    (NL + "lemma_4", None, dict(stop_gradient=False, alpha="random"), "stop_gradient=False needs alpha='infonce'"),
+    (NL + "lemma_4", None, dict(formula_scale=0.999), "exact formula (12)"),
+    ('nonlinear_cl.lemma_4', None, dict(activation='quadratic'), "homogeneous activation h(x) = h'(x)x (Assumption 1)"),
+    ('nonlinear_cl.lemma_4', None, dict(stop_gradient=False), 'α held fixed (stop-gradient, eq. 2)'),
+    ('nonlinear_cl.lemma_4', None, dict(stop_gradient=False), "stop_gradient=False needs alpha='infonce'"),
+    ('nonlinear_cl.lemma_4', None, dict(formula_scale=0.001), 'exact formula (12)'),
+]
+
+
+# (result, form, params, hypothesis (a substring of its name), named?)
+EDGE_NAMES = [
+    (N + "lemma_4", None, dict(activation="tanh"), "homogeneous activation", True),
+    (N + "lemma_4", None, dict(activation="leaky"), "homogeneous activation", False),
+    (N + "lemma_4", None, dict(formula_scale=1 - 1e-12), "exact formula (12)", True),
+    (N + "lemma_4", None, dict(formula_scale=1.0), "exact formula (12)", False),
+]
+
+
+# -- Lemma 4 ------------------------------------------------------------------------------------------------------------
+def test_lemma_4_quadratic_activation_doubles_the_w_formula(run):
+    ev = run(L4, activation="quadratic", allow_violation=True)
+    assert ev.claim("W_gradient").observed == pytest.approx(1.0, rel=1e-9)  # ‖2g − g‖/‖g‖: h'(s)s = 2h
+    assert ev.claim("V_gradient").passed  # V̇ = V C_α[f₁] needs no homogeneity
+
+
+def test_lemma_4_binding_instance_has_exact_kinks(run):
+    ev = run(L4, kinks=True)
+    assert ev.holds and ev.details["zero_preactivations"] > 0
+
+
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+def test_hypothesis_edge(rid, form, params, name):
+    assert_hypothesis_edge(rid, form, params, name)
+
+
+@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
+                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
+def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
+    found = named(rid, form, params)
+    hit = any(name in h for h in found)
+    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+
+
+def test_infonce_alpha_may_be_differentiated():
+    """stop_gradient=False with InfoNCE's α breaks only 'α held fixed' (the control); the refusal of other α's
+    (only InfoNCE's α depends on θ) is not named there."""
+    names = _names(NL + "lemma_4", dict(stop_gradient=False, alpha="infonce"))
+    assert names and not any("needs alpha='infonce'" in n for n in names), names
+
+
+def test_lemma_4_tolerance_is_pinned_by_its_registered_control(run):
+    """Lemma 4's RTOL = 1e-10 on both claims by the registered control formula_scale = 1 + 5e-10 (shared with Lemma 3,
+    whose pin is in test_pins_001_003.py): 5 allowances out on each."""
+    assert_registered_pin(run, "nonlinear_cl.lemma_4", dict(formula_scale=1 + 5e-10, allow_violation=True),
+                          ("V_gradient", "W_gradient"))

@@ -1,0 +1,69 @@
+"""The checks particular to ``nonlinear_cl.summation_model`` (Section 3.1, eq. (9) (computed in Appendix B.1)): its
+pins, hypothesis edges and hand-made cases."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from checks.pinning import assert_hypothesis_edge
+from theorems.core import registry
+
+SUM = "nonlinear_cl.summation_model"
+
+
+Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
+
+
+def named(rid: str, form, params: dict) -> list[str]:
+    result = registry.get(rid)
+    form = form or result.default_form
+    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
+
+
+N = "nonlinear_cl."
+
+
+# (result id, form, params, a fragment of the hypothesis named, or None: inside every hypothesis)
+EDGES = [
+    # eq. (9)'s threshold (3 − √5)/2 = 0.38196601125: the verifier refuses q within 1e-6 of it (literal distances)
+    ("nonlinear_cl.summation_model", None, dict(q=0.381966), "|q − (3 − √5)/2| ≥ 1e-6"),  # 1.1e-8 away
+    ("nonlinear_cl.summation_model", None, dict(q=0.3819665), "|q − (3 − √5)/2| ≥ 1e-6"),  # 4.9e-7 away
+    ("nonlinear_cl.summation_model", None, dict(q=0.381971), None),  # 5.0e-6 away
+    ("nonlinear_cl.summation_model", None, dict(q=0.38196), None),  # 6.0e-6 below
+    ('nonlinear_cl.summation_model', None, dict(threshold=0.0), 'the printed threshold (3 − √5)/2'),
+    ('nonlinear_cl.summation_model', None, dict(closed_form_scale=0.001), 'exact closed forms (9)'),
+]
+
+
+# (result, form, params, hypothesis (a substring of its name), named?)
+EDGE_NAMES = [
+    # the summation model: the verifier's exclusion |q − q*| ≥ 1e-6 on both sides of q*, just in and just out
+    (N + "summation_model", None, dict(q=Q_STAR + 5e-7), "|q − (3 − √5)/2| ≥ 1e-6", True),
+    (N + "summation_model", None, dict(q=Q_STAR - 5e-7), "|q − (3 − √5)/2| ≥ 1e-6", True),
+    (N + "summation_model", None, dict(q=Q_STAR + 2e-6), "|q − (3 − √5)/2| ≥ 1e-6", False),
+    (N + "summation_model", None, dict(q=Q_STAR - 2e-6), "|q − (3 − √5)/2| ≥ 1e-6", False),
+    (N + "summation_model", None, dict(threshold=Q_STAR + 1e-12), "the printed threshold", True),
+    (N + "summation_model", None, dict(threshold=Q_STAR), "the printed threshold", False),
+    (N + "summation_model", None, dict(closed_form_scale=1 + 1e-12), "exact closed forms (9)", True),
+    (N + "summation_model", None, dict(closed_form_scale=1.0), "exact closed forms (9)", False),
+]
+
+
+def test_summation_wrong_threshold_fails_the_iff(run):
+    ev = run(SUM, q=0.45, threshold=0.5, allow_violation=True)
+    assert not ev.claim("lme_iff_below_threshold").passed and ev.details["signed_gap_u1"] < 0
+
+
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
+def test_hypothesis_edge_is_named(rid, form, params, name):
+    assert_hypothesis_edge(rid, form, params, name)
+
+
+@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
+                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
+def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
+    found = named(rid, form, params)
+    hit = any(name in h for h in found)
+    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
