@@ -281,11 +281,11 @@ def test_parametrised_cases_are_kept_only_where_their_result_reaches_the_module(
 
 
 def test_the_real_gates_find_the_tests_the_file_names_missed():
-    """The held-out misses: networks.py:150's "≥ 3 widths" is killed by test_002_ssl_dynamics's short-id case,
+    """The held-out misses: networks.py:150's "≥ 3 widths" is killed by figure_2's short-id bad-input case,
     fusion.py's functions are used by test_000_deep_fusion through ``from theorems.deep_fusion.fusion import``, and
     instances.py's tables reach every cl_generalization result that imports them."""
     nets = mutants.gate_tests(Path("theorems/ssl_dynamics/networks.py"), ROOT)
-    assert "checks/test_002_ssl_dynamics.py::test_bad_input_names_the_hypothesis" in nets[1]
+    assert "checks/ssl_dynamics/test_figure_2.py::test_bad_input_names_the_hypothesis" in nets[1]
     fusion = mutants.gate_tests(Path("theorems/deep_fusion/fusion.py"), ROOT)
     assert "checks/test_000_deep_fusion.py::test_theorem_2_log_gamma_B_matches_the_direct_formula" in fusion[1]
     inst = mutants.gate_tests(Path("theorems/cl_generalization/instances.py"), ROOT)

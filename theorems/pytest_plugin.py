@@ -434,6 +434,12 @@ def _paper_of(item: pytest.Item, known: tuple[dict[str, str], set[str]]) -> str 
     name = item.path.name
     if item.path.parent.name == "checks" and name[5:8].isdigit():  # checks/test_NNN_<paper>.py
         return packages.get(name[5:8])
+    folder = item.path.parent.name
+    if item.path.parent.parent.name == "checks" and folder in packages.values():
+        # checks/<paper package>/test_<result>.py: with that result's conformance cases, which compute its
+        # instances; a file of a module shared by several results (test_<module>.py) ungrouped
+        result_id = f"{folder}.{item.path.stem.removeprefix('test_')}"
+        return result_id if result_id in ids else None
     return None
 
 

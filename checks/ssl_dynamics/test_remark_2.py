@@ -1,10 +1,6 @@
-"""Remark 2 of paper 002 decided at certified minimisers (issue 26): second-order certificates, the collapsing
-minimiser that withdrew the former correction, the saturated points that are not minimisers, and the pinned
-tolerances.
-
-References are independent of the module's Lanczos certificate: the dense Hessian (torch.autograd.functional.hessian)
-restricted by a QR complement of the rotation orbit, and the loss at Θ = 0 (log 2, exactly: every s is 0).
-"""
+"""Remark 2: InfoNCE neither decouples the outputs nor collapses in general (refuted); the spectral loss couples them
+(paper 002, `ssl_dynamics.remark_2`): the checks particular to this result, its hand cases against independent
+references, pins and hypothesis edges. What every result passes runs in checks/test_conformance.py."""
 
 from __future__ import annotations
 
@@ -14,13 +10,40 @@ import pytest
 import torch
 
 import theorems
+from checks.pinning import assert_hypothesis_edge
+from theorems import HypothesisViolation
 from theorems.core import recording
 from theorems.core.context import Context
 from theorems.data.ssl_pairs import dataset
 from theorems.optim.curvature import rotation_orbit
 from theorems.ssl_dynamics import remark_2 as R
 
+NAMED_VIOLATIONS = [
+    ("ssl_dynamics.remark_2", dict(coupling_at=0.5), "coupling measured at the trained weights"),
+    ("ssl_dynamics.remark_2", dict(expansion_scale=1.0003), "the expansion InfoNCE(0)"),
+    ("ssl_dynamics.remark_2", dict(spectrum=(1.0, 0.0, 0.0), z=2), "anchors spanning at least two directions"),
+]
+
+
+@pytest.mark.parametrize("rid, params, hypothesis", NAMED_VIOLATIONS,
+                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(NAMED_VIOLATIONS)])
+def test_check_names_the_violated_hypothesis(rid, params, hypothesis):
+    with pytest.raises(theorems.HypothesisViolation) as err:
+        theorems.check(rid, **params)
+    assert hypothesis in str(err.value)
+
+
 ID = "ssl_dynamics.remark_2"
+
+
+def test_default_counterexample_rests_on_a_certified_minimiser(run):
+    ev = run(ID)
+    assert ev.converged and not ev.holds
+    assert {c.name for c in ev.failed_bounds} == {"infonce_decoupled", "infonce_collapses"}, ev.explain()
+    d = ev.details
+    assert d["minimiser_infonce"] and d["first_order_infonce"] and d["ray_rises_infonce"]
+    assert d["relative_min_eig_infonce"] > 0
+    assert d["certified_starts_infonce"] == 2 * R.RESULT.param("restarts").default
 
 
 def _problem(seed=0, spectrum=(4.0, 2.0, 1.0, 0.5, 0.25), z=3, n=400, sigma2=0.1):
@@ -36,16 +59,6 @@ def _dense_tangent_eigs(fn, theta, z, d):
     Q, _ = torch.linalg.qr(torch.cat([G, torch.eye(z * d, dtype=theta.dtype)], 1))
     B = Q[:, G.shape[1]:z * d]
     return torch.linalg.eigvalsh(B.T @ H @ B)
-
-
-def test_default_counterexample_rests_on_a_certified_minimiser(run):
-    ev = run(ID)
-    assert ev.converged and not ev.holds
-    assert {c.name for c in ev.failed_bounds} == {"infonce_decoupled", "infonce_collapses"}, ev.explain()
-    d = ev.details
-    assert d["minimiser_infonce"] and d["first_order_infonce"] and d["ray_rises_infonce"]
-    assert d["relative_min_eig_infonce"] > 0
-    assert d["certified_starts_infonce"] == 2 * R.RESULT.param("restarts").default
 
 
 def test_certificate_matches_a_dense_tangent_hessian():
@@ -135,3 +148,49 @@ def test_curvature_tolerance_is_pinned_by_a_shallow_saddle():
     x, ok, cert = R._train(fn, torch.tensor([[1.0, 0.0]], dtype=torch.float64), 1, 2, ctx)
     assert cert["escapes"] >= 1 and ok and abs(float(x[1])) > 1e-4
     assert cert["loss"] < 0.0  # below the saddle's value f(1, 0) = 0
+
+
+P = "ssl_dynamics."
+
+
+# -- Remarks 2 and 3 ------------------------------------------------------------------------------------------
+def test_remark_2_infonce_keeps_rank_where_loss_1_collapses(run):
+    ev = run(P + "remark_2", form="as_printed")
+    assert ev.converged and ev.details["coupling_loss2"] == 0.0
+    assert min(ev.details["singular_values_infonce"]) > 0.4  # σ₃/σ₁ = 0.49 at a certified minimiser: no collapse
+    assert ev.details["expansion_ratio"] == pytest.approx(16, rel=1e-3)
+
+
+# -- hypotheses named in bad input ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "rid, params, hypothesis",
+    [("remark_2", dict(z=1), "z ≥ 2 outputs")],
+)
+def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
+    with pytest.raises(HypothesisViolation) as err:
+        theorems.check(P + rid, **params)
+    assert hypothesis in str(err.value)
+
+
+@pytest.mark.parametrize("rid, params, hypothesis", [("remark_2", dict(z=6), "z ≤ d")])
+def test_structural_hypotheses_cannot_be_stepped_over(rid, params, hypothesis):
+    """No instance can be built outside these, so not even a negative control may run there."""
+    with pytest.raises(HypothesisViolation) as err:
+        theorems.check(P + rid, allow_violation=True, **params)
+    assert hypothesis in str(err.value)
+
+
+HYPOTHESIS_EDGES = [
+    # remark_2: z ≥ 2 outputs (collapse is of several outputs onto one)
+    ("ssl_dynamics.remark_2", None, dict(z=2), None),
+    ("ssl_dynamics.remark_2", None, dict(z=1), "z ≥ 2 outputs"),
+    # remark_2: the anchors span at least two directions (two positive covariance eigenvalues)
+    ("ssl_dynamics.remark_2", None, dict(spectrum=(1.0, 0.5, 0.0), z=2), None),
+    ("ssl_dynamics.remark_2", None, dict(spectrum=(1.0, 0.0, 0.0), z=2), "anchors spanning at least two directions"),
+]
+
+
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
+                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+def test_hypothesis_edge_is_named(rid, form, params, name):
+    assert_hypothesis_edge(rid, form, params, name)
