@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 import theorems
 from checks.pinning import assert_hypothesis_edge, assert_registered_pin, excess
@@ -36,6 +35,7 @@ def test_example_1_default_and_largest_good_step_stay_converged_and_hold():
 def test_example_1_riemannian_gradient_keeps_the_skew_part():
     # g = WK, K skew, is tangent to the Stiefel manifold: its Riemannian gradient is itself (a normal projection
     # (I − WWᵀ)g alone would report 0); g = WS, S symmetric, is normal: gradient 0.
+    import torch
 
     from theorems.ssl_dynamics.example_1 import _riem_sq
 

@@ -11,7 +11,6 @@ import torch
 import theorems
 from checks.pinning import assert_hypothesis_edge, assert_registered_pin
 from theorems.core import registry
-from theorems.core.context import Context
 
 
 def test_remark_1_gradient_descent_against_numpy_least_squares():
@@ -49,7 +48,7 @@ def test_remark_1_holds_and_its_controls_fail_for_their_reason(run):
     net = run(R1, **remark_1.CONTROLS[0])
     assert not net.claim("joint_equals_independent").passed and net.details["cross_output_ntk_max"] > 0.1
     leak = run(R1, **remark_1.CONTROLS[1])
-    # the wrong constant moves the outputs just outside the tolerance (1-10 allowances: checks/test_pins_000_002.py)
+    # the wrong constant moves the outputs just outside the tolerance (1-10 allowances: REGISTERED_PINS below)
     assert not leak.claim("joint_equals_independent").passed
     edge = run(R1, eta_frac=0.95, steps=400)
     assert edge.holds
@@ -81,6 +80,7 @@ def test_remark_1_features_are_the_input_for_the_linear_model_and_fourier_for_th
     """The linear model is Θx (features: x itself, dimension d); the kernel model Θψ(x), h random Fourier features."""
     import torch
 
+    from theorems.core.context import Context
     from theorems.ssl_dynamics.remark_1 import features
 
     ctx = Context.make(None, seed=0)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import pytest
-import torch
 
 import theorems
 from checks.pinning import assert_hypothesis_edge
@@ -197,6 +196,7 @@ def test_theorem_1_claims_take_the_worst_draw_and_pin_the_proof_step_slack(monke
 
 def test_theorem_1_sigmoid_control_constant_is_its_sup_second_derivative():
     """CONTROL_C['sigmoid'] = sup|σ''| = 1/(6√3) (at σ = (3 ± √3)/6), against σ'' by autograd on a fine grid."""
+    import torch
 
     from theorems.ssl_dynamics.theorem_1 import CONTROL_C
 

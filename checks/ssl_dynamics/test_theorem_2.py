@@ -16,7 +16,6 @@ import theorems
 from checks.pinning import assert_hypothesis_edge, assert_registered_pin
 from checks.probes import claims_of, evaluate_outcome, with_global_error
 from theorems import HypothesisViolation
-from theorems.core import recording
 from theorems.core.context import Context
 from theorems.core.errors import ResourceLimit
 from theorems.optim.ode import rhs_stiefel, rhs_theorem2
@@ -131,6 +130,7 @@ def test_theorem_2_certificate_fraction_takes_the_worst_member(monkeypatch):
 def test_theorem_2_polar_flow_follows_the_stiefel_ode(run):
     """On the experiment's flow (Euclid + polar, a control) q̇ is the embedded-metric ODE −4Λq + Λqqᵀq + 3qqᵀΛq to
     rounding, and not (9): the detail's relative error is taken against that ODE's own norm."""
+    from theorems.core import recording
 
     ev = recording.expect(run("ssl_dynamics.theorem_2", flow="stiefel", allow_violation=True), recording.FAILS)
     assert ev.details["velocity_rel_err_stiefel_ode"] < 1e-12

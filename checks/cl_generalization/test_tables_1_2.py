@@ -1,5 +1,6 @@
-"""Paper 003, Tables 1–2 (``cl_generalization.tables_1_2``): the nested view sets, the four methods' losses, the
-per-cell table and its claims recomputed from the recorded numbers, and the class-destroying control."""
+"""Tables 1–2: every method's accuracy rises with nested augmentation and with strength (finite analogue, measured)
+(paper 003, `cl_generalization.tables_1_2`): the checks particular to this result, its hand cases against
+independent references, pins and hypothesis edges. What every result passes runs in checks/test_conformance.py."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 import torch
 from scipy.stats import spearmanr
 
+import theorems
+from checks.pinning import assert_hypothesis_edge
 from theorems import HypothesisViolation
 from theorems.cl_generalization import population as P
 from theorems.cl_generalization import tables_1_2 as T
@@ -182,3 +185,99 @@ def test_table_1_level_l_replaces_exactly_the_first_l_blocks():
                 assert torch.allclose(block, block[:1].expand_as(block), atol=1e-12)
             else:  # untouched: the point's own block
                 assert torch.equal(block, x[:, sl])
+
+
+TINY = dict(seeds=1, steps=1, n_train=4, n_test=5, hidden=4, d=4)
+
+
+def _trained(methods):
+    p = theorems.get(ID).defaults
+    p.update(TINY, methods=methods)
+    ctx = Context("cpu", 0, torch.float64)
+    cells = T.build_cells(p, ctx)["nested"]
+    return T.train(cells, p, ctx), cells
+
+
+def test_each_model_trains_on_its_own_methods_loss():
+    # one model per cell; the same initial weights whatever the method (one method per call, same draws), and at
+    # step 0 MoCo's keys are the queries, so MoCo's initial loss is SimCLR's; SimSiam's is a negative cosine
+    simclr, _ = _trained(["simclr"])
+    moco, _ = _trained(["moco"])
+    simsiam, _ = _trained(["simsiam"])
+    bt, cells = _trained(["barlow_twins"])
+    assert torch.allclose(moco["initial"], simclr["initial"], rtol=1e-12, atol=0)
+    assert bool(((simsiam["initial"] >= -1) & (simsiam["initial"] <= 1)).all())
+    assert bool((simclr["initial"] > 0).all())
+    # Barlow Twins' initial loss, recomputed from the first model's initial embedding
+    H0 = T.BatchedMLP(T.sub_context(Context("cpu", 0, torch.float64), 1), 1, cells[0][0].views.shape[-1],
+                      TINY["hidden"], TINY["d"]).each(cells[0][0].views.reshape(1, -1, cells[0][0].views.shape[-1]))
+    H0 = H0.reshape(1, *cells[0][0].views.shape[:2], -1)
+    ref = T.barlow_twins(H0, cells[0][0].view_w[None], dict(bt_lam=theorems.get(ID).defaults["bt_lam"]))
+    assert float(bt["initial"][0]) == pytest.approx(float(ref[0].detach()), rel=1e-12)
+
+
+def test_moco_key_encoder_is_a_moving_average():
+    key = [torch.tensor([1.0, 2.0], dtype=torch.float64)]
+    T.ema(key, [torch.tensor([3.0, -2.0], dtype=torch.float64)], 0.75)
+    assert key[0].tolist() == [0.75 * 1 + 0.25 * 3, 0.75 * 2 + 0.25 * -2]
+
+
+def test_identity_claims_are_at_most_claims(run):
+    ev = run(ID)
+    for table in T.TABLES:
+        claim = ev.claim(f"concentration_monotone_{table}")
+        curves = ev.details[f"{'table_1' if table == 'nested' else 'table_2'}_sigma_curves"]
+        worst = max(max(a - b for a, b in zip(lo, hi)) for lo, hi in zip(curves, curves[1:]))
+        assert claim.relation == "<=" and claim.observed == worst and claim.bound == 0.0
+
+
+def test_a_flat_table_records_a_zero_correlation_not_nan(run):
+    # classes far apart: every cell classifies every held-out point, so the errors are flat and Spearman undefined
+    ev = run(ID, separation=100.0, methods=["simclr"], **TINY)
+    for table in T.TABLES:
+        assert [r["SimCLR"]["error_mean"] for r in ev.details["table_1" if table == "nested" else "table_2"]] \
+            == [0.0] * (5 if table == "nested" else 4)
+        assert ev.claim(f"spearman_{table}_simclr").observed == 0.0
+
+
+HYPOTHESIS_EDGES = [
+    # the experiments: a transformation that also replaces the class content (instances.destroy_hypotheses)
+    ("cl_generalization.tables_1_2", None, dict(destroy="e"), "transformations preserve the class"),
+    ("cl_generalization.tables_1_2", None, dict(destroy="none"), None),
+]
+
+
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
+                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+def test_hypothesis_edge_is_named(rid, form, params, name):
+    assert_hypothesis_edge(rid, form, params, name)
+
+
+# -- the experiments' tables: what each row is, and the claims on literal error curves ----------------------------
+def test_table_levels_are_the_printed_rows():
+    """Table 1's rows are (a), (a, b), …, (a, …, e) (level ℓ applies the first ℓ + 1 transformations at full
+    strength); Table 2's are (a) with (d) colour distortion at each strength."""
+    from theorems.cl_generalization import tables_1_2 as T
+    from theorems.core import registry
+
+    p = registry.validate_structure(registry.get(T.ID), dict(strengths=[0.25, 1.0]), "as_printed")
+    assert [tuple(lv.blocks) for lv in T.table_1_levels(p)] == [
+        (1.0, 0.0, 0.0, 0.0, 0.0), (1.0, 1.0, 0.0, 0.0, 0.0), (1.0, 1.0, 1.0, 0.0, 0.0), (1.0, 1.0, 1.0, 1.0, 0.0),
+        (1.0, 1.0, 1.0, 1.0, 1.0)]
+    assert [tuple(lv.blocks) for lv in T.table_2_levels(p)] == [(1.0, 0.0, 0.0, 0.25, 0.0), (1.0, 0.0, 0.0, 1.0, 0.0)]
+
+
+def test_probe_error_is_per_seed():
+    """A ridge probe on two separable classes (e₁, e₂; one view each): seed 0's held-out points are the training
+    points (error 0), seed 1's are swapped between the classes (error 1): one error per seed, not per point."""
+    import torch
+
+    from theorems.cl_generalization.tables_1_2 import probe_error
+
+    X = torch.tensor([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], dtype=torch.float64)
+    F = torch.stack([X, X])[:, :, None, :]  # (S = 2, N = 4, m = 1, d = 2)
+    W = torch.ones(2, 4, 1, dtype=torch.float64)
+    y, y_test = torch.tensor([0, 0, 1, 1]), torch.tensor([0, 1, 1])
+    G = torch.stack([X[[0, 2, 3]], X[[2, 0, 0]]])
+    err = probe_error(F, W, y, 2, G, y_test)
+    assert err.shape == (2,) and err.tolist() == [0.0, 1.0], err
