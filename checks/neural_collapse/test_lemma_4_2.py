@@ -1,11 +1,6 @@
-"""CI gate for paper 004 (Súkeník, Lampert, Mondelli): Lemma 4.2, the UFM optima — what is particular to it.
-
-The generic checks (status derived from the evidence, every bound claim broken by a control, counterexample
-and proof-erratum replay, worst-case search over ``Result.strategy``, bad input naming the parameter, JSON,
-determinism) run in ``checks/test_conformance.py``. Here: the counterexample's numbers against independent
-computations, the rank certificate, the proof erratum's numbers, the control that pins each tolerance, and
-the hypotheses each form names.
-"""
+"""Lemma 4.2: every global optimum of the UFM (CE / MSE) is collapsed, and conversely (paper 004,
+`neural_collapse.lemma_4_2`): the checks particular to this result, its hand cases against independent references,
+pins and hypothesis edges. What every result passes runs in checks/test_conformance.py."""
 
 from __future__ import annotations
 
@@ -14,15 +9,16 @@ import math
 import pytest
 
 import theorems
-from theorems.core import recording
+from checks.pinning import assert_hypothesis_edge, assert_registered_pin
 from theorems import HypothesisViolation, ParameterError
+from theorems.core import recording
+from theorems.core.registry import check
+from theorems.neural_collapse import lemma_4_2
 from theorems.neural_collapse import lemma_4_2 as L42
 from theorems.neural_collapse.rank_certificate import collapse_floor, rank_inequality_slack
 from theorems.neural_collapse.ufm import closed_form, mse_signed_simplex_value, printed_mse_row_norm
 
 ID = L42.ID
-# NC2 of the wrong variant at an optimum is 1/√K exactly; the optimiser's certificate gives ~1e-7.
-REFERENCE_RTOL = 1e-5
 
 
 def test_registered_status_and_what_it_rests_on():
@@ -95,6 +91,10 @@ def test_every_bound_claim_of_either_loss_is_pinned():
             "converse_minimiser_is_c_star", "converse_no_other_c", "converse_noncollapsed_pair_misses"} <= pinned
 
 
+# NC2 of the wrong variant at an optimum is 1/√K exactly; the optimiser's certificate gives ~1e-7.
+REFERENCE_RTOL = 1e-5
+
+
 # -- the corrected statement, where its hypotheses bind --------------------------------------------------
 @pytest.mark.parametrize("loss", ["mse", "ce"])
 def test_default_instance_shows_the_other_nc2_reference(loss, run):
@@ -139,22 +139,6 @@ def test_counterexample_numbers_against_independent_computation(run):
         theorems.check(ID, loss="mse", K=K, d=K)
 
 
-def test_rank_certificate_hand_cases():
-    import torch
-
-    def t(x):
-        return torch.tensor(x, dtype=torch.float64)
-
-    # An orthogonal frame (NC2B = 0) is collapsed only if NC3 ≥ 1/(2K): the inequality is tight enough to bite.
-    K = 4
-    assert float(rank_inequality_slack(t(0.0), t(1 / (2 * K)), K)) == pytest.approx(0.0)
-    assert float(rank_inequality_slack(t(0.0), t(0.9 / (2 * K)), K)) < 0
-    # The floor solves 2Kδ(1+ρ(δ)) = 1 − ρ(δ): check the root and its monotonicity in K.
-    delta = collapse_floor(K)
-    assert float(rank_inequality_slack(t(delta), t(delta), K)) == pytest.approx(0, abs=1e-9)
-    assert collapse_floor(3) > collapse_floor(4) > collapse_floor(5) > 0
-
-
 # -- the proof erratum: the printed MSE row norm -------------------------------------------------------------
 def test_proof_erratum_printed_row_norm(run):
     printed = run(ID, form="as_printed", loss="mse")
@@ -176,3 +160,91 @@ def test_unconverged_optimiser_never_holds():
     assert "NOT CONVERGED" in ev.explain()
 
 
+NC = "neural_collapse."
+
+
+HYPOTHESIS_EDGES = [
+    # Lemma 4.2 (corrected form by default): d ≥ K (Definition 3.4), d ≥ K+1 for MSE; λ > 0; the falsifying switches
+    ("lemma_4_2", None, dict(d=3, K=4, loss="ce"), "d ≥ K (Definition 3.4"),
+    ("lemma_4_2", None, dict(d=3, K=3, loss="ce"), None),
+    ("lemma_4_2", None, dict(d=3, K=3, loss="mse"), "d ≥ K+1 (MSE)"),
+    ("lemma_4_2", None, dict(d=4, K=3, loss="mse"), None),
+    ("lemma_4_2", "as_printed", dict(d=3, K=3, loss="mse"), None),  # the printed lemma asks d ≥ K only
+    ("lemma_4_2", None, dict(lam=0.0), "λ > 0"),
+    ("lemma_4_2", None, dict(row_norm_scale=1.001), "exact optimal row norm"),
+    ("lemma_4_2", None, dict(closed_form_scale=1.001), "exact closed-form constant"),
+    ("lemma_4_2", None, dict(perturb=0.001), "judge the optimiser's points as found"),
+]
+
+
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
+                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+def test_hypothesis_edge_is_named(rid, form, params, name):
+    assert_hypothesis_edge(NC + rid, form, params, name)
+
+
+# Lemma 4.2 (PIN = CE, K = 3, n = 2, d = 4): every tolerance of the corrected statement
+PIN_42 = dict(loss="ce", K=3, n=2, d=4)
+
+
+PINS_42 = [
+    (dict(PIN_42, closed_form_scale=1 + 3e-10, row_norm_scale=1 + 3e-4, allow_violation=True),
+     ("no_start_beats_closed_form", "row_norm")),  # LOWER_RTOL, ROW_NORM_RTOL
+    (dict(PIN_42, closed_form_scale=1 - 3e-7, allow_violation=True), ("best_run_reaches_closed_form",)),  # REACH_RTOL
+    (dict(PIN_42, perturb=3e-3, allow_violation=True),
+     ("optimum_collapsed_nc1", "optimum_collapsed_nc2a", "optimum_collapsed_nc3")),  # NC1_TOL, NC2_TOL, NC3_TOL
+    (dict(PIN_42, row_norm_scale=1 + 3e-6, allow_violation=True), ("converse_minimiser_is_c_star",)),  # CONVERSE_C
+    (dict(PIN_42, closed_form_scale=1 + 1e-9, row_norm_scale=1 + 1e-5, perturb=5e-3, allow_violation=True),
+     ("converse_attains_at_unique_c",)),  # CONVERSE_VALUE_RTOL
+]
+
+
+@pytest.mark.parametrize("control, claims", PINS_42, ids=[str(i) for i in range(len(PINS_42))])
+def test_lemma_4_2_tolerances_are_pinned_by_registered_controls(run, control, claims):
+    assert_registered_pin(run, NC + "lemma_4_2", control, claims)
+
+
+# -- lemma_4_2: REACH_RTOL 1e-7, REACH_ATOL 1e-12, NONCOLLAPSED_MARGIN_RTOL 1e-6 ------------------------------------
+L_STAR = closed_form("ce", 3, 4, 0.05).value  # the PIN instance's closed form (an independent computation)
+
+
+def test_reach_tolerances_are_pinned_by_literal_values():
+    assert not lemma_4_2.reach_claim(L_STAR * (1 + 3e-7), L_STAR).passed  # 3 allowances of REACH_RTOL
+    assert lemma_4_2.reach_claim(L_STAR * (1 + 3e-8), L_STAR).passed
+    # L* = 0 (λ = 0): the absolute floor alone decides
+    assert not lemma_4_2.reach_claim(4e-12, 0.0).passed  # 4 allowances of REACH_ATOL
+    assert lemma_4_2.reach_claim(3e-13, 0.0).passed
+
+
+def test_noncollapsed_margin_is_pinned_by_literal_values():
+    # the pair must stay above L* by ≥ 1e-6·L*: 3e-7·L* is inside the rounding floor (fails), 4e-6·L* clears it
+    assert not lemma_4_2.noncollapsed_claim(L_STAR * (1 + 3e-7), L_STAR).passed
+    assert lemma_4_2.noncollapsed_claim(L_STAR * (1 + 4e-6), L_STAR).passed
+    assert not lemma_4_2.noncollapsed_claim(3e-19, 0.0).passed  # L* = 0: the floor is 1e-6·REACH_ATOL = 1e-18
+    assert lemma_4_2.noncollapsed_claim(4e-18, 0.0).passed
+
+
+def test_lemma_4_2_reach_routes_through_reach_claim(monkeypatch):
+    """One PIN solve: the reported best value, moved by a literal 3 allowances of REACH_RTOL above its L*, fails
+    the registered claim; evaluate's claim is reach_claim's."""
+    ev = check(lemma_4_2.ID, **lemma_4_2.PIN)
+    claim = next(c for c in ev.claims if c.name == "best_run_reaches_closed_form")
+    assert claim.passed
+    assert not lemma_4_2.reach_claim(claim.observed * (1 + 3e-7) + 3e-7 * claim.bound, claim.bound).passed
+    calls = []
+    monkeypatch.setattr(lemma_4_2, "reach_claim", lambda v, ref: calls.append((v, ref)) or claim)
+    check(lemma_4_2.ID, **lemma_4_2.PIN)
+    assert calls == [(claim.observed, claim.bound)]
+
+
+def test_lemma_4_2_converse_is_asked_only_where_lambda_is_positive(run):
+    """The converse (a collapsed pair is optimal after exactly one rescaling c*) is Lemma 4.2's for λ > 0: the
+    registered λ = 0 control (MSE, zero-loss optima that are not collapsed) judges the optimiser's points only."""
+    from theorems.core import registry
+    from theorems.core.verdict import run_spec
+    from theorems.neural_collapse import lemma_4_2 as L
+
+    control = dict(loss="mse", K=3, n=2, d=6, lam=0.0, allow_violation=True)
+    assert control in [dict(c) for c in registry.get(L.ID).controls]
+    ev = recording.expect(run_spec(run, registry.get(L.ID), control), recording.FAILS)
+    assert not [c.name for c in ev.claims if c.name.startswith("converse")], ev.explain()
