@@ -54,3 +54,20 @@ def test_every_check_of_the_package_runs_here():
 
     checks = [name for name in vars(conformance) if name.startswith("test_")]
     assert checks and all(name in globals() for name in checks)
+
+
+# -- declared tolerance pins (theorems.core.result.Pin): every one, both sides, once ----------------------------
+def _declared_pins():
+    return [(rid, pin) for rid in theorems.ids() for pin in theorems.get(rid).declared_pins]
+
+
+_PINS = _declared_pins()
+
+
+@pytest.mark.parametrize("rid, pin", _PINS, ids=[f"{p.label()}-{rid}" for rid, p in _PINS])
+def test_declared_pins_hold_on_their_sides(run, rid, pin):
+    """Each ``Pin`` of a result's ``pins=``: its claims pass at the literal value on one side of the tolerance
+    and fail at the other (`theorems.core.pins.pin_sides`)."""
+    from theorems.core.pins import pin_sides
+
+    pin_sides(run, theorems.get(rid), pin)

@@ -1,16 +1,22 @@
 """``Result.pins``: tolerance pins, parameter sets just outside a tolerance that end not converged (or fail) by
 design. They are registered controls (``Result.controls`` lists them, so the conformance checks'
 negative-control check and checks/test_pins_000_002.py run them) and the report leaves them out, whatever the
-result's ``report_instances`` yields. Nothing is evaluated here."""
+result's ``report_instances`` yields. A :class:`~theorems.core.result.Pin` is the richer declaration (the parameter
+or module constant moved, the literal value on each side): its sides are left out of the report too, and
+`theorems.core.pins.pin_sides` runs them (here on the fake: milliseconds)."""
 
 from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 import theorems
 from fakes import make_fake
 from test_runner_defaults import planned
-from theorems.core.result import CORRECTED
+from theorems.core.pins import pin_sides
+from theorems.core.result import CORRECTED, Pin
+from theorems.core.verdict import CachedRunner
 from theorems.core.suite import get_suite
 
 PIN = {"x": 0.999}
@@ -61,6 +67,55 @@ def test_every_registered_pin_is_a_control_and_never_reported():
         result = theorems.get(rid)
         if not result.pins:
             continue
-        assert all(pin in result.controls for pin in result.pins), rid
+        assert all(pin in result.controls for pin in result.pin_instances(controls_only=True)), rid
         reported = [(f, p) for f, p, _ in planned(rid)]
         assert not [(f, p) for f, p in reported if result.is_pin(f, p)], rid
+
+
+# x² ≤ x·(1 + TOL) on the fake: attained at x = 1, so x = 1 + 2e-12 lies two allowances (TOL = 1e-12) outside.
+OVER = 1.000000000002
+
+
+def declared(*pins):
+    return dataclasses.replace(make_fake("fake_pins.declared"), pins=pins)
+
+
+def test_a_parameter_pins_failing_side_is_a_control_and_no_side_is_reported(registered):
+    pin = Pin("square_below_line", "x", passes=1.0, fails=OVER, within=10, params=dict(allow_violation=True))
+    result = registered(declared(pin))
+    assert result.declared_pins == (pin,)
+    assert dict(x=OVER, allow_violation=True) in result.controls
+    assert dict(x=1.0, allow_violation=True) not in result.controls  # it passes: no negative control
+    assert result.is_pin(CORRECTED, {"x": OVER}) and result.is_pin(CORRECTED, {"x": 1.0})
+    assert not [p for _, p, _ in planned(result.id) if p.get("x") in (1.0, OVER)]
+    pin_sides(CachedRunner(), result, pin)
+
+
+def test_a_constant_pin_moves_the_module_constant_for_the_call_only(registered):
+    import fakes
+
+    pin = Pin("square_below_line", "fakes:TOL", passes=1e-11, fails=1e-13, params=dict(x=OVER, allow_violation=True))
+    result = registered(declared(pin))
+    assert pin.is_constant and result.pin_instances() == () and result.controls == ()
+    pin_sides(CachedRunner(), result, pin)
+    assert fakes.TOL == 1e-12
+
+
+@pytest.mark.parametrize("pin, message", [
+    (Pin("square_below_line", "x", passes=OVER, params=dict(allow_violation=True)), "passing side"),
+    (Pin("square_below_line", "x", passes=1.0, fails=0.5), "failing side"),
+    (Pin("square_below_line", "x", fails=1.0000001, within=10, params=dict(allow_violation=True)), "allowances"),
+    (Pin("square_below_line", "fakes:TOL", passes=1e-13, params=dict(x=OVER, allow_violation=True)), "passing"),
+])
+def test_a_pin_on_the_wrong_side_fails(registered, pin, message):
+    result = registered(declared(pin))
+    with pytest.raises(AssertionError, match=message):
+        pin_sides(CachedRunner(), result, pin)
+
+
+def test_a_pin_names_what_it_pins():
+    with pytest.raises(TypeError):
+        Pin((), "x", passes=1.0)
+    with pytest.raises(TypeError):
+        Pin("c", "x", fails=2.0)  # neither a passing side nor within=
+    assert Pin("c", "x", passes=1).claims == ("c",) and Pin("c", "STEP_MIN", passes=1).is_constant

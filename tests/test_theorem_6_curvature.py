@@ -101,7 +101,7 @@ def end_points(c_max: float, inits: int = 1000) -> torch.Tensor:
 def test_negative_modulation_loses_starts_from_the_basin():
     """The registered control (c < 0): starts in the basin at c = 0 leave it, so basin_inclusion fails; its observed
     value is the largest loss over the grid, counted here from end points near u₁ (y₁ > 0.99)."""
-    (control,) = [c for c in T.RESULT.controls if c not in T.RESULT.pins]  # the pins are controls too
+    (control,) = [c for c in T.RESULT.controls if c not in T.RESULT.pin_instances(controls_only=True)]  # the pins are controls too
     ev = theorems.check(T.ID, **control)
     inclusion = next(c for c in ev.claims if c.name == "basin_inclusion")
     assert ev.converged and inclusion.observed > 0 and not inclusion.passed

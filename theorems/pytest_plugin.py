@@ -431,15 +431,13 @@ def _paper_of(item: pytest.Item, known: tuple[dict[str, str], set[str]]) -> str 
         # One group per result, not per paper: the cached instances are per result, and a paper group put
         # all of paper 002's heavy dynamics on one worker (the long pole of the run).
         return result_id
-    name = item.path.name
-    if item.path.parent.name == "checks" and name[5:8].isdigit():  # checks/test_NNN_<paper>.py
+    name, folder = item.path.name, item.path.parent.name
+    if folder in packages.values() and item.path.parent.parent.name == "checks":
+        # checks/<paper package>/test_<result>.py: the result's group (its instances), else its paper's
+        own = f"{folder}.{item.path.stem[len('test_'):]}"
+        return own if own in ids else folder
+    if folder == "checks" and name[5:8].isdigit():  # checks/test_NNN_<paper>.py
         return packages.get(name[5:8])
-    folder = item.path.parent.name
-    if item.path.parent.parent.name == "checks" and folder in packages.values():
-        # checks/<paper package>/test_<result>.py: with that result's conformance cases, which compute its
-        # instances; a file of a module shared by several results (test_<module>.py) ungrouped
-        result_id = f"{folder}.{item.path.stem.removeprefix('test_')}"
-        return result_id if result_id in ids else None
     return None
 
 

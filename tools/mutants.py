@@ -396,7 +396,7 @@ def sample(pool: list[Mutant], n: int, seed: int = 0, kinds: tuple[str, ...] = K
 # -- the tests CI runs for a module ---------------------------------------------------------------------
 PAPER_NUMBER = {"deep_fusion": "000", "nonlinear_cl": "001", "ssl_dynamics": "002", "cl_generalization": "003",
                 "neural_collapse": "004"}
-TEST_GLOBS = ("checks/test_*.py", "checks/*/test_*.py", "tests/test_*.py")
+TEST_GLOBS = ("checks/**/test_*.py", "tests/test_*.py")  # checks/<paper package>/test_<result>.py too
 # The tests of this tool load it (by path or by name): they test the tool, not the module it mutates.
 _TOOL_TESTS = re.compile(r"^\s*import mutants\b|load_tool\(\s*[\"']mutants[\"']|^\s*MUTANTS\s*=.*tools\W+mutants\.py", re.M)
 

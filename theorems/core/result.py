@@ -25,7 +25,10 @@ A result module written for this core:
   (`theorems.strategies.declared_params`, `theorems.strategies.param`, `theorems.core.params.sample_params`),
   narrowing a range only where a hypothesis ties two parameters together (left out, ``report_instances`` is
   what the result declares: :class:`DeclaredInstances`); registers a control that ends just outside a tolerance
-  by design as a tolerance pin (``pins=``), which the conformance checks run and the report leaves out;
+  by design as a tolerance pin (``pins=``), which the conformance checks run and the report leaves out; a
+  tolerance or threshold that decides a claim is declared there as a :class:`Pin` (the parameter or module
+  constant moved and the literal value on each side: the claim passes at one, fails at the other), which
+  ``checks/test_conformance.py::test_declared_pins_hold_on_their_sides`` runs, both sides, once;
 * never lets a verdict rest on a non-finite number: a bound that is infinite (or an observed value that is
   ±inf or NaN) on an instance says nothing there, so it is recorded as a measurement, not as a ``bound``
   claim; `theorems.check` raises ``SuiteError`` when an instance would hold on one.
@@ -174,6 +177,74 @@ class Binding:
     form: str | None = None
 
 
+@dataclass(frozen=True)
+class Pin:
+    """A tolerance or threshold that decides ``claims``, pinned where the result is declared (``Result(pins=...)``).
+
+    ``name`` is what moves: a declared parameter of the result, or a module-level constant of the result's module
+    (an UPPER_CASE name, or ``"package.module:NAME"`` for a constant of another module). ``passes`` and ``fails``
+    are the literal values on each side of the tolerance: on the instance ``params`` (plus optional ``form`` and
+    ``allow_violation`` keys) with ``name`` set to ``passes`` every claim of ``claims`` passes, with ``name`` set
+    to ``fails`` every one fails (or the run ends not converged, or, for an identity on an instance inside the
+    hypotheses, `check` raises IdentityFailure naming it). Literals, never built from the constant they pin: a pin
+    computed from the tolerance would move with it. ``within`` (a number of allowances) also asks that the failing
+    side lie at most that far outside each claim (and more than one allowance): the tolerance loosened that much
+    lets it pass. ``passes=None`` declares no passing side (then ``within`` is what pins the other side).
+
+    ``checks/test_conformance.py::test_declared_pins_hold_on_their_sides`` runs every declared pin of every
+    registered result, both sides, once. A parameter pin's failing instance is a negative
+    control too (``Result.controls`` lists it, like a parameter-set pin); both sides test the suite's tolerances, not
+    the statement, so the report leaves them out. ``converged`` asks the failing side's run to converge (True) or
+    not (False).
+    A pin no declaration can express (a formula moved by a literal bump) stays a test in the result's checks file,
+    with ``monkeypatch`` and a line saying why.
+
+        Pin("bound_attained", "w_scale", passes=1.0000000002, fails=1.000000002, within=10,
+            params=dict(allow_violation=True), why="BOUND_RTOL = 1e-9: A scaled by (1 + 2e-9)^2")
+        Pin("witness_increases_every_block", "STEP_MIN", passes=1e-9, fails=1e-8)      # a module constant
+    """
+
+    claims: "str | tuple[str, ...]"
+    name: str
+    passes: Any = None
+    fails: Any = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    within: float | None = None
+    # True/False: the failing side's run must (not) converge (None: either, as a convergence tolerance allows)
+    converged: bool | None = None
+    # True: the failing side is one of the result's own ``controls`` (which the report shows), pinning a tolerance
+    # too; the pin checks that it is registered there, so a control moved off its literal is noticed
+    reported: bool = False
+    why: str = ""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.claims, str):
+            object.__setattr__(self, "claims", (self.claims,))
+        if not self.claims or not self.name:
+            raise TypeError(f"Pin needs the claims it pins and the name it moves: {self!r}")
+        if self.passes is None and self.within is None:
+            raise TypeError(f"Pin {self.name!r}: a pin needs a passing side (passes=) or within= allowances")
+
+    @property
+    def claim_names(self) -> tuple[str, ...]:
+        """``claims`` as a tuple (one name given alone is stored as a tuple on construction)."""
+        return (self.claims,) if isinstance(self.claims, str) else tuple(self.claims)
+
+    @property
+    def is_constant(self) -> bool:
+        """Whether ``name`` is a module constant (UPPER_CASE, or ``module:NAME``) rather than a parameter."""
+        return ":" in self.name or self.name.isupper()
+
+    def spec(self, side: str) -> dict[str, Any]:
+        """The registered instance spec of one side (``"passes"`` or ``"fails"``): ``params`` with ``name`` set,
+        for a parameter pin; ``params`` alone for a constant pin (the constant is moved around the run)."""
+        value = getattr(self, side)
+        return dict(self.params) if self.is_constant else {**self.params, self.name: value}
+
+    def label(self) -> str:
+        return f"{self.name}={self.passes!r}|{self.fails!r}"
+
+
 def instance_key(form: str, params: Mapping[str, Any]) -> tuple:
     """What tells two registered instances apart: the form and every parameter given (by ``repr``)."""
     return form, tuple(sorted((k, repr(v)) for k, v in params.items()))
@@ -263,7 +334,9 @@ class Result:
     # that loosening the tolerance lets them pass. They are negative controls (``controls`` lists them too:
     # construction appends those it lacks), so the conformance checks run them; they test the suite's
     # tolerances, not the statement, and the report leaves them out.
-    pins: tuple[Mapping[str, Any], ...] = ()
+    # Entries are either such a parameter set (a control pinning a tolerance from the failing side) or a
+    # :class:`Pin`, the richer declaration: the parameter or constant moved, the literal value on each side.
+    pins: tuple["Mapping[str, Any] | Pin", ...] = ()
     # For a trend: parameter sets in a regime where the paper predicts otherwise; each must fail a bound.
     trend_controls: tuple[Mapping[str, Any], ...] = ()
     # For 'vacuous': against what the bound is vacuous (the default instance shows it in details["vacuous"]).
@@ -287,7 +360,7 @@ class Result:
             object.__setattr__(self, "paper", self.paper.number)
         if self.evaluate is None:
             raise TypeError(f"result {self.id!r}: evaluate is required")
-        missing = tuple(pin for pin in self.pins if pin not in self.controls)
+        missing = tuple(pin for pin in self.pin_instances(controls_only=True) if pin not in self.controls)
         if missing:
             object.__setattr__(self, "controls", (*self.controls, *missing))
         if isinstance(self.report_instances, DeclaredInstances) and self.report_instances.result is not self:
@@ -303,9 +376,31 @@ class Result:
             hypotheses.__wrapped__ = own  # type: ignore[attr-defined]
             object.__setattr__(self, "hypotheses", hypotheses)
 
+    @property
+    def declared_pins(self) -> tuple[Pin, ...]:
+        """The :class:`Pin` declarations among ``pins`` (the conformance checks run each, both sides)."""
+        return tuple(p for p in self.pins if isinstance(p, Pin))
+
+    def pin_instances(self, controls_only: bool = False) -> tuple[Mapping[str, Any], ...]:
+        """The registered instances the pins name, which the report leaves out: every parameter-set pin, and both
+        sides of each parameter `Pin` not ``reported`` (with ``controls_only``: the failing side of every parameter
+        `Pin`, a negative control like the parameter-set pins)."""
+        out: list[Mapping[str, Any]] = []
+        for pin in self.pins:
+            if not isinstance(pin, Pin):
+                out.append(pin)
+            elif not pin.is_constant:
+                if controls_only:  # a reported pin's failing side is one of the module's own controls
+                    out += [pin.spec("fails")] if pin.fails is not None and not pin.reported else []
+                elif not pin.reported:
+                    out += [pin.spec(side) for side in ("passes", "fails") if getattr(pin, side) is not None]
+        return tuple(out)
+
     def is_pin(self, form: str, params: Mapping[str, Any]) -> bool:
-        """Whether the instance (``form``, ``params``) is one of the result's tolerance ``pins``."""
-        return instance_key(form, params) in {instance_key(*spec_instance(p, self.default_form)) for p in self.pins}
+        """Whether the instance (``form``, ``params``) is one of the result's tolerance ``pins`` (a `Pin`'s sides
+        included)."""
+        return instance_key(form, params) in {instance_key(*spec_instance(p, self.default_form))
+                                              for p in self.pin_instances()}
 
     @property
     def default_form(self) -> str:

@@ -64,7 +64,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import sample_params
-from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status,
+from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, Pin, ProofErratum, Result, Status,
                            Violation, seed_param)
 from ..optim.threads import one_thread
 from ..metrics.cluster_integrity import MAX_ENUMERATED, cluster_integrity, construct_w
@@ -424,9 +424,12 @@ PINS = (
     # the construction's identities on the default instance, with every entry of A scaled by w_scale²: ×(1 ∓ 4e-9)
     # is four BOUND_RTOLs outside same_cluster_lower_bound / bound_attained, and w_scale = 1 + 3e-12 puts the
     # column norms three UNIT_ATOLs off 1 (the identities hold to ~1e-15 unperturbed)
-    dict(w_scale=0.999999998, allow_violation=True),
-    dict(w_scale=1.000000002, allow_violation=True),
-    dict(w_scale=1.000000000003, allow_violation=True),
+    Pin("same_cluster_lower_bound", "w_scale", fails=0.999999998, within=10, params=dict(allow_violation=True),
+        why="BOUND_RTOL"),
+    Pin("bound_attained", "w_scale", fails=1.000000002, within=10, params=dict(allow_violation=True),
+        why="BOUND_RTOL"),
+    Pin("unit_columns", "w_scale", fails=1.000000000003, within=10, params=dict(allow_violation=True),
+        why="UNIT_ATOL"),
 )
 
 
