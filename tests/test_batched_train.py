@@ -10,7 +10,7 @@ from theorems.data.classification import gaussian_mixture
 from theorems.neural_collapse.models import ModelSpec, init_params, objective
 from theorems.neural_collapse.sandwich import pad_zero_blocks
 from theorems.optim.batched_train import PLATEAU, train_to_plateau, training_cost
-from theorems.optim.lbfgs import GTOL, MAX_ITER
+from theorems.optim.lbfgs import GTOL, MAX_ITER, STALLED
 
 
 def _quadratic(scales):
@@ -72,3 +72,21 @@ def test_zero_blocks_are_an_exact_identity(arch):
     a = objective(spec, theta, inputs, labels, "ce", 0.1, 0.1)
     b = objective(spec.with_depth(spec.L + 4), deep, inputs, labels, "ce", 0.1, 0.1)
     assert torch.allclose(a, b, rtol=1e-13, atol=0)
+
+
+def _shifted_quadratic(x):
+    return 0.5 * (x * x).sum(1) + 1.0, x  # never reaches its reference 0: only a plateau can certify it
+
+
+def test_train_to_plateau_decides_through_the_callers_functions():
+    """The caller's functions, not ``rtol``/``gtol``, decide: refused, the same run ends at max_iter; and an
+    L-BFGS 'gtol' stop counts only when ``stationary`` confirms its final measure."""
+    x0 = torch.full((2, 3), 2.0, dtype=torch.float64)
+    kw = dict(reference=0.0, window=5, rtol=1e-3, max_iter=30)
+    assert train_to_plateau(_shifted_quadratic, x0, gtol=-1.0, **kw).status == [PLATEAU] * 2
+    refused = train_to_plateau(_shifted_quadratic, x0, gtol=-1.0, plateaued=lambda drop: False, **kw)
+    assert refused.status == [MAX_ITER] * 2
+    assert train_to_plateau(_shifted_quadratic, x0, gtol=1e-8, **kw).status == [GTOL] * 2
+    unconfirmed = train_to_plateau(_shifted_quadratic, x0, gtol=1e-8, stationary=lambda g: False,
+                                   plateaued=lambda drop: False, **kw)
+    assert unconfirmed.status == [STALLED] * 2

@@ -151,11 +151,11 @@ def test_the_real_gate_of_paper_004_and_of_a_module_with_several_ids():
     lemma = mutants.gate_tests(Path("theorems/neural_collapse/lemma_4_2.py"), ROOT)
     # its own id first, then those of the results that import it (dimension_conditions)
     assert lemma[0][:2] == ["checks/test_conformance.py", "-k"] and lemma[0][2].startswith("neural_collapse.lemma_4_2]")
-    assert any(n.startswith("checks/test_004_neural_collapse.py::") for n in lemma[1])
+    assert any(n.startswith("checks/neural_collapse/test_lemma_4_2.py::") for n in lemma[1])
     barlow = mutants.gate_tests(Path("theorems/cl_generalization/barlow_twins.py"), ROOT)
     assert barlow[0] == ["checks/test_conformance.py", "-k", "cl_generalization.lemma_2] or cl_generalization.theorem_4]"]
     trend = mutants.gate_tests(Path("theorems/neural_collapse/depth_trend.py"), ROOT)
-    assert any(n.startswith("checks/test_004_deep_collapse.py::") for n in trend[1])  # via `DT.ID_43` constants
+    assert any(n.startswith("checks/neural_collapse/test_depth_trend.py::") for n in trend[1])  # via `DT.ID_43`
 
 
 SWITCHES = '''RESULT = register(Result(id="x.y", params=(
@@ -180,7 +180,7 @@ def test_a_switch_declared_with_breaks_is_a_hypothesis_mutant_run_against_its_ga
     assert sum(m.what == "breaks dropped" for m in mutants.sites((ROOT / toy).read_text(encoding="utf-8"))) == 2
     gate = mutants.gate_tests(toy, ROOT)
     assert gate[0] == ["checks/test_conformance.py", "-k", "neural_collapse.toy_1d]"]
-    assert any("test_hypotheses_004" in n or "test_pins_004" in n for n in gate[1])
+    assert any(n.startswith("checks/neural_collapse/test_toy_1d.py::test_hypothesis_edge_is_named") for n in gate[1])
 
 
 HELPER = '''"""Package machinery: no result of its own."""
@@ -281,11 +281,11 @@ def test_parametrised_cases_are_kept_only_where_their_result_reaches_the_module(
 
 
 def test_the_real_gates_find_the_tests_the_file_names_missed():
-    """The held-out misses: networks.py:150's "≥ 3 widths" is killed by test_002_ssl_dynamics's short-id case,
+    """The held-out misses: networks.py:150's "≥ 3 widths" is killed by figure_2's short-id bad-input case,
     fusion.py's functions are used by checks/deep_fusion/test_fusion.py through ``from theorems.deep_fusion.fusion
     import``, and instances.py's tables reach every cl_generalization result that imports them."""
     nets = mutants.gate_tests(Path("theorems/ssl_dynamics/networks.py"), ROOT)
-    assert "checks/test_002_ssl_dynamics.py::test_bad_input_names_the_hypothesis" in nets[1]
+    assert "checks/ssl_dynamics/test_figure_2.py::test_bad_input_names_the_hypothesis" in nets[1]
     fusion = mutants.gate_tests(Path("theorems/deep_fusion/fusion.py"), ROOT)
     assert "checks/deep_fusion/test_fusion.py::test_theorem_2_log_gamma_B_matches_the_direct_formula" in fusion[1]
     inst = mutants.gate_tests(Path("theorems/cl_generalization/instances.py"), ROOT)

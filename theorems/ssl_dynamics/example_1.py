@@ -199,13 +199,13 @@ def _strategy():
 
 
 # Pins of REACH_RTOL and PROJ_TOL: horizons too short for the orthogonal run to reach its fixed point, by a few
-# tolerances (literals, not built from the tolerances; checks/test_pins_000_002.py): 100 steps leave |L_T − L*| at
+# tolerances (literals, not built from the tolerances; test_example_1.py): 100 steps leave |L_T − L*| at
 # 6.7 REACH_RTOL, 130 steps ‖WWᵀ − P*‖ at 3.8 PROJ_TOL. Either tolerance loosened ×10 lets its pin pass. They end
 # not converged by design: registered as ``pins`` (controls the conformance checks run, left out of the report).
 PIN_STEPS_REACH, PIN_STEPS_PROJ = 100, 130
 # Pin of GROWTH (from below): 23 steps leave the slowest unconstrained start 10^2.23 larger, short of 10³ (not
 # converged); GROWTH ÷10 would call it diverged. From above, 24 steps at η = 0.0495 reach 10^3.65 (checks/
-# test_pins_002_mut002.py): the divergence is a finite-time blow-up, so a threshold ×10 is crossed within a step.
+# test_example_1.py): the divergence is a finite-time blow-up, so a threshold ×10 is crossed within a step.
 PIN_STEPS_GROWTH = 23
 CONTROLS = (dict(C="0.5,0;0,0.2", h=4, allow_violation=True),
             dict(C="-1,0;0,0.5", z=2, h=2, allow_violation=True),

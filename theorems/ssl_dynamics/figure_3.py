@@ -78,7 +78,7 @@ DEFAULT_EFOLDS = 20.0
 # A first-order discretisation: gap(2η)/gap(η) = 2 + O(η); |ratio − 2| ≤ FIRST_ORDER_TOL.
 FIRST_ORDER_TOL = 0.4
 # Full-width steps replayed against the reduced coordinates (identity: rounding only, ~1e-15 observed at h ≤ 1000;
-# pinned by a literal 3e-10 added to one replayed q, checks/test_pins_002_mut002s.py).
+# pinned by a literal 3e-10 added to one replayed q, checks/ssl_dynamics/test_figure_3.py).
 REPLAY_STEPS = 20
 REPLAY_TOL = 1e-10
 
@@ -266,7 +266,7 @@ def cost(p: dict) -> Cost:
 BINDING_SQUARE = dict(widths=(2, 3, 10))  # h = d = 2: W₁ square orthogonal, ‖q‖ ≡ 1
 # Horizons below the convergence horizon (10.2), one per tolerance (the loss gap is ~ the output gap squared, so one
 # horizon cannot pin both): T = 6 leaves a final loss gap of 9.6 FINAL_LOSS_RTOL, T = 9 an output gap of 3.5
-# FINAL_OUTPUT_TOL (literals; checks/test_pins_000_002.py): either tolerance loosened ×10 lets its pin pass.
+# FINAL_OUTPUT_TOL (literals; checks/ssl_dynamics/test_figure_3.py): either tolerance loosened ×10 lets its pin pass.
 PIN_T = 6.0
 PIN_T_OUTPUTS = 9.0
 CONTROLS = (dict(projection="qr", allow_violation=True), dict(step_sign=1.0, allow_violation=True),

@@ -135,7 +135,7 @@ def hypotheses(p: dict, form: str) -> list[Violation]:
 
 # A wrong constant ~3 allowances outside the tolerance of the default instance (EXACT_RTOL·max(d, h) = 3.2e-11 at
 # d = 3, h = 32; |cos(x, x')| of the worst pair is ≳ 0.5): a literal, so EXACT_RTOL ×10 lets it pass (a pin built
-# from EXACT_RTOL would move with it; checks/test_pins_000_002.py holds it to 1-10 allowances).
+# from EXACT_RTOL would move with it; checks/ssl_dynamics/test_lemma_1.py holds it to 1-10 allowances).
 PIN_SCALE = 1 + 1e-10
 
 

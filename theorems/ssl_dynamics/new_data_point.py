@@ -45,16 +45,16 @@ ID = "ssl_dynamics.new_data_point"
 # Both integrations at rtol 1e-11 (certified by a re-run at ÷100): the prediction error is their global error.
 PREDICTION_RTOL = 1e-8
 # Linearity compares two einsums of the same weights: rounding only (~5e-16 observed); pinned by a literal 3e-12
-# added to one network output (checks/test_pins_002_mut002s.py).
+# added to one network output (checks/ssl_dynamics/test_new_data_point.py).
 LINEARITY_RTOL = 1e-12
 LIMIT_RTOL = 1e-6
 ODE_RTOL, ODE_ATOL = 1e-11, 1e-13
 SAMPLES = 41
 LIMIT_EFOLDS = 20.0
 # The control pinning PREDICTION_RTOL: (9) run 1e-6 too fast puts the prediction 1.4e-6 off (above 1e-8, below 1e-5).
-PIN_TIME_SCALE = 1 + 2e-8  # a literal: ~2.8 allowances of PREDICTION_RTOL (checks/test_pins_000_002.py)
+PIN_TIME_SCALE = 1 + 2e-8  # a literal: ~2.8 allowances of PREDICTION_RTOL (checks/ssl_dynamics/test_new_data_point.py)
 # A horizon a little short of the limit: |q_T − limit| is 5.1 LIMIT_RTOL at T = 8 (T = 2 misses it by 4.6e4), so
-# LIMIT_RTOL loosened ×10 lets this control pass (a literal; checks/test_pins_000_002.py).
+# LIMIT_RTOL loosened ×10 lets this control pass (a literal; checks/ssl_dynamics/test_new_data_point.py).
 PIN_T = 8.0
 
 

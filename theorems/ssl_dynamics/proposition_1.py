@@ -340,11 +340,11 @@ RESULT = register(Result(
               dict(COUNTEREXAMPLE, form="as_printed"),
               # Pins of RANK_ONE_TOL and ALIGN_TOL: the binding instance stopped while it still collapses (not
               # converged) ends 1–10 allowances outside each: σ₂/σ₁ = 2.65e-6 after 1380 steps, 1 − |cos| ≈ 3e-6
-              # after 740 (checks/test_pins_000_002_b.py); the other controls miss these claims by ≥ 5 orders
+              # after 740 (test_proposition_1.py); the other controls miss these claims by ≥ 5 orders
               dict(BINDING_GAP, steps=1380), dict(BINDING_GAP, steps=740)),
     # Pin of TWO_LAYER_RANK_TOL: η₂ = 0.5 (past the step condition 2η₂ max|λ(C)| < 1 on the default C, λ = −4.07)
     # blows up in 3 steps, before the rank has collapsed: σ₂/σ₁ = 4.3e-4 at blow-up, 4.3 allowances out (a literal;
-    # loosened ×10 the control passes; checks/test_pins_002_mut002.py).
+    # loosened ×10 the control passes; checks/ssl_dynamics/test_proposition_1.py).
     # Pins of CLOSED_FORM_RTOL and FLOW_RTOL: the closed forms' 2 off by 1e-10 and 3e-9 relative (literals) miss
     # gd_matches_closed_form by 3.8 allowances (500 steps) and flow_matches_exponential by 2.4 (T = 1).
     pins=(dict(eta_two_layer=0.5, allow_violation=True), dict(closed_form_factor=2.0000000002, allow_violation=True),

@@ -54,7 +54,7 @@ ID = "ssl_dynamics.proposition_2"
 # No feasible point may beat the closed form by more than float64 rounding of an O(‖C‖c₁²c₂²) sum.
 LOWER_RTOL = 1e-10
 # Pins of REACH_RTOL and LOWER_RTOL: wrong constants that fail their claims by ~3 allowances (literals, not built
-# from the tolerances they pin, so loosening a tolerance ×10 lets its control pass; checks/test_pins_000_002.py).
+# from the tolerances they pin, so loosening a tolerance ×10 lets its control pass; test_proposition_2.py).
 PIN_ABOVE = 1 + 3e-6
 PIN_BELOW = 1 - 3e-10
 # PGD stops at a projected-gradient residual of GTOL·|bound|; the value is then within ~GTOL² of optimal.
@@ -231,9 +231,9 @@ RESULT = register(Result(
               dict(bound_scale=PIN_ABOVE, allow_violation=True),
               dict(bound_scale=PIN_BELOW, allow_violation=True)),
     # Pin of RANK_TOL: PGD stopped after 32 iterations (not converged) leaves the nonlinear inner problem's W₂ at
-    # σ₂/σ₁ between 1 and 10 RANK_TOLs (a literal budget; loosened ×10 the claim passes; checks/test_pins_002_mut002.py).
+    # σ₂/σ₁ between 1 and 10 RANK_TOLs (a literal budget; loosened ×10 the claim passes; test_proposition_2.py).
     # Pin of GTOL: 80 iterations leave every start's projected-gradient residual 2.3–11 GTOLs (not converged);
-    # GTOL loosened ×10 certifies them (checks/test_pins_002_mut002.py).
+    # GTOL loosened ×10 certifies them (checks/ssl_dynamics/test_proposition_2.py).
     pins=(dict(max_iter=32), dict(max_iter=80)),
     strategy=_strategy,
     params=(

@@ -73,7 +73,7 @@ REACH_RTOL = 1e-6
 # No feasible point may beat L* beyond rounding of an O(‖C‖) sum.
 LOWER_RTOL = 1e-10
 # Pins of REACH_RTOL and LOWER_RTOL: wrong constants that fail their claims by ~3 allowances (literals, not built
-# from the tolerances they pin, so loosening a tolerance ×10 lets its control pass; checks/test_pins_000_002.py).
+# from the tolerances they pin, so loosening a tolerance ×10 lets its control pass; test_proposition_3.py).
 PIN_ABOVE = 1 + 3e-6
 PIN_BELOW = 1 - 3e-10
 # Residual of a stopped run relative to ‖C‖.
@@ -326,7 +326,7 @@ RESULT = register(Result(
               dict(COUNTEREXAMPLE, allow_violation=True),
               # Pin of SV_TOL: the default instance stopped after 24 iterations (problem (4) converges ×0.75 an
               # iteration) has singular values 2.8e-4 from (1, 1, 0), 2.8 allowances out, not converged
-              # (checks/test_pins_000_002_b.py); the other controls miss rank_at_optimum by orders of magnitude
+              # (test_proposition_3.py); the other controls miss rank_at_optimum by orders of magnitude
               dict(max_iter=24)),
     strategy=_strategy,
     params=(

@@ -200,7 +200,7 @@ def _strategy():
 
 CONTROLS = (dict(model="two_layer", allow_violation=True), dict(coupling=2e-11, allow_violation=True))
 # Pin of EQ3_RTOL: eq. (3)'s right-hand side ×(1 + 3e-9) misses the first step by 3e-9 relative, 3 allowances (a
-# literal, not built from EQ3_RTOL: loosened ×10 the control passes its identity; checks/test_pins_002_mut002.py).
+# literal, not built from EQ3_RTOL: loosened ×10 the control passes its identity; test_remark_1.py).
 PINS = (dict(eq3_scale=1 + 3e-9, allow_violation=True),)
 
 RESULT = register(Result(

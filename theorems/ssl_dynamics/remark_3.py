@@ -233,10 +233,10 @@ RESULT = register(Result(
     controls=(dict(COUNTEREXAMPLE, allow_violation=True), dict(COUNTEREXAMPLE, form="as_printed"),
               # Pin of RANK_ONE_TOL: the binding instance stopped after 1460 steps, still collapsing (σ₂/σ₁ shrinks
               # ×0.4 per 100 steps), ends at σ₂/σ₁ ≈ 3e-6, ~3 allowances out and not converged
-              # (checks/test_pins_000_002_b.py)
+              # (checks/ssl_dynamics/test_remark_3.py)
               dict(BINDING, steps=1460)),
     # Pin of GD_RTOL: the iterates compared with a step ×(1 + 3e-8) miss the identity by 2.7 GD_RTOLs
-    # (checks/test_pins_002_mut002.py)
+    # (checks/ssl_dynamics/test_remark_3.py)
     pins=(dict(gd_scale=1 + GD_PIN, allow_violation=True),),
     strategy=_strategy,
     params=(

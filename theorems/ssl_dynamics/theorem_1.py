@@ -235,7 +235,7 @@ IMPLIED_EVERYWHERE = dict(h=1000, d=3, w2="random", draws=64)
 ALIGNED_CONTROL = dict(BINDING_RANDOM, w1="aligned", allow_violation=True)
 # φ'' unbounded (relu, a kink at 0: no finite c): on the same instance the worst-W₂ gap stays O(‖x‖) (1.42) while the
 # bound with CONTROL_C's c = 1 has decayed to 1.16, 1.22 bounds out. It pins CONTROL_C["relu"] (×10 passes, ÷10 puts
-# it 12 bounds out; checks/test_pins_002_mut002.py).
+# it 12 bounds out; checks/ssl_dynamics/test_theorem_1.py).
 RELU_CONTROL = dict(BINDING_RANDOM, activation="relu", allow_violation=True)
 
 

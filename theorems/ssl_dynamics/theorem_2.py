@@ -220,7 +220,7 @@ def report_instances(suite):
 
 BINDING_SQUARE = dict(h=4)  # h = d = 4 (z = 2): W₁ square orthogonal, the narrowest width
 # Off the manifolds: the three bound claims scale linearly with the perturbation but with different constants, so
-# each tolerance has its own pin, 1.9-3.7 allowances outside it (literals; checks/test_pins_000_002.py): 3e-8 pins
+# each tolerance has its own pin, 1.9-3.7 allowances outside it (literals; test_theorem_2.py): 3e-8 pins
 # the trajectory (1.9), 1e-8 the width independence (3.6), 2e-10 the velocity (3.7). A tolerance loosened ×10
 # lets its pin pass.
 PIN_PERTURB = 3e-8

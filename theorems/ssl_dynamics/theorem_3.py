@@ -325,11 +325,11 @@ RESULT = register(Result(
               dict(lams="0.5,1,2,3", start="network", h=4, allow_violation=True),
               dict(CX_ORTHOGONAL, form="as_printed"),
               # Pin of LIMIT_TOL: the default spectrum stopped at T = 9.7 (predicted rate 1.4: the automatic horizon
-              # is 21.4) is 3.1e-6 from its limit, 3.1 allowances out and not converged (checks/test_pins_000_002_b.py)
+              # is 21.4) is 3.1e-6 from its limit, 3.1 allowances out and not converged (test_theorem_3.py)
               dict(T=9.7)),
     # Pin of RATE_RTOL: the default spectrum's predicted rate ×1.06 lies 2.8 allowances above the fitted rate (which
     # matches the unscaled prediction to 1e-8): a literal, so RATE_RTOL loosened ×10 lets it pass
-    # (checks/test_pins_002_mut002.py).
+    # (checks/ssl_dynamics/test_theorem_3.py).
     pins=(dict(rate_scale=1.06, allow_violation=True),),
     strategy=_strategy,
     params=(

@@ -1,0 +1,157 @@
+"""Theorem 4: μ_kᵀμ_ℓ ≤ √((2/(p_kp_ℓ))(L₂ + τ − (d−K)/2)) for Barlow Twins (paper 003, `cl_generalization.theorem_4`):
+the checks particular to this result, its hand cases against independent references, pins and hypothesis edges. What
+every result passes runs in checks/test_conformance.py."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import theorems
+from checks.pinning import assert_hypothesis_edge, assert_identity_fails, assert_registered_pin, probe
+from theorems import HypothesisViolation
+from theorems.cl_generalization.barlow_twins import BINDING as BT_BINDING
+
+INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
+                                                              "augmentation_trend"))
+
+
+# -- Barlow Twins -------------------------------------------------------------------------------------------
+def test_theorem_4_is_informative_against_cauchy_schwarz_at_d_equal_K(run):
+    ev = run(T4, **BT_BINDING)
+    assert ev.holds and ev.details["printed_over_norm_product"] < 0.5, ev.explain()
+    default = run(T4)  # d = 6 > K = 2: above ‖μ_k‖‖μ_ℓ‖, as every instance built before
+    assert default.details["vacuous_vs_cauchy_schwarz"]
+
+
+def test_theorem_4_sharp_form_is_at_least_sqrt2_tighter(run):
+    assert run(T4).details["max_sharp_over_printed"] <= 1 / math.sqrt(2) + 1e-12
+
+
+@pytest.mark.slow
+def test_theorem_4_holds_on_trained_encoders(run):
+    ev = run(T4, bt_trained=True, seeds=2, steps=60)
+    assert ev.holds, ev.explain()
+    assert ev.details["barlow_twins_final_loss"][0] < ev.details["barlow_twins_initial_loss"][0]
+
+
+L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
+
+
+E3, E4 = "cl_generalization.composition_ordering", "cl_generalization.revised_infonce"
+
+
+# -- the paper's own preconditions and the declared domains -------------------------------------------------
+@pytest.mark.parametrize(
+    "rid, params, hypothesis",
+    [(T4, dict(tau_scale=0.5), "τ ≥")],
+)
+def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
+    with pytest.raises(HypothesisViolation) as err:
+        theorems.check(rid, **params)
+    assert hypothesis in str(err.value)
+
+
+P = "cl_generalization."
+
+
+HYPOTHESIS_EDGES = [
+    (P + "theorem_4", None, dict(tau_scale=1 - 1e-9), "τ ≥ ‖E f₁f₂ᵀ"),
+    (P + "theorem_4", None, dict(tau_scale=1.5), None),
+    (P + "theorem_4", None, dict(residual_coef=1 + 1e-9), "exact residual d − K"),
+    (P + "theorem_4", None, dict(psd_shift=1e-9), "no shift"),
+    (P + "theorem_4", None, dict(pairing="distinct"), "positives i.i.d. from A(x)"),
+    ("cl_generalization.theorem_4", None, dict(psd_shift=1e-3), "no shift"),
+    ("cl_generalization.theorem_4", None, dict(tau_scale=0.999), "τ ≥ ‖E f₁f₂ᵀ"),
+    ("cl_generalization.theorem_4", None, dict(tau_scale=1.0), None),
+    ('cl_generalization.theorem_4', None, dict(encoder='identity'), 'identity encoder only on the sphere harness'),
+    ('cl_generalization.theorem_4', None, dict(bt_norm='none'), 'E f_i² = 1 (per-coordinate normalisation)'),
+    ('cl_generalization.theorem_4', None, dict(pairing='distinct'), 'positives i.i.d. from A(x)'),
+    ('cl_generalization.theorem_4', None, dict(tau_scale=0.0), 'τ ≥ ‖E f₁f₂ᵀ − Σ p_k μ_kμ_kᵀ‖_F²'),
+    ('cl_generalization.theorem_4', None, dict(residual_coef=-10.0), 'exact residual d − K'),
+]
+
+
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
+                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+def test_hypothesis_edge_is_named(rid, form, params, name):
+    assert_hypothesis_edge(rid, form, params, name)
+
+
+REGISTERED_PINS = [
+    # barlow_twins.RTOL: d − K = 4 scaled by 1 + 2.75e-9 against ‖UUᵀ − I‖² = 27.4: identity (1) off by 4.0e-10
+    ("cl_generalization.theorem_4", dict(residual_coef=1 + 2.75e-9, allow_violation=True), ("identity_1",)),
+    # barlow_twins.PSD_ATOL: C − M singular (2 + 2 points, d = 6; λ_min ≈ −1e-15) shifted by −5e-10·I
+    ("cl_generalization.theorem_4", dict(sizes=[2, 2], psd_shift=5e-10, allow_violation=True), ("C_minus_M_psd",)),
+]
+
+
+@pytest.mark.parametrize("rid, control, claims", REGISTERED_PINS,
+                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(REGISTERED_PINS)])
+def test_registered_control_pins_the_tolerance(run, rid, control, claims):
+    assert_registered_pin(run, rid, control, claims, kinds=("bound", "identity"))
+
+
+def test_theorem_4_sharp_step_is_judged_at_its_tightest_pair(run):
+    """With K = 3 classes the six ordered pairs k ≠ ℓ give different sharp bounds; the proof step is judged at the
+    pair where |μ_kᵀμ_ℓ| − √(((√L₂+√τ)² − (d−K))/(2p_kp_ℓ)) is largest (recomputed here from the per-pair lists)."""
+    ev = run("cl_generalization.theorem_4", sizes=[6, 6, 6])
+    gaps = [abs(dot) - b for dot, b in zip(ev.details["centre_products"], ev.details["sharp_bounds"])]
+    assert len(gaps) == 6 and max(gaps) - min(gaps) > 1.0, gaps
+    assert ev.claim("sharp_bound").observed == max(gaps), (ev.claim("sharp_bound"), gaps)
+
+
+def _claim_fails(rid, claim, identity):
+    """``claim`` fails on the default instance: an identity raises IdentityFailure naming it, a bound is recorded
+    as failed."""
+    if identity:
+        assert_identity_fails(rid, claim)
+    else:
+        c = probe(rid).claim(claim)
+        assert not c.passed, c
+
+
+# -- Barlow Twins: every claim over seeds takes the worst seed ----------------------------------------------------
+def _second_call_changed(monkeypatch, module, name, change):
+    original, calls = getattr(module, name), []
+
+    def moved(*a, **k):
+        out = original(*a, **k)
+        calls.append(1)
+        return change(dict(out)) if len(calls) == 2 else out
+
+    monkeypatch.setattr(module, name, moved)
+    return calls
+
+
+def _two_seeds(monkeypatch):
+    """The Barlow Twins features of the instance twice (the random map has one seed): two identical seeds."""
+    import torch
+
+    from theorems.cl_generalization import barlow_twins as B
+
+    features = B.features
+
+    def twice(*a, **k):
+        pop, F, details = features(*a, **k)
+        return pop, torch.cat([F, F]), details
+
+    monkeypatch.setattr(B, "features", twice)
+
+
+@pytest.mark.parametrize("claim, change, raises", [
+    ("theorem_4", lambda r: {**r, "dot_tight": r["rhs_tight"] + 0.01, "gap": 0.01}, False),
+    ("identity_1", lambda r: {**r, "identity": 3e-10}, True),
+    ("C_minus_M_psd", lambda r: {**r, "eig_min": -3e-10}, True),
+    ("sharp_bound", lambda r: {**r, "sharp_slack": 3e-9 * r["sharp_scale"]}, False),
+])
+def test_theorem_4_claims_take_the_worst_seed(monkeypatch, claim, change, raises):
+    """Two seeds, the second one's row moved a literal amount past the claim (3 allowances for the tolerances
+    RTOL, PSD_ATOL, RTOL·scale): the claim over seeds fails."""
+    from theorems.cl_generalization import barlow_twins as B
+
+    _two_seeds(monkeypatch)
+    calls = _second_call_changed(monkeypatch, B, "theorem_4_row", change)
+    _claim_fails(B.THEOREM_4, claim, raises)
+    assert len(calls) == 2

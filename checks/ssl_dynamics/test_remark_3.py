@@ -1,0 +1,200 @@
+"""Remark 3: a fixed projector u = AΘx still collapses the output (paper 002, `ssl_dynamics.remark_3`): the checks
+particular to this result, its hand cases against independent references, pins and hypothesis edges. What every
+result passes runs in checks/test_conformance.py."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import theorems
+from checks.pinning import assert_hypothesis_edge, assert_registered_pin, excess
+from checks.probes import evaluate_claims, registered_control
+from theorems import HypothesisViolation
+from theorems.core import recording, registry
+from theorems.core.verdict import run_spec
+from theorems.ssl_dynamics import remark_3
+
+P = "ssl_dynamics."
+
+
+def test_remark_3_fixed_projector(run):
+    cx = run(P + "remark_3", form="as_printed", **remark_3.COUNTEREXAMPLE)
+    assert cx.details["singular_values_end"][1] > 0.1 and cx.details["eigenvalues_AAt"] == pytest.approx([1.0] * 3)
+    generic = run(P + "remark_3")
+    assert not generic.claim("components_identical").passed and generic.holds
+    given = run(P + "remark_3", eta=generic.details["eta"] / 2)  # a given step size is the one used
+    assert given.details["eta"] == generic.details["eta"] / 2 and given.holds
+
+
+# -- hypotheses named in bad input ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "rid, params, hypothesis",
+    [
+        ("remark_3", remark_3.COUNTEREXAMPLE, "μ₁(AAᵀ) or λ₁(C) simple"),
+        ("remark_3", dict(r=1), "r ≥ 2"),
+    ],
+)
+def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
+    with pytest.raises(HypothesisViolation) as err:
+        theorems.check(P + rid, **params)
+    assert hypothesis in str(err.value)
+
+
+@pytest.mark.parametrize("rid, params, hypothesis", [("remark_3", dict(r=4, z=3), "r ≤ z")])
+def test_structural_hypotheses_cannot_be_stepped_over(rid, params, hypothesis):
+    """No instance can be built outside these, so not even a negative control may run there."""
+    with pytest.raises(HypothesisViolation) as err:
+        theorems.check(P + rid, allow_violation=True, **params)
+    assert hypothesis in str(err.value)
+
+
+HYPOTHESIS_EDGES = [
+    # ssl_dynamics.remark_3
+    ("ssl_dynamics.remark_3", None, dict(r=10, z=10), None),
+    ("ssl_dynamics.remark_3", None, dict(r=11, z=10), "r ≤ z"),
+    ("ssl_dynamics.remark_3", None, dict(r=2), None),
+    ("ssl_dynamics.remark_3", None, dict(r=1), "r ≥ 2"),
+    ("ssl_dynamics.remark_3", None, dict(C="1,0;0,2", d=2, r=2, z=2), "λ_min(C) < 0"),
+    ("ssl_dynamics.remark_3", None, dict(gd_scale=1 + 1e-12), "gradient descent Θ − η∇L"),
+    # remark_3: λ_min(C) < 0, strict
+    ("ssl_dynamics.remark_3", None, dict(C="0,0;0,2", d=2, r=2, z=2), "λ_min(C) < 0"),
+    ("ssl_dynamics.remark_3", None, dict(C="-0.5,0;0,2", d=2, r=2, z=2), None),
+    # ssl_dynamics.remark_3 (corrected): with AAᵀ = I the collapse direction needs λ₁(C) simple
+    ("ssl_dynamics.remark_3", "corrected", dict(projector="orthonormal", C="-1,0,0;0,-1,0;0,0,0.5", d=3),
+     "μ₁(AAᵀ) or λ₁(C) simple"),
+    ("ssl_dynamics.remark_3", "corrected", dict(projector="orthonormal", C="-1,0,0;0,-0.9,0;0,0,0.5", d=3), None),
+    ("ssl_dynamics.remark_3", "corrected", dict(projector="gaussian", C="-1,0,0;0,-1,0;0,0,0.5", d=3), None),
+    # trace_form.symmetric_C_violations (through remark_3): |C − Cᵀ| ≤ 1e-12·max(1, max|C|), literal asymmetries 3×
+    # outside and 10× inside; at max|C| = 100 the allowance is 1e-10 (min(1, ·) would flag 3e-11)
+    ("ssl_dynamics.remark_3", None, dict(C="-1,3e-12;0,0.5", d=2, r=2, z=2), "C symmetric"),
+    ("ssl_dynamics.remark_3", None, dict(C="-1,1e-13;0,0.5", d=2, r=2, z=2), None),
+    ("ssl_dynamics.remark_3", None, dict(C="-100,3e-11;0,50", d=2, r=2, z=2), None),
+    ("ssl_dynamics.remark_3", None, dict(C="-100,3e-10;0,50", d=2, r=2, z=2), "C symmetric"),
+    ("ssl_dynamics.remark_3", None, dict(C="-1,0;0", d=2, r=2, z=2), "C a square real matrix"),
+    # instances.common_C_violations: C is d × d
+    ("ssl_dynamics.remark_3", None, dict(C="-1,0;0,0.5", d=3, r=2, z=2), "C is d×d"),
+]
+
+
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
+                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+def test_hypothesis_edge_is_named(rid, form, params, name):
+    assert_hypothesis_edge(rid, form, params, name)
+
+
+OUTCOME_PINS = [
+    ("ssl_dynamics.remark_3",
+     dict(projector="orthonormal", C="-1,0,0;0,-0.9,0;0,0,0.5", d=3, steps=1460), ("output_collapses",),
+     recording.NOT_CONVERGED),
+]
+
+
+@pytest.mark.parametrize("rid, control, claims, outcome", OUTCOME_PINS,
+                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(OUTCOME_PINS)])
+def test_registered_control_ends_just_outside_the_tolerance(run, rid, control, claims, outcome):
+    """The control fails (or does not converge: ``outcome``) 1–10 allowances outside each of ``claims``."""
+    result = registered_control(rid, control)
+    ev = recording.expect(run_spec(run, result, control), outcome)
+    if outcome == recording.NOT_CONVERGED:
+        assert ev.converged is False
+    for name in claims:
+        c = ev.claim(name)
+        assert c.kind in ("bound", "proof_step") and c.allowance > 0, c  # a proof step decides an erratum
+        assert 1.0 < excess(c) <= 10.0, f"{rid}: {name} is {excess(c):.3g} allowances outside on {control}"
+
+
+def test_remark_3_short_budget_is_not_converged_and_a_settled_ratio_is(run):
+    """A budget that ends while σ₂/σ₁ still shrinks is 'not converged' (never a failed claim on a statement the
+    suite verifies); the counterexample's σ₂/σ₁ settles at 0.157 and is converged, so it still replays."""
+    from theorems.ssl_dynamics import remark_3
+
+    short = recording.expect(run(remark_3.ID, steps=4), recording.NOT_CONVERGED)
+    assert short.converged is False
+    cx = run(remark_3.ID, form="as_printed", **remark_3.COUNTEREXAMPLE)
+    assert cx.converged is True and not cx.holds and cx.details["steps_run"] == 5000
+    assert run(remark_3.ID).converged is True and run(remark_3.ID).details["steps_run"] < 5000
+
+
+DECLARED_PINS = [
+    # remark_3: the gradient step ×(1 + 3e-8) in the identity's reference: 2.7 GD_RTOLs
+    ("ssl_dynamics.remark_3", dict(gd_scale=1 + 3e-8, allow_violation=True), ("gd_is_gradient_descent",),
+     ("identity",)),
+]
+
+
+@pytest.mark.parametrize("rid, control, claims, kinds", DECLARED_PINS,
+                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(DECLARED_PINS)])
+def test_declared_pin_lies_just_outside_its_tolerance(run, rid, control, claims, kinds):
+    assert_registered_pin(run, rid, control, claims, kinds=kinds)
+    assert control in [dict(c) for c in registry.get(rid).pins], f"{rid}: {control} is not a registered pin"
+
+
+def test_remark_3_gd_identity_takes_the_worst_step_and_pins_gd_rtol(monkeypatch):
+    """Default instance: ONE recorded step Θ_{k+1} (the first) scaled by 1 + 3e-9 (a literal) leaves it 3e-9
+    relative from Θ_k − η∇L: 3 GD_RTOLs out, while every other step is at rounding (GD_RTOL loosened ×10 lets it
+    pass; a best-step aggregation would too). The trajectory itself is unchanged (only the record is moved)."""
+    from theorems.ssl_dynamics import remark_3 as R
+
+    exact = R._gd
+
+    def one_off(*args):
+        before, after, steps, seen = exact(*args)
+        after = after.clone()
+        after[0] = after[0] * (1 + 3e-9)
+        return before, after, steps, seen
+
+    monkeypatch.setattr(R, "_gd", one_off)
+    c = evaluate_claims(R.ID)["gd_is_gradient_descent"]
+    assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.allowance)
+
+
+def test_remark_3_collapse_claim_pins_rank_one_tol(monkeypatch):
+    """Default instance: the last iterate Θ moved (within the row space A reaches: A has full row rank, so
+    A·pinv(A) = I) so that σ₂/σ₁ of the output AΘ is 3e-6 (a literal), 3 RANK_ONE_TOLs out: the collapse claim
+    fails (RANK_ONE_TOL ×10 passes it); 3e-7 is inside. No registered control sits near this tolerance (the
+    counterexample misses it by six orders)."""
+    from theorems.ssl_dynamics import remark_3 as R
+
+    exact = R._gd
+
+    def run(ratio):
+        def moved(Theta0, A, *rest):
+            before, after, steps, seen = exact(Theta0, A, *rest)
+            U = A @ after[-1]
+            P, S, Qh = torch.linalg.svd(U, full_matrices=False)
+            S = S.clone()
+            S[1] = ratio * S[0]
+            S[2:] = 0.0
+            after = after.clone()
+            after[-1] = after[-1] + torch.linalg.pinv(A) @ (P @ torch.diag(S) @ Qh - U)
+            return before, after, steps, seen
+
+        monkeypatch.setattr(R, "_gd", moved)
+        return evaluate_claims(R.ID)["output_collapses"]
+
+    c = run(3e-6)
+    assert not c.passed and 2.5 < excess(c) < 3.5, (c.observed, c.allowance)
+    assert run(3e-7).passed
+
+
+def test_remark_3_identical_components_pins_identical_rtol(monkeypatch):
+    """The binding instance (orthonormal projector, AAᵀ = I to rounding): one row of A scaled by 1 + 3e-12 (a
+    literal) puts ‖AAᵀ − cI‖/‖AAᵀ‖ at 2.8e-12 (r = 3: the diagonal 1 + 6e-12, 1, 1 around c = 1 + 2e-12), 2.8
+    IDENTICAL_RTOLs out: the proof step fails (×10 passes it); 1 + 3e-13 is inside."""
+    from theorems.ssl_dynamics import remark_3 as R
+
+    exact = R.projector
+
+    def run(scale):
+        def scaled(ctx, p):
+            A = exact(ctx, p).clone()
+            A[0] *= scale
+            return A
+
+        monkeypatch.setattr(R, "projector", scaled)
+        return evaluate_claims(R.ID, **R.BINDING)["components_identical"]
+
+    c = run(1 + 3e-12)
+    assert not c.passed and 2.3 < excess(c) < 3.3, (c.observed, c.allowance)
+    assert run(1 + 3e-13).passed
