@@ -86,6 +86,22 @@ def test_every_enclosure_decides_the_failure_and_holds_the_float(evidence_json):
             assert lo - width <= obs <= hi + width or obs <= hi + width and r["enclosure"]["relation"] == "<=", r
 
 
+# Replays whose enclosure is an interval by construction (an invariant's range, a bound from one side): the others
+# enclose one exact number and must stay as narrow as ball arithmetic makes them.
+INTERVALS = {"theorem_3_invariants", "theorem_1_unit_columns"}
+NARROW = Fraction(1, 10**12)  # relative width of a point enclosure at 256 bits (seen: ≤ 1e-16, the sandwich's gap)
+
+
+def test_point_enclosures_stay_narrow(evidence_json):
+    """Widening an enclosure in the code (a lower precision, a padded radius) fails here even where it still decides."""
+    for r in _records(evidence_json):
+        enc = r["enclosure"]
+        if enc["replay"]["function"].partition(":")[2] in INTERVALS:
+            continue
+        lo, hi = Fraction(enc["lo"]), Fraction(enc["hi"])
+        assert hi - lo <= NARROW * max(abs(lo), abs(hi), Fraction(1, 10**30)), (r["result_id"], r["claim"], lo, hi)
+
+
 def test_replay_from_evidence_json_alone_without_torch(evidence_json):
     """A reader of evidence.json re-runs every enclosure with python-flint alone: torch and numpy blocked."""
     script = f"""
