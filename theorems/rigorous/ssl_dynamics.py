@@ -11,6 +11,8 @@
 * Theorem 3: two invariants of (10), no integration. {e₁ᵀq = 0} is invariant and so is the unit ball (d‖q‖²/dt =
   −8(1 − ‖q‖²)qᵀΛq), so from e₁ᵀq₀ = 0, ‖q₀‖ ≤ 1 the distance of q(t) from ±e₁ is √(1 + ‖q(t)‖²) ∈ [1, √2] for
   every t; and the unit sphere is invariant, so a network start with h = d (‖q₀‖ = ‖W₂‖ = 1) keeps ‖q(t)‖ = 1.
+* Remark 2: InfoNCE's Hessian at the recorded point and data in Arb; a cross-row block there refutes "InfoNCE
+  decouples the output dimensions" by rotation invariance alone (the point need not be a minimiser).
 * The text after Theorem 3 (``expected_c``): E[C̃ | X]/n = x̄x̄ᵀ − XᵀX/n exactly (E[x⁻] = x̄, E[x⁺] = x), a second
   implementation of the float −Cov̂(X) (issue 41, item 4). The registered counterexample itself rests on Monte Carlo
   (a z-score over resamplings): statistical, not replayed here.
