@@ -42,6 +42,8 @@ def exact(x: Any) -> Fraction:
             raise NotDecided(f"non-finite recorded number {x!r}")
         return Fraction(x)
     if isinstance(x, str):
+        if x.strip().lower() in ("inf", "-inf", "+inf", "nan", "infinity", "-infinity"):
+            raise NotDecided(f"non-finite recorded number {x!r}")  # evidence.json writes them as strings
         return Fraction(x)
     raise TypeError(f"not a recorded number: {x!r}")
 
@@ -182,9 +184,10 @@ def rigorous(result_id: str, claim: str, point_of: Callable[[Mapping[str, Any], 
              forms: tuple[str, ...] = ("as_printed",)):
     """Register ``fn(point) -> Enclosure`` as the replay of ``claim`` of ``result_id`` (the printed form's claim).
 
-    The registered callable takes either the runner's ``{"params": ..., "details": ...}`` of an Evidence (it then
-    builds the minimal point with ``point_of(params, details)``) or a point itself (what ``rerun`` passes from an
-    enclosure's replay spec); ``fn`` runs at PREC bits. Most replays certify *failures* of the printed statement:
+    The registered callable takes either the ``{"params": ..., "details": ...}`` of an Evidence as evidence.json holds
+    them (it then builds the minimal point with ``point_of(params, details)``, and returns None where it cannot
+    certify the claim) or a point itself (what ``rerun`` passes from an enclosure's replay spec: NotDecided is then
+    raised, since that point decided once); ``fn`` runs at PREC bits. Most replays certify *failures* of the printed statement:
     they re-evaluate one recorded point of a claim that is a max (min) over points, which shows a failure but never
     that the claim holds, so they raise NotDecided unless the enclosure shows the failure. An Evidence of a form not
     in ``forms`` (``data['form']`` or ``details['form']``, where either says) raises NotDecided: a claim of the same
@@ -193,17 +196,24 @@ def rigorous(result_id: str, claim: str, point_of: Callable[[Mapping[str, Any], 
         inner = with_prec(fn)
 
         @functools.wraps(fn)
-        def entry(data: Mapping[str, Any]) -> Enclosure:
+        def entry(data: Mapping[str, Any]) -> Enclosure | None:
             if "params" in data and "details" in data and "point" not in data:
-                form = data.get("form", data["details"].get("form", "as_printed"))
-                if form not in forms:
-                    raise NotDecided(f"{result_id}: the replay of {claim!r} re-evaluates the printed form, not {form!r}")
+                # an Evidence (theorems.core.grade.attach_enclosures calls every replay on every Evidence of its
+                # result): None where this one cannot certify its claim, so that the claim keeps its own grade
                 try:
-                    point = point_of(data["params"], data["details"])
-                except KeyError as err:  # the evidence does not record the point (another instance of the result)
-                    raise NotDecided(f"{result_id}: the evidence records no replay point for {claim!r} ({err})") from None
-            else:
-                point = dict(data)
+                    return _from_evidence(data)
+                except NotDecided:
+                    return None
+            return inner(dict(data))  # a point, from an enclosure's replay spec: it decided once, so it must again
+
+        def _from_evidence(data: Mapping[str, Any]) -> Enclosure:
+            form = data.get("form", data["details"].get("form", "as_printed"))
+            if form not in forms:
+                raise NotDecided(f"{result_id}: the replay of {claim!r} re-evaluates the printed form, not {form!r}")
+            try:
+                point = point_of(data["params"], data["details"])
+            except KeyError as err:  # the evidence does not record the point (another instance of the result)
+                raise NotDecided(f"{result_id}: the evidence records no replay point for {claim!r} ({err})") from None
             return inner(point)
 
         entry.result_id, entry.claim = result_id, claim  # type: ignore[attr-defined]

@@ -130,9 +130,11 @@ def _null_vector(cols: list[list[Fraction]]) -> list[Fraction] | None:
 
 def _in_cluster_certificate(vectors: list[list[Fraction]], labels: list[int]):
     """(cluster, {sample: λ}) with λ ≥ 0, not all 0, Σλ_j x_j = 0 over samples of one cluster (0 in their hull)."""
+    dim = len(vectors[0])
     for c in sorted(set(labels)):
         idx = [i for i, l in enumerate(labels) if l == c]
-        for size in range(2, len(idx) + 1):
+        # Carathéodory: 0 in the hull of points of R^dim is in the hull of at most dim + 1 of them
+        for size in range(2, min(len(idx), dim + 1) + 1):
             for sub in itertools.combinations(idx, size):
                 v = _null_vector([vectors[i] for i in sub])
                 if v is None:

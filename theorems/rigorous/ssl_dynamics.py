@@ -11,6 +11,8 @@
 * Theorem 3: two invariants of (10), no integration. {e₁ᵀq = 0} is invariant and so is the unit ball (d‖q‖²/dt =
   −8(1 − ‖q‖²)qᵀΛq), so from e₁ᵀq₀ = 0, ‖q₀‖ ≤ 1 the distance of q(t) from ±e₁ is √(1 + ‖q(t)‖²) ∈ [1, √2] for
   every t; and the unit sphere is invariant, so a network start with h = d (‖q₀‖ = ‖W₂‖ = 1) keeps ‖q(t)‖ = 1.
+* Remark 2: InfoNCE's Hessian at the recorded point and data in Arb; a cross-row block there refutes "InfoNCE
+  decouples the output dimensions" by rotation invariance alone (the point need not be a minimiser).
 * The text after Theorem 3 (``expected_c``): E[C̃ | X]/n = x̄x̄ᵀ − XᵀX/n exactly (E[x⁻] = x̄, E[x⁺] = x), a second
   implementation of the float −Cov̂(X) (issue 41, item 4). The registered counterexample itself rests on Monte Carlo
   (a z-score over resamplings): statistical, not replayed here.
@@ -212,26 +214,32 @@ def remark_2_coupling(point: dict):
     flat = [ball(v) for v in point["theta"]]
     d = len(flat) // z
     need(z >= 2 and len(flat) == z * d, "z ≥ 2 outputs")
-    th = [flat[l * d:(l + 1) * d] for l in range(z)]
     n = len(point["x"])
-    H = [[[[arb(0)] * d for _ in range(d)] for _ in range(z)] for _ in range(z)]
-    for xr, pr, nr in zip(point["x"], point["pos"], point["neg"]):
-        x = [ball(v) for v in xr]
-        delta = [ball(a) - ball(b) for a, b in zip(nr, pr)]
-        M = [[(x[i] * delta[j] + x[j] * delta[i]) / 2 for j in range(d)] for i in range(d)]
-        a = [[sum((M[i][j] * th[l][j] for j in range(d)), arb(0)) for i in range(d)] for l in range(z)]
-        s = sum((th[l][i] * a[l][i] for l in range(z) for i in range(d)), arb(0))
-        sig = 1 / (1 + (-s).exp())
-        w = 4 * sig * (1 - sig)
-        for l in range(z):
-            for k in range(z):
-                blk = H[l][k]
-                for i in range(d):
-                    for j in range(d):
-                        blk[i][j] += w * a[l][i] * a[k][j] + (2 * sig * M[i][j] if l == k else 0)
-    cross = sum((H[l][k][i][j] ** 2 for l in range(z) for k in range(z) if l != k for i in range(d) for j in range(d)),
-                arb(0))
-    total = sum((H[l][k][i][j] ** 2 for l in range(z) for k in range(z) for i in range(d) for j in range(d)), arb(0))
+    X = arb_mat([[ball(v) for v in row] for row in point["x"]])  # (n, d)
+    D = arb_mat([[ball(a) - ball(b) for a, b in zip(nr, pr)] for nr, pr in zip(point["neg"], point["pos"])])
+    T = arb_mat([flat[l * d:(l + 1) * d] for l in range(z)]).transpose()  # (d, z): columns θ_l
+    q_, p_ = X * T, D * T  # q_il = x_iᵀθ_l, p_il = δ_iᵀθ_l
+    rows, sig = [], []
+    for i in range(n):
+        s_i = sum((q_[i, l] * p_[i, l] for l in range(z)), arb(0))  # s_i = Σ_l θ_lᵀM_iθ_l
+        sg = 1 / (1 + (-s_i).exp())
+        root_w = (sg * (1 - sg)).sqrt()
+        # a_il = M_iθ_l = (x_i p_il + δ_i q_il)/2, scaled by √w_i: the rank-one terms become V'ᵀV'
+        rows.append([root_w * (X[i, j] * p_[i, l] + D[i, j] * q_[i, l]) / 2 for l in range(z) for j in range(d)])
+        sig.append(sg)
+    V = arb_mat(rows)
+    H = 4 * (V.transpose() * V)  # Σ_i 4w_i vec(a_i)vec(a_i)ᵀ, vec over (l, j)
+    Xs = arb_mat([[sig[i] * X[i, j] for j in range(d)] for i in range(n)])
+    S = Xs.transpose() * D  # Σ_i σ_i x_iδ_iᵀ; 2σ_iM_i summed is S + Sᵀ
+    cross = arb(0)
+    total = arb(0)
+    for a in range(z * d):
+        for b in range(z * d):
+            la, ja, lb, jb = a // d, a % d, b // d, b % d
+            h = H[a, b] + ((S[ja, jb] + S[jb, ja]) if la == lb else 0)
+            total += h * h
+            if la != lb:
+                cross += h * h
     need(bool(total > 0), "a non-zero Hessian")
     ratio = (cross / total).sqrt()  # the 1/n of the mean cancels in the ratio
     return enclosure(ratio, 0, "<=", f"InfoNCE's Hessian at the recorded point (z = {z}, d = {d}, n = {n} anchors, exact "
