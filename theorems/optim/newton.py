@@ -211,50 +211,111 @@ def _backward_t(L: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
 
 
 def schur_complement(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
-    """S = A + μI − Σ_i F_iᵀF_i (B, m, m); see ``_schur_and_factor``."""
+    """S = A + μI − Σ_i F_iᵀF_i (B, m, m); see ``_schur_and_factor`` (formed F) and ``_schur_gram`` (the Gram form)."""
+    if _gram_form(model):
+        ab = torch.cat([alpha, beta], dim=-1)
+        return _schur_gram(model, ab.transpose(-1, -2) @ ab, mu)
     return _schur_and_factor(model, alpha, beta, mu)[0]
 
 
+def _gram_form(model: ArrowModel) -> bool:
+    """Whether S is assembled from the per-feature Gram blocks (large K·p) rather than from a formed F: the Gram
+    form's flops (``_schur_gram``), charged GRAM_OVERHEAD times, against the 2NqK²p² of forming F and FᵀF."""
+    N, q, K = model.P.shape[1:]
+    p = model.a.shape[-1]
+    return 2 * q * K * K * p * p > GRAM_OVERHEAD * (q * (K + p) ** 2 + 6 * K * K * p * p)
+
+
 def _schur_and_factor(model: ArrowModel, alpha: torch.Tensor, beta: torch.Tensor,
-                      mu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """(S, F): S = A + μI − Σ_i F_iᵀF_i (B, m, m) from the factors of F_i = L_i⁻¹C_iᵀ, F_i[j, (k, c)] = α_jk a_c + b_k β_jc.
+                      mu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(S, F) with F_i = L_i⁻¹C_iᵀ formed from its factors, F_i[j, (k, c)] = α_jk a_c + b_k β_jc, as (B, N·q, m), and
+    S = A + μI − FᵀF: for small blocks, where one product over contiguous rows is fewer kernels than the Gram form."""
+    B, m = model.gw.shape
+    N, q, K = model.P.shape[1:]
+    a, b = model.a, model.b
+    # two products and an in-place add: a broadcasting addcmul over these 5-D shapes was ~2.5× slower in float32
+    F = alpha[..., :, None] * a[:, :, None, None, :]
+    F += b[:, :, None, :, None] * beta[..., None, :]
+    F = F.reshape(B, N * q, m)
+    S = model.A - F.transpose(-1, -2) @ F
+    S.diagonal(dim1=-2, dim2=-1).add_(mu[:, None])
+    return S, F
 
-    Expanding the product, with the per-feature Gram blocks α_iᵀα_i (K×K), α_iᵀβ_i (K×p), β_iᵀβ_i (p×p):
 
-        (F_iᵀF_i)[(k,c), (k',c')] = (αᵀα)_kk' a_c a_c' + (αᵀβ)_kc' a_c b_k' + (αᵀβ)_k'c b_k a_c' + b_k b_k' (βᵀβ)_cc',
+_GRAM_INDEX: dict[tuple, tuple[torch.Tensor, ...]] = {}
 
-    so the sum over i is two batched matmuls over the feature index of K²- and p²-sized outer products:
-    O(N(K+p)²q + 6NK²p²) flops instead of the 2NqK²p² of forming F and FᵀF (~q/3 times fewer at d ≫ K). Its
-    extra kernels and permuted copies cost more than they save on small blocks, where F is formed instead
-    (chosen by the flop counts, the Gram form charged GRAM_OVERHEAD times its flops). F (B, N·q, m) is returned
-    where it was formed (None otherwise), for the solve's products with F and Fᵀ.
+
+def _gram_index(K: int, p: int, stride: int, device: torch.device) -> tuple[torch.Tensor, ...]:
+    """Index tensors of the Gram-form assembly for K×p blocks, cached per (K, p, stride, device):
+
+    * ``gkk``, ``gpp``: the upper triangles (k ≤ k', c ≤ c') of the K×K and p×p Gram blocks inside a row-major
+      (·, stride, stride) Gram matrix whose K block starts at 0 and p block at K;
+    * ``k0, k1``, ``c0, c1``: the same pairs as two index vectors (for b bᵀ and a aᵀ);
+    * ``diag``: for S's entry [(k,c), (k',c')], the flat position of (pair(k,k'), pair(c,c')) in the packed product;
+    * ``cross``: its position [k, c', c, k'] in the (K·p) × (p·K) cross product.
+    """
+    key = (K, p, stride, str(device))
+    if key not in _GRAM_INDEX:
+        k0, k1 = torch.triu_indices(K, K, device=device)
+        c0, c1 = torch.triu_indices(p, p, device=device)
+        pair_k = torch.zeros(K, K, dtype=torch.long, device=device)
+        pair_k[k0, k1] = pair_k[k1, k0] = torch.arange(k0.numel(), device=device)
+        pair_c = torch.zeros(p, p, dtype=torch.long, device=device)
+        pair_c[c0, c1] = pair_c[c1, c0] = torch.arange(c0.numel(), device=device)
+        k, c, k2, c2 = torch.meshgrid(*(torch.arange(n, device=device) for n in (K, p, K, p)), indexing="ij")
+        diag = pair_k[k, k2] * c0.numel() + pair_c[c, c2]
+        cross = ((k * p + c2) * p + c) * K + k2
+        _GRAM_INDEX[key] = (k0 * stride + k1, (K + c0) * stride + K + c1, k0, k1, c0, c1,
+                            diag.reshape(-1), cross.reshape(-1))
+    return _GRAM_INDEX[key]
+
+
+def _schur_gram(model: ArrowModel, G: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
+    """S = A + μI − Σ_i F_iᵀF_i from the per-feature Gram blocks G_i = [α_i β_i …]ᵀ[α_i β_i …] (B, N, M, M), M ≥ K + p
+    (the α columns first, then the β ones; a trailing column, such as h, is ignored).
+
+    Expanding F_iᵀF_i with F_i[j, (k, c)] = α_jk a_c + b_k β_jc:
+
+        (F_iᵀF_i)[(k,c), (k',c')] = (αᵀα)_kk' a_c a_c' + b_k b_k' (βᵀβ)_cc' + (αᵀβ)_kc' a_c b_k' + (αᵀβ)_k'c b_k a_c'.
+
+    The first two terms are sums over i of products of two symmetric factors, so only k ≤ k' and c ≤ c' are computed:
+    one product over the 2N rows of K(K+1)/2 and p(p+1)/2 packed columns (~4× fewer flops than all K² × p²), spread
+    over S by one gather. The cross terms are one product of the K·p entries of αᵀβ against the p·K of a bᵀ, spread by
+    a second gather, and its transpose. No permuted copies; O(N(M²q + K²p²/2 + K²p²)) flops.
     """
     B, m = model.gw.shape
     N, q, K = model.P.shape[1:]
     p = model.a.shape[-1]
+    M = G.shape[-1]
+    gkk, gpp, k0, k1, c0, c1, diag, cross = _gram_index(K, p, M, G.device)
     a, b = model.a, model.b
-    if 2 * q * K * K * p * p <= GRAM_OVERHEAD * (q * (K + p) ** 2 + 6 * K * K * p * p):
-        # small blocks: forming F (B, N·q, m) and one F ᵀF product is fewer kernels and contiguous
-        # two products and an in-place add: a broadcasting addcmul over these 5-D shapes was ~2.5× slower in float32
-        F = alpha[..., :, None] * a[:, :, None, None, :]
-        F += b[:, :, None, :, None] * beta[..., None, :]
-        F = F.reshape(B, N * q, m)
-        S = model.A - F.transpose(-1, -2) @ F
-        S.diagonal(dim1=-2, dim2=-1).add_(mu[:, None])
-        return S, F
-    ab = torch.cat([alpha, beta], dim=-1)
-    G = ab.transpose(-1, -2) @ ab  # (B, N, K+p, K+p)
-    # Σ_i (αᵀα)_i ⊗ a_i a_iᵀ + b_i b_iᵀ ⊗ (βᵀβ)_i, both as [k, k', c, c'], in one product over 2N rows
-    left = torch.cat([G[..., :K, :K].reshape(B, N, K * K), (b[..., :, None] * b[..., None, :]).reshape(B, N, K * K)], 1)
-    right = torch.cat([(a[..., :, None] * a[..., None, :]).reshape(B, N, p * p), G[..., K:, K:].reshape(B, N, p * p)], 1)
-    diag_terms = (left.transpose(-1, -2) @ right).view(B, K, K, p, p).transpose(2, 3).reshape(B, m, m)
-    # Σ_i (αᵀβ)_i[k, c'] a_i[c] b_i[k'] as [k, c', c, k'] -> [k, c, k', c']
-    cross = (G[..., :K, K:].reshape(B, N, K * p).transpose(-1, -2)
-             @ (a[..., :, None] * b[..., None, :]).reshape(B, N, p * K)).view(B, K, p, p, K).permute(0, 1, 3, 4, 2)
-    cross = cross.reshape(B, m, m)
-    S = model.A - diag_terms - cross - cross.transpose(-1, -2)
+    Gf = G.reshape(B, N, M * M)
+    pick = torch.index_select  # beat advanced indexing (x[..., idx]) ~2× on these sizes
+    left = torch.cat([pick(Gf, 2, gkk), pick(b, 2, k0) * pick(b, 2, k1)], dim=1)  # (B, 2N, K(K+1)/2)
+    right = torch.cat([pick(a, 2, c0) * pick(a, 2, c1), pick(Gf, 2, gpp)], dim=1)  # (B, 2N, p(p+1)/2)
+    packed = (left.transpose(-1, -2) @ right).reshape(B, -1)
+    ab = G[..., :K, K:K + p].reshape(B, N, K * p)  # (αᵀβ)_i[k, c']
+    prod = (ab.transpose(-1, -2) @ (a[..., :, None] * b[..., None, :]).reshape(B, N, p * K)).reshape(B, -1)
+    S = (model.A.reshape(B, m * m) - pick(packed, 1, diag)).view(B, m, m)
+    cross_kc = pick(prod, 1, cross).view(B, m, m)  # the (αᵀβ)_kc' a_c b_k' term; the other is its transpose
+    S -= cross_kc
+    S -= cross_kc.transpose(-1, -2)
     S.diagonal(dim1=-2, dim2=-1).add_(mu[:, None])
-    return S, None
+    return S
+
+
+# Instances solved at once by one arrow_solve call: more than this many floats of model are solved in pieces. One
+# K=10 n=20 d=32 UFM instance is ~720k floats; a batch of 16 of them, float64, took ~1.5× the time per instance of
+# one alone (1 thread: the blocks fall out of cache between the passes of the solve).
+SOLVE_CHUNK_FLOATS = 1 << 19
+
+
+def model_floats(model: ArrowModel) -> int:
+    """Floats of one instance's arrow blocks (A, D and the coupling factors)."""
+    m = model.gw.shape[-1]
+    N, q, K = model.P.shape[1:]
+    p = model.a.shape[-1]
+    return m * m + N * q * (q + K + p) + N * (p + K)
 
 
 def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -264,29 +325,43 @@ def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torc
     S s_w = −g_w + Σ F_iᵀh_i, s_{x_i} = −L_i⁻ᵀ(h_i + F_i s_w). The triangular solves act on the factors
     of C (K + p columns instead of K·p). Returns (s_w, s_x, ok); ``ok`` is False where H + μI is not
     positive definite (a Cholesky factor failed), and the step of such an instance is meaningless.
+
+    Large blocks (``_gram_form``): one batched product R_iᵀR_i of R_i = L_i⁻¹[P_i Q_i g_i] = [α_i β_i h_i] gives the
+    Gram blocks S is assembled from (``_schur_gram``) and, in its last column, the αᵀh and βᵀh of Σ F_iᵀh_i; F s_w is
+    one product of [α_i β_i] with (S_w a_i, S_wᵀ b_i). Small blocks form F (``_schur_and_factor``).
     """
     B, m = model.gw.shape
     N, q, K = model.P.shape[1:]
     p = model.a.shape[-1]
+    per = model_floats(model)
+    if B > 1 and B * per > SOLVE_CHUNK_FLOATS:  # a large batch in cache-sized pieces (e.g. a certificate of all starts)
+        size = max(1, SOLVE_CHUNK_FLOATS // per)
+        parts = [arrow_solve(model.take(torch.arange(i, min(i + size, B), device=mu.device)), mu[i:i + size])
+                 for i in range(0, B, size)]
+        return tuple(torch.cat(x) for x in zip(*parts))  # type: ignore[return-value]
     eye_q = torch.eye(q, dtype=mu.dtype, device=mu.device)
     Lx, ok_x = block_cholesky(model.D + mu[:, None, None, None] * eye_q)
     R = _forward(Lx, torch.cat([model.P, model.Q, model.gx[..., None]], dim=-1))
+    if _gram_form(model):
+        G = R.transpose(-1, -2) @ R  # (B, N, K+p+1, K+p+1)
+        S = _schur_gram(model, G, mu)
+        ah, bh = G[..., :K, K + p], G[..., K:K + p, K + p]  # Σ_j α_jk h_j, Σ_j β_jc h_j per feature
+        rhs = ((ah.transpose(-1, -2) @ model.a + model.b.transpose(-1, -2) @ bh).reshape(B, m) - model.gw)[..., None]
+        Lw, info_w = torch.linalg.cholesky_ex(S)
+        sw = torch.cholesky_solve(rhs, Lw)[..., 0]
+        Sw = sw.view(B, K, p)
+        v = torch.cat([model.a @ Sw.transpose(-1, -2), model.b @ Sw], dim=-1)  # (B, N, K+p): S_w a_i, S_wᵀ b_i
+        Fsw = (R[..., :K + p] @ v[..., None])[..., 0]
+        sx = -_backward_t(Lx, R[..., K + p] + Fsw)
+        return sw, sx, ok_x.all(dim=-1) & (info_w == 0)
     # contiguous copies: the broadcasts below on strided slices of R ran ~3× slower than the copies cost
     alpha, beta, h = R[..., :K].contiguous(), R[..., K:K + p].contiguous(), R[..., K + p].contiguous()
     S, F = _schur_and_factor(model, alpha, beta, mu)
-    if F is not None:  # F formed: one product each instead of a dozen small kernels through the factors
-        rhs = torch.baddbmm(model.gw[..., None], F.transpose(-1, -2), h.reshape(B, N * q, 1), beta=-1.0)
-    else:  # Σ_i F_iᵀh_i through the factors: (Σ_j α_jk h_j) u_i + b_i (Σ_j β_j h_j)
-        ah, bh = (alpha * h[..., None]).sum(-2), (beta * h[..., None]).sum(-2)  # (B, N, K), (B, N, p)
-        rhs = ((ah.transpose(-1, -2) @ model.a + model.b.transpose(-1, -2) @ bh).reshape(B, m) - model.gw)[..., None]
+    # F formed: one product each instead of a dozen small kernels through the factors
+    rhs = torch.baddbmm(model.gw[..., None], F.transpose(-1, -2), h.reshape(B, N * q, 1), beta=-1.0)
     Lw, info_w = torch.linalg.cholesky_ex(S)
     sw = torch.cholesky_solve(rhs, Lw)[..., 0]
-    if F is not None:
-        Fsw = (F @ sw[..., None]).view(B, N, q)
-    else:
-        Sw = sw.view(B, K, p)
-        Fsw = ((alpha * (model.a @ Sw.transpose(-1, -2))[:, :, None, :]).sum(-1)
-               + (beta * (model.b @ Sw)[:, :, None, :]).sum(-1))
+    Fsw = (F @ sw[..., None]).view(B, N, q)
     sx = -_backward_t(Lx, h + Fsw)
     ok = ok_x.all(dim=-1) & (info_w == 0)
     return sw, sx, ok
