@@ -21,12 +21,6 @@ D2 = "deep_fusion.definition_2"
 CASES = [
     # definition_2, tables: the defaults are inside every hypothesis
     ("deep_fusion.definition_2", None, dict(), None),
-]
-
-
-# Hypothesis checks of papers 000 and 002 that no row of checks/test_hypotheses_000_002.py named, each at its edge
-# (one row on each side where the check is a comparison): same test, more rows.
-CASES_B = [
     ("deep_fusion.definition_2", None, dict(entries="signed"), "positive attention values"),
     ("deep_fusion.definition_2", None, dict(labels="shuffled"), "the labels are the block structure"),
     ("deep_fusion.definition_2", None, dict(criterion="max_over_min"), "the stringency sentence"),
@@ -89,13 +83,6 @@ def test_definition_2_wording_tolerance_is_pinned_by_the_near_tie(run):
 @pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
-
-
-@pytest.mark.parametrize("rid, form, params, name", CASES_B, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES_B)])
-def test_hypothesis_edge_is_named_b(rid, form, params, name):
-    from checks.test_hypotheses_000_002 import test_hypothesis_edge_is_named
-
-    test_hypothesis_edge_is_named(rid, form, params, name)
 
 
 @pytest.mark.parametrize("rel, passes", [(0.5e-12, True), (3e-12, False)])

@@ -70,12 +70,6 @@ CASES = [
     ("deep_fusion.theorem_1", "as_printed", dict(K=2, nu=13, imbalance=0), "out-of-cluster samples"),  # 13
     # theorem_1 (corrected): the bilinear A of the statement
     ("deep_fusion.theorem_1", "corrected", dict(attention="bilinear"), None),
-]
-
-
-# Hypothesis checks of papers 000 and 002 that no row of checks/test_hypotheses_000_002.py named, each at its edge
-# (one row on each side where the check is a comparison): same test, more rows.
-CASES_B = [
     ("deep_fusion.theorem_1", "as_printed", dict(instance="dependent_lines"), None),  # the printed form's counterexample
     ("deep_fusion.theorem_1", "corrected", dict(instance="dependent_lines"), "independent subspaces"),
 ]
@@ -244,13 +238,6 @@ def test_theorem_1_ratio_where_the_bound_is_zero():
     t, _, _ = _ratio_per_cluster(torch.full((1, 4, 4), 0.5, dtype=torch.float64), labels, 2, nu,
                                  torch.full((1, 2), 0.5, dtype=torch.float64))
     assert t.tolist() == [[1.0, 1.0]]
-
-
-@pytest.mark.parametrize("rid, form, params, name", CASES_B, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES_B)])
-def test_hypothesis_edge_is_named_b(rid, form, params, name):
-    from checks.test_hypotheses_000_002 import test_hypothesis_edge_is_named
-
-    test_hypothesis_edge_is_named(rid, form, params, name)
 
 
 def test_theorem_1_eps_z_below_the_lp_resolution_is_refused():
