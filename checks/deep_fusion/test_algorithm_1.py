@@ -48,7 +48,7 @@ def _patched_runs(monkeypatch, margin: float, instance: int, k: int, run: int) -
     monkeypatch.setattr(algorithm_1, "greedy_rho", runs)
 
 
-CASES = [
+EDGES = [
     # deep_fusion.algorithm_1
     ("deep_fusion.algorithm_1", None, dict(K=2, nu=12, imbalance=0), None),  # N − ν = 12 = MAX_ENUMERATED
     ("deep_fusion.algorithm_1", None, dict(K=2, nu=13, imbalance=0), "out-of-cluster samples"),  # 13
@@ -86,8 +86,8 @@ def test_algorithm_1_keeps_the_best_value_it_visits(run):
     assert ev.details["relative_gap_best_restart_mean"] < 0.03, ev.details
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES,
+                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -26,7 +26,7 @@ T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, no
                                                      theorem_2_depth, tables, trained_attention, fusion_trend))
 
 
-CASES = [
+EDGES = [
     # deep_fusion.definition_1: the exact reference enumerates the out-of-cluster samples (≤ REFERENCE_MAX_N)
     ("deep_fusion.definition_1", None, dict(K=2, nu=10, imbalance=0), None),  # N − ν = 10 = REFERENCE_MAX_N
     ("deep_fusion.definition_1", None, dict(K=2, nu=11, imbalance=0), "out-of-cluster samples"),  # 11
@@ -66,8 +66,8 @@ def test_definition_1_offset_sets_the_margin(run):
     assert 0 < ev.details["rho_min"] <= 0.8e-3 * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES,
+                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

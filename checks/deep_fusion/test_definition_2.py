@@ -18,7 +18,7 @@ from theorems.deep_fusion import theorem_2 as theorem_2
 D2 = "deep_fusion.definition_2"
 
 
-CASES = [
+EDGES = [
     # definition_2, tables: the defaults are inside every hypothesis
     ("deep_fusion.definition_2", None, dict(), None),
     ("deep_fusion.definition_2", None, dict(entries="signed"), "positive attention values"),
@@ -80,7 +80,7 @@ def test_definition_2_wording_tolerance_is_pinned_by_the_near_tie(run):
     assert run(D2).claim("mean_separated_but_not_sharp").observed > 0.0
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

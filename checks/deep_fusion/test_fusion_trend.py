@@ -39,7 +39,7 @@ def _small_trend(run):
     return recording.expect(ev, recording.FAILS)
 
 
-CASES = [
+EDGES = [
     # fusion_trend: m ≥ 2r
     ("deep_fusion.fusion_trend", None, dict(m=5, r=2), None),
     ("deep_fusion.fusion_trend", None, dict(m=4, r=3), "m ≥ 2r"),
@@ -107,7 +107,7 @@ def test_fusion_trend_declarations(run):
     assert all(2 < ev.details[f"z_{axis}"] < 1e3 for axis in ("n", "eps", "angle"))  # finite z-scores
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -33,7 +33,7 @@ T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, no
 REF_RTOL = 1e-9
 
 
-CASES = [
+EDGES = [
     ("deep_fusion.noise_lemma", None, dict(m=3, r=3), "subspace dimension r < m"),
     ("deep_fusion.noise_lemma", None, dict(m=3, r=2), None),
     # noise_lemma: θ = φ exactly is inside both θ checks, in either mode
@@ -146,7 +146,7 @@ def test_noise_lemma_claims_take_the_worst_instance(run):
     assert adv.details["case2_min_minus_Delta"] < ev.details["case2_min_minus_Delta"]
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -47,7 +47,7 @@ def registered(rid: str, control: dict):
 T1ID = "deep_fusion.theorem_1"
 
 
-CASES = [
+EDGES = [
     # deep_fusion.theorem_1
     ("deep_fusion.theorem_1", "as_printed", dict(K=3, r=2, m=5, nu=2, imbalance=0), None),  # (K−1)r = 4 < 5
     ("deep_fusion.theorem_1", "as_printed", dict(K=3, r=2, m=4, nu=2, imbalance=0), "(𝒦−1)r < m"),  # = m
@@ -170,8 +170,8 @@ def test_theorem_1_k2_rho_tilde_never_beats_definition_1(run):
     assert run(T1).details["K2_rho_tilde_minus_rho_def1_max"] <= 1e-12
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES,
+                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -81,7 +81,7 @@ NAMES = ("B1_offblock_at_most_delta", "B1_inblock_at_least_Delta", "eq8_cross_up
          "eq7_corrected_lower_bound", "eq7_printed_lower_bound")
 
 
-CASES = [
+EDGES = [
     ("deep_fusion.theorem_2", None, dict(K=2, r=2, m=4), None),
     ("deep_fusion.theorem_2", None, dict(K=2, r=2, m=3), "independent subspaces (K·r ≤ m"),
     # theorem_2
@@ -181,7 +181,7 @@ def test_theorem_2_default_steps_are_finite_and_gamma_B_certifies_no_increase(ru
     assert ev.claim("log_gamma_B_max_separable").observed < 0  # γ_B < 1 there: the factor certifies no increase
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -27,7 +27,7 @@ T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, no
                                                      theorem_2_depth, tables, trained_attention, fusion_trend))
 
 
-CASES = [
+EDGES = [
     ("deep_fusion.theorem_2_depth", None, dict(m=2, r=2), "subspace dimension r < m"),
     ("deep_fusion.theorem_2_depth", None, dict(K=2, r=2, m=4), None),
     ("deep_fusion.theorem_2_depth", None, dict(K=2, r=2, m=3), "independent subspaces (K·r ≤ m"),
@@ -56,7 +56,7 @@ def test_depth_registered_controls_and_binding(run):
         assert run(TD, **b.params).holds, b
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

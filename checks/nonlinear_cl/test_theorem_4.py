@@ -13,9 +13,6 @@ from theorems.core.verdict import run_spec
 T4 = "nonlinear_cl.theorem_4"
 
 
-T6, REMARK = "nonlinear_cl.theorem_6", "nonlinear_cl.theorem_6_remark"
-
-
 NL = "nonlinear_cl."
 
 
@@ -54,7 +51,7 @@ def test_theorem_4_near_zero_s_km(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
