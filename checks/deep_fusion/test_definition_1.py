@@ -100,6 +100,7 @@ def test_definition_1_rho_min_sits_between_a_zero_and_a_tiny_positive_margin(run
     assert near.claim("rho_in_unit_interval").kind == "identity"
 
 
+# monkeypatch, not a Pin: D1.reference_rho_k is a function no parameter or module constant reaches
 @pytest.mark.parametrize("bump, passes", [(0.5e-6, True), (3e-6, False)])
 def test_definition_1_reference_atol_is_pinned(monkeypatch, bump, passes):
     """REFERENCE_ATOL (1e-6): the scipy reference of ρ_0 alone moved by a literal bump (the two agree to ~1e-15

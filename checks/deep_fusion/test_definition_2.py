@@ -85,6 +85,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: D2.brute_force_inf is a function no parameter or module constant reaches
 @pytest.mark.parametrize("rel, passes", [(0.5e-12, True), (3e-12, False)])
 def test_definition_2_ratio_rtol_is_pinned(monkeypatch, rel, passes):
     """RATIO_RTOL (1e-12): the brute-force infimum scaled by 1 + rel (unscaled it equals min/max exactly: float
@@ -96,6 +97,7 @@ def test_definition_2_ratio_rtol_is_pinned(monkeypatch, rel, passes):
     assert probe(D2.ID, instances=2).claim("infimum_is_lowest_same_over_highest_cross").passed is passes
 
 
+# monkeypatch, not a Pin: D2.sharpness is a function no parameter or module constant reaches
 @pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
 def test_definition_2_metrics_sharpness_identity_is_pinned(monkeypatch, bump, passes):
     """WORDING_RTOL on ``matches_metrics_sharpness``: theorems.metrics.sharpness's log 𝒮 moved by a literal bump

@@ -267,6 +267,7 @@ def test_theorem_1_margin_positive_holds_where_the_lp_cannot_decide(run):
     assert c.passed and 1e-6 < c.observed < 1e-5, c
 
 
+# monkeypatch, not a Pin: T1.attention_matrix is a function no parameter or module constant reaches
 @pytest.mark.parametrize("bump, passes", [(0.5e-10, True), (3e-10, False)])
 def test_theorem_1_cross_rtol_is_pinned(monkeypatch, bump, passes):
     """CROSS_RTOL (1e-10): one cross entry of A (first sample of cluster 0, last of cluster 1) moved by a literal
@@ -318,6 +319,7 @@ def test_theorem_1_binding_margin_is_its_printed_distance(run):
     assert ev.holds and abs(ev.details["rho_tilde_min"] - 0.02 / 2 ** 0.5) < 1e-4
 
 
+# monkeypatch, not a Pin: T1._ratio_per_cluster is a function no parameter or module constant reaches
 @pytest.mark.parametrize("lift, passes", [(3e-9, True), (0.3e-9, False)])
 def test_theorem_1_strict_rtol_is_pinned(monkeypatch, lift, passes):
     """STRICT_RTOL (1e-9): on the paper's example the proof's W attains A_ij = ν_iρ² (ratio 1 to ~1e-15); the

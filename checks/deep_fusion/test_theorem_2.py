@@ -200,6 +200,7 @@ def test_theorem_2_every_instance_is_credited_to_the_candidate_that_first_reache
     assert sum(ev.details["witness_found_by"].values()) == ev.details["instances"]
 
 
+# monkeypatch, not a Pin: T2.appendix_b_steps is a function no parameter or module constant reaches
 @pytest.mark.parametrize("slack, passes", [(-0.5e-9, True), (-3e-9, False)])
 def test_theorem_2_step_rtol_is_pinned(monkeypatch, slack, passes):
     """STEP_RTOL (1e-9): App. B's relative step (B4, off-block) given a literal slack just inside / outside it."""
@@ -320,6 +321,7 @@ def test_theorem_2_entry_claims_take_the_worst_instance():
         assert not c.passed and abs(abs(c.observed) - 0.01) < 1e-9, (name, c)
 
 
+# monkeypatch, not a Pin: theorem_2.appendix_b_steps is a function no parameter or module constant reaches
 def test_theorem_2_next_layer_claim_is_the_worst_instance(monkeypatch):
     """next_layer_claims reports, per step, the smallest slack over the instances: one instance patched to −0.25
     (the others +1) fails the claim with exactly that slack; NaN instances are left out, not counted as failing."""
@@ -365,6 +367,7 @@ def test_theorem_2_eq7_erratum_numbers_are_its_instance(run):
     assert "log10_gamma_nu_first" not in ev.details and "log10_gamma_nu_first" in run(T2ID).details
 
 
+# monkeypatch, not a Pin: theorem_2.witness_search is a function no parameter or module constant reaches
 def test_theorem_2_witness_claim_is_the_worst_instance(monkeypatch):
     """witness_reaches_gamma_B is the smallest margin over the instances: the search's best ratio on instance 1 of 3
     lowered to log γ_B − 0.5 fails it with margin −0.5 (the other instances exceed γ_B by e^80)."""

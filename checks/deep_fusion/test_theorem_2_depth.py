@@ -80,6 +80,7 @@ def test_theorem_2_depth_step_min_is_pinned_from_both_sides(run):
     assert c.passed and 1e-9 < c.observed - c.bound < 1e-8, c
 
 
+# monkeypatch, not a Pin: TD._stack is a function no parameter or module constant reaches
 @pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
 def test_theorem_2_depth_identity_atol_is_pinned(monkeypatch, bump, passes):
     """IDENTITY_ATOL (1e-12): the deviation between normalised softmax(A)X̃ and exp(A)X̃ moved by a literal bump

@@ -110,6 +110,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: patch_maximiser is a function no parameter or module constant reaches
 @pytest.mark.parametrize("grad, judged", [(5e-9, False), (2e-10, True)])
 def test_b5_grad_tol_decides_which_maximisers_count(monkeypatch, grad, judged):
     """GRAD_TOL = 1e-9: every start's gradient norm set to 5e-9 (5 tolerances out) leaves no converged maximiser, so
@@ -121,6 +122,7 @@ def test_b5_grad_tol_decides_which_maximisers_count(monkeypatch, grad, judged):
         assert ev.converged is True and ev.claim("gradient_norm").observed == pytest.approx(2e-10)
 
 
+# monkeypatch, not a Pin: patch_maximiser is a function no parameter or module constant reaches
 @pytest.mark.parametrize("speed, judged", [(3e-3, True), (3e-4, False)])
 def test_b5_moved_decides_which_maximisers_count(monkeypatch, speed, judged):
     """MOVED = 1e-3: the only candidate a unit w with ‖Jw‖ = ‖w_plane‖ = 3e-3 (3× MOVED) is one the group moves,
@@ -133,6 +135,7 @@ def test_b5_moved_decides_which_maximisers_count(monkeypatch, speed, judged):
         assert ev.claim("orbit_speed").observed == pytest.approx(speed, rel=1e-9)
 
 
+# monkeypatch, not a Pin: patch_maximiser is a function no parameter or module constant reaches
 def test_b5_the_best_maximiser_is_the_one_with_the_largest_energy(monkeypatch):
     """Start 1 replaced by a near-axis w (‖Jw‖ = 3e-3, lower ℰ than the true maximiser of start 0): the claim is
     judged at start 0's maximiser (orbit speed 0.83), never at the worse candidate."""

@@ -123,6 +123,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: batchnorm.lemma_6_formula is a function no parameter or module constant reaches
 @pytest.mark.parametrize("scale,holds", [(1 + 3e-10, False), (1 + 3e-11, True)])
 def test_lemma_6_v_identity_fails_three_allowances_out(monkeypatch, scale, holds):
     formula = batchnorm.lemma_6_formula

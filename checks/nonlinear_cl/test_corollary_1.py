@@ -71,6 +71,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
 # ---------------------------------------------------------------------------------------------------------------
 # Corollary 1: LIMITS_RTOL (the identity Σz²𝕍[g] = Σz²𝕍[𝔼[g|x₀]] without augmentation)
 # ---------------------------------------------------------------------------------------------------------------
+# monkeypatch, not a Pin: corollary_1.lemma_2.evaluate is a function no parameter or module constant reaches
 @pytest.mark.parametrize("gap, holds", [(5e-12, False), (5e-14, True)])
 def test_corollary_1_limits_tolerance(monkeypatch, gap, holds):
     """LIMITS_RTOL = 1e-12: the two limits patched 5e-12 apart (5 allowances) fail the identity (inside the hypotheses

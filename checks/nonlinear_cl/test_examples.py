@@ -27,6 +27,7 @@ def test_closed_form_tolerance_is_pinned(run, rid, params):
     assert not ev.claim("closed_form_A_um").passed
 
 
+# monkeypatch, not a Pin: patch_classified is a function no parameter or module constant reaches
 @pytest.mark.parametrize("q, flipped", [(0.2, False), (0.45, True)])
 def test_summation_iff_counts_every_pattern(monkeypatch, q, flipped):
     """The iff is judged on every u_m: one u_m's LME flag flipped (u_2 not an LME below the threshold, an LME above
@@ -50,6 +51,7 @@ def patch_classified(monkeypatch, **one):
     monkeypatch.setattr(examples, "classify", fake)
 
 
+# monkeypatch, not a Pin: patch_classified is a function no parameter or module constant reaches
 @pytest.mark.parametrize("field, value, holds", [("top_residual", 5e-10, False), ("top_residual", 2e-11, True),
                                                  ("top_residual", 1e-10, True),  # Definition 3 at the edge: ≤
                                                  ("gap", 5e-8, True), ("gap", 2e-9, False),

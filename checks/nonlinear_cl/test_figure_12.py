@@ -72,6 +72,7 @@ def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, pres
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
 
+# monkeypatch, not a Pin: F.train, F.roughness is a function no parameter or module constant reaches
 @pytest.mark.parametrize("ratio, holds", [(0.95, False), (0.85, True)])
 def test_figure_12_margin_on_a_hand_made_roughness(monkeypatch, ratio, holds):
     """MARGIN = 0.1 ('much weaker': 10 % less roughness): with the trained filters' roughness patched to 1 without

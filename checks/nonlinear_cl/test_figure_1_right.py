@@ -111,6 +111,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: F.approx_orthonormal, F.all_lmes is a function no parameter or module constant reaches
 def test_figure_1_right_judges_the_worst_pattern(monkeypatch):
     """'An LME near each pattern' is a min over patterns m: the enumeration patched to drop every LME whose best
     pattern is u_0 leaves u_0 with none near it, and the claim fails (the others still have theirs)."""

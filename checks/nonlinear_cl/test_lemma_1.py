@@ -86,6 +86,7 @@ def test_lemma_1_default_is_generic_and_the_binding_singular(run):
     assert default.holds and edge.holds and ratio["default"] > 1e-10 and abs(ratio["edge"]) < 1e-13, ratio
 
 
+# monkeypatch, not a Pin: lemma_1.gaussian_features is a function no parameter or module constant reaches
 def test_lemma_1_features_nonnegative_judges_every_feature(monkeypatch):
     """'features_nonnegative' is a min over all n × C(L + k, k) feature values: one value set to −0.5·max |ϕ| fails
     it at −0.5 (a literal), however many others are positive."""

@@ -34,6 +34,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: lemma_10.run is a function no parameter or module constant reaches
 def test_lemma_10_judges_the_worst_step(monkeypatch):
     """Lemma 10's bound is the max over the judged PI steps: one judged step's |d_t − c_{t+1}| set to twice its
     bound ν_t(1 − c_t) fails the claim at ratio 2 (a literal), whatever the other steps do."""

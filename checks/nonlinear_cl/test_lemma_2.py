@@ -121,6 +121,7 @@ def test_lemma_2_conditional_moments_match_monte_carlo_at_small_augmentation():
         assert torch.allclose(V[a], torch.cov(g.T), atol=1e-2), (V[a], torch.cov(g.T))
 
 
+# monkeypatch, not a Pin: lemma_2.fit_power_law is a function no parameter or module constant reaches
 @pytest.mark.parametrize("exponent, holds", [(-0.3, False), (-0.4, True)])
 def test_lemma_2_clt_rate_bound_on_a_hand_made_fit(monkeypatch, exponent, holds):
     """PREDICTED = (−0.65, −0.35): the error must fall at least as N^−0.35. With the fitted exponent patched to −0.3

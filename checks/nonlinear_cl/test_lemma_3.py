@@ -80,6 +80,7 @@ def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, pres
 # ---------------------------------------------------------------------------------------------------------------
 # Worst-instance claims: ONE filter / step / pattern patched to violate by a literal margin fails the claim
 # ---------------------------------------------------------------------------------------------------------------
+# monkeypatch, not a Pin: lemma_3.contrastive_covariance is a function no parameter or module constant reaches
 def test_lemma_3_judges_the_worst_filter(monkeypatch):
     """Lemma 3's claims are max over filters k: filter 0's A(w_0) scaled by 1 + 5e-10 (the others exact) puts both
     claims 2–7 allowances out (RTOL = 1e-10; P⊥ removes part of the error); a min over filters would see the exact

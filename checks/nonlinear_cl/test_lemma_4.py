@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin, hypotheses_named
+from checks.pinning import assert_hypothesis_edge, hypotheses_named
 from theorems.core import registry
 
 L4 = "nonlinear_cl.lemma_4"
@@ -79,8 +79,3 @@ def test_infonce_alpha_may_be_differentiated():
     assert names and not any("needs alpha='infonce'" in n for n in names), names
 
 
-def test_lemma_4_tolerance_is_pinned_by_its_registered_control(run):
-    """Lemma 4's RTOL = 1e-10 on both claims by the registered control formula_scale = 1 + 5e-10 (shared with Lemma 3,
-    whose pin is in test_pins_001_003.py): 5 allowances out on each."""
-    assert_registered_pin(run, "nonlinear_cl.lemma_4", dict(formula_scale=1 + 5e-10, allow_violation=True),
-                          ("V_gradient", "W_gradient"))

@@ -110,6 +110,7 @@ def test_lemma_5_registered_binding_makes_a_class_rare(run):
     assert ev.holds and ev.details["min_p_c"] < 5e-6, ev.explain()
 
 
+# monkeypatch, not a Pin: lemma_5.torch.linalg.svdvals is a function no parameter or module constant reaches
 @pytest.mark.parametrize("second, rank", [(1e-9, 1), (1.1e-9, 2)])
 def test_lemma_5_numerical_rank_at_its_edge(monkeypatch, second, rank):
     """RANK_RTOL = 1e-9: with the singular values of 𝕍_z[𝔼[x̃|z]] patched to (1, ``second``, 0, …), a value equal to

@@ -96,6 +96,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: patch_searches is a function no parameter or module constant reaches
 @pytest.mark.parametrize("linear, relu, failing", [(2, 2, "linear_one_pattern"), (1, 1, "relu_several_lmes"),
                                                    (1, 2, None)])
 def test_linear_vs_relu_pattern_counts(monkeypatch, linear, relu, failing):
@@ -104,6 +105,7 @@ def test_linear_vs_relu_pattern_counts(monkeypatch, linear, relu, failing):
     assert [c.name for c in ev.claims if not c.passed] == ([failing] if failing else []), ev.explain()
 
 
+# monkeypatch, not a Pin: patch_searches is a function no parameter or module constant reaches
 def test_linear_vs_relu_one_unconverged_search_is_not_converged(monkeypatch):
     """Both searches must converge: an unconverged ReLU start (the linear search converged) is not converged."""
     patch_searches(monkeypatch, relu_unconverged=1)
@@ -111,6 +113,7 @@ def test_linear_vs_relu_one_unconverged_search_is_not_converged(monkeypatch):
     assert ev.converged is False
 
 
+# monkeypatch, not a Pin: patch_searches is a function no parameter or module constant reaches
 @pytest.mark.parametrize("deviation, holds", [(5e-8, False), (2e-9, True)])
 def test_linear_alignment_tolerance_on_one_start(monkeypatch, deviation, holds):
     """ALIGN_TOL = 1e-8: one start of eight 5e-8 short of φ₁ (5 allowances) fails 'all starts reach φ₁'; 2e-9 holds.
