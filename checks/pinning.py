@@ -69,3 +69,19 @@ def assert_identity_pin(rid: str, claim: str, passes: bool, **params) -> None:
         assert probe(rid, **params).claim(claim).passed
     else:
         assert_identity_fails(rid, claim, **params)
+
+
+def hypotheses_named(rid: str, form, params: dict) -> list[str]:
+    """The hypotheses the declared checks name on ``params`` (``form`` None: the default form), before any
+    computation."""
+    result = registry.get(rid)
+    form = form or result.default_form
+    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
+
+
+def uncached_probe(rid: str, **params):
+    """An uncached run of a module with one input patched, at seed 7 (an instance no other test runs, so the run file
+    does not mix the probe with the module's real instance): its outcome, holds or fails, is the probe's purpose."""
+    import theorems
+
+    return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)

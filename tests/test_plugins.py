@@ -162,8 +162,8 @@ def test_a_claim_without_a_kind_is_refused(plugin_dir, monkeypatch):
 def test_the_scaffold_writes_every_part_with_todos(tmp_path):
     out = scaffold.write("mine.theorem_1", tmp_path / "pkg")
     written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    assert written == ["README.md", "mine/__init__.py", "mine/paper.py", "mine/theorem_1.py", "pyproject.toml",
-                       "tests/test_theorem_1.py"]
+    assert written == ["README.md", "checks/mine/test_theorem_1.py", "mine/__init__.py", "mine/paper.py",
+                       "mine/theorem_1.py", "pyproject.toml"]
     pyproject = (out / "pyproject.toml").read_text(encoding="utf-8")
     assert '[project.entry-points."theorems.results"]\nmine = "mine"' in pyproject
     module = (out / "mine" / "theorem_1.py").read_text(encoding="utf-8")

@@ -9,7 +9,8 @@ like a built-in paper's result. It holds, ready to run and to pass the conforman
 * ``PKG/RESULT.py``: the statement as printed, its quantifiers (`Logic`), one theorem parameter, an effort knob
   and a control switch (each declared with its role), the hypotheses, an ``evaluate`` that returns claims, an
   instance where the bound is attained (`Binding`), a negative control that fails it, and a worst-case search;
-* ``tests/test_RESULT.py``: the result's own tests beside the conformance checks.
+* ``checks/PKG/test_RESULT.py``: the result's own checks beside the conformance checks, where the suite keeps a
+  result's (``checks/<paper package>/test_<result>.py``: its pins, hypothesis edges, replays).
 
 The placeholder theorem (‖x‖₂ ≤ ‖x‖₁) is true and is checked for real, so the package passes from the start;
 every ``TODO`` marks where your statement, hypotheses and mathematics replace it.
@@ -46,7 +47,7 @@ $pkg = "$pkg"
 include = ["$pkg*"]
 
 [tool.pytest.ini_options]
-testpaths = ["tests"]
+testpaths = ["checks"]
 ''')
 
 INIT = Template('''\
@@ -162,7 +163,7 @@ RESULT = register(Result(
 ''')
 
 TEST = Template('''\
-"""$pkg.$result's own tests. The checks every result must pass run with
+"""$pkg.$result's own checks (one file per result, named after it). The checks every result must pass run with
 
     pytest --theorems-conformance $pkg
 """
@@ -199,7 +200,7 @@ Theorems checked with the `theorems` suite (TODO: which paper). `python -m theor
     python -m theorems show $pkg.$result
     python -m theorems check $pkg.$result
     pytest --theorems-conformance $pkg           # the checks every result must pass
-    pytest                                      # this package's own tests
+    pytest                                      # this package's own checks (checks/$pkg/test_<result>.py)
 ''')
 
 
@@ -229,7 +230,7 @@ def files(target: str) -> dict[str, str]:
         f"{pkg}/__init__.py": INIT.substitute(subs),
         f"{pkg}/paper.py": PAPER.substitute(subs),
         f"{pkg}/{result}.py": RESULT.substitute(subs),
-        f"tests/test_{result}.py": TEST.substitute(subs),
+        f"checks/{pkg}/test_{result}.py": TEST.substitute(subs),
     }
 
 

@@ -26,7 +26,7 @@ T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, no
                                                      theorem_2_depth, tables, trained_attention, fusion_trend))
 
 
-CASES = [
+EDGES = [
     # deep_fusion.definition_1: the exact reference enumerates the out-of-cluster samples (≤ REFERENCE_MAX_N)
     ("deep_fusion.definition_1", None, dict(K=2, nu=10, imbalance=0), None),  # N − ν = 10 = REFERENCE_MAX_N
     ("deep_fusion.definition_1", None, dict(K=2, nu=11, imbalance=0), "out-of-cluster samples"),  # 11
@@ -66,8 +66,8 @@ def test_definition_1_offset_sets_the_margin(run):
     assert 0 < ev.details["rho_min"] <= 0.8e-3 * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES,
+                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -100,6 +100,7 @@ def test_definition_1_rho_min_sits_between_a_zero_and_a_tiny_positive_margin(run
     assert near.claim("rho_in_unit_interval").kind == "identity"
 
 
+# monkeypatch, not a Pin: D1.reference_rho_k is a function no parameter or module constant reaches
 @pytest.mark.parametrize("bump, passes", [(0.5e-6, True), (3e-6, False)])
 def test_definition_1_reference_atol_is_pinned(monkeypatch, bump, passes):
     """REFERENCE_ATOL (1e-6): the scipy reference of ρ_0 alone moved by a literal bump (the two agree to ~1e-15

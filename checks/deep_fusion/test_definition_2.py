@@ -18,15 +18,9 @@ from theorems.deep_fusion import theorem_2 as theorem_2
 D2 = "deep_fusion.definition_2"
 
 
-CASES = [
+EDGES = [
     # definition_2, tables: the defaults are inside every hypothesis
     ("deep_fusion.definition_2", None, dict(), None),
-]
-
-
-# Hypothesis checks of papers 000 and 002 that no row of checks/test_hypotheses_000_002.py named, each at its edge
-# (one row on each side where the check is a comparison): same test, more rows.
-CASES_B = [
     ("deep_fusion.definition_2", None, dict(entries="signed"), "positive attention values"),
     ("deep_fusion.definition_2", None, dict(labels="shuffled"), "the labels are the block structure"),
     ("deep_fusion.definition_2", None, dict(criterion="max_over_min"), "the stringency sentence"),
@@ -86,18 +80,12 @@ def test_definition_2_wording_tolerance_is_pinned_by_the_near_tie(run):
     assert run(D2).claim("mean_separated_but_not_sharp").observed > 0.0
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES_B, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES_B)])
-def test_hypothesis_edge_is_named_b(rid, form, params, name):
-    from checks.test_hypotheses_000_002 import test_hypothesis_edge_is_named
-
-    test_hypothesis_edge_is_named(rid, form, params, name)
-
-
+# monkeypatch, not a Pin: D2.brute_force_inf is a function no parameter or module constant reaches
 @pytest.mark.parametrize("rel, passes", [(0.5e-12, True), (3e-12, False)])
 def test_definition_2_ratio_rtol_is_pinned(monkeypatch, rel, passes):
     """RATIO_RTOL (1e-12): the brute-force infimum scaled by 1 + rel (unscaled it equals min/max exactly: float
@@ -109,6 +97,7 @@ def test_definition_2_ratio_rtol_is_pinned(monkeypatch, rel, passes):
     assert probe(D2.ID, instances=2).claim("infimum_is_lowest_same_over_highest_cross").passed is passes
 
 
+# monkeypatch, not a Pin: D2.sharpness is a function no parameter or module constant reaches
 @pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
 def test_definition_2_metrics_sharpness_identity_is_pinned(monkeypatch, bump, passes):
     """WORDING_RTOL on ``matches_metrics_sharpness``: theorems.metrics.sharpness's log 𝒮 moved by a literal bump

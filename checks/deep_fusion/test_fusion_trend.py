@@ -39,19 +39,13 @@ def _small_trend(run):
     return recording.expect(ev, recording.FAILS)
 
 
-CASES = [
+EDGES = [
     # fusion_trend: m ≥ 2r
     ("deep_fusion.fusion_trend", None, dict(m=5, r=2), None),
     ("deep_fusion.fusion_trend", None, dict(m=4, r=3), "m ≥ 2r"),
     # fusion_trend: m ≥ 2r at its edge (m = 2r inside, 2r − 1 outside)
     ("deep_fusion.fusion_trend", None, dict(m=4, r=2), None),
     ("deep_fusion.fusion_trend", None, dict(m=3, r=2), "m ≥ 2r"),
-]
-
-
-# Hypothesis checks of papers 000 and 002 that no row of checks/test_hypotheses_000_002.py named, each at its edge
-# (one row on each side where the check is a comparison): same test, more rows.
-CASES_B = [
     ("deep_fusion.fusion_trend", None, dict(m=4, r=2), None),  # m = 2r
     ("deep_fusion.fusion_trend", None, dict(m=3, r=2), "m ≥ 2r"),
 ]
@@ -113,16 +107,9 @@ def test_fusion_trend_declarations(run):
     assert all(2 < ev.details[f"z_{axis}"] < 1e3 for axis in ("n", "eps", "angle"))  # finite z-scores
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
-
-
-@pytest.mark.parametrize("rid, form, params, name", CASES_B, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES_B)])
-def test_hypothesis_edge_is_named_b(rid, form, params, name):
-    from checks.test_hypotheses_000_002 import test_hypothesis_edge_is_named
-
-    test_hypothesis_edge_is_named(rid, form, params, name)
 
 
 def test_fusion_trend_names_the_separability_it_assumes(run):
@@ -198,7 +185,7 @@ def test_fusion_trend_fit_slope_matches_numpy():
 
 def test_fusion_trend_formula_steps_are_the_worst_steps_on_every_axis():
     """formula_steps' n and θ entries are the largest step against the stated direction (recomputed here from
-    log γ_B; the ε entry: checks/test_pins_000_mut000.py), on grids where the steps differ."""
+    log γ_B; the ε entry: checks/deep_fusion/test_fusion_trend.py), on grids where the steps differ."""
     from theorems.deep_fusion import fusion_trend as FT
     from theorems.deep_fusion.fusion import log_gamma_B
 

@@ -33,7 +33,7 @@ T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, no
 REF_RTOL = 1e-9
 
 
-CASES = [
+EDGES = [
     ("deep_fusion.noise_lemma", None, dict(m=3, r=3), "subspace dimension r < m"),
     ("deep_fusion.noise_lemma", None, dict(m=3, r=2), None),
     # noise_lemma: θ = φ exactly is inside both θ checks, in either mode
@@ -45,12 +45,6 @@ CASES = [
     ("deep_fusion.noise_lemma", None, dict(theta_scale=1.0), None),
     ("deep_fusion.noise_lemma", None, dict(noisy_norm=1.0 + 1e-12), "unit-norm noisy samples"),
     ("deep_fusion.noise_lemma", None, dict(mode="adversarial", theta_scale=1.0 - 1e-12), "extremal construction"),
-]
-
-
-# Hypothesis checks of papers 000 and 002 that no row of checks/test_hypotheses_000_002.py named, each at its edge
-# (one row on each side where the check is a comparison): same test, more rows.
-CASES_B = [
     ("deep_fusion.noise_lemma", None, dict(theta_scale=1.0), None),
     ("deep_fusion.noise_lemma", None, dict(theta_scale=1.0 + 1e-12), "x_iᵀx̃_i ≥ 1 − ε"),
     ("deep_fusion.noise_lemma", None, dict(mode="adversarial", theta_scale=1.0 - 1e-12), "extremal construction"),
@@ -152,16 +146,9 @@ def test_noise_lemma_claims_take_the_worst_instance(run):
     assert adv.details["case2_min_minus_Delta"] < ev.details["case2_min_minus_Delta"]
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
-
-
-@pytest.mark.parametrize("rid, form, params, name", CASES_B, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES_B)])
-def test_hypothesis_edge_is_named_b(rid, form, params, name):
-    from checks.test_hypotheses_000_002 import test_hypothesis_edge_is_named
-
-    test_hypothesis_edge_is_named(rid, form, params, name)
 
 
 def test_noise_lemma_search_slack_is_the_claims_slack():

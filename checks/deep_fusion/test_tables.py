@@ -40,7 +40,7 @@ UNIT_PINS = [  # (the cell move, the claim group, the claim): the smallest diffe
 ]
 
 
-CASES = [
+EDGES = [
     ("deep_fusion.tables", None, dict(), None),
     ("deep_fusion.tables", None, dict(perturb="t3:512:FFN_unsup:0.01"), "the cells as printed"),
     # tables: a perturbation must name a printed cell and a decimal
@@ -104,7 +104,7 @@ def test_tables_sentences_that_hold_hold_as_printed(run):
     assert time.claim("batch_time_optimal_tf").observed == pytest.approx(2.98 - 2.65, abs=1e-12)
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

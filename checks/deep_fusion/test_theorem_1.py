@@ -47,7 +47,7 @@ def registered(rid: str, control: dict):
 T1ID = "deep_fusion.theorem_1"
 
 
-CASES = [
+EDGES = [
     # deep_fusion.theorem_1
     ("deep_fusion.theorem_1", "as_printed", dict(K=3, r=2, m=5, nu=2, imbalance=0), None),  # (K−1)r = 4 < 5
     ("deep_fusion.theorem_1", "as_printed", dict(K=3, r=2, m=4, nu=2, imbalance=0), "(𝒦−1)r < m"),  # = m
@@ -70,12 +70,6 @@ CASES = [
     ("deep_fusion.theorem_1", "as_printed", dict(K=2, nu=13, imbalance=0), "out-of-cluster samples"),  # 13
     # theorem_1 (corrected): the bilinear A of the statement
     ("deep_fusion.theorem_1", "corrected", dict(attention="bilinear"), None),
-]
-
-
-# Hypothesis checks of papers 000 and 002 that no row of checks/test_hypotheses_000_002.py named, each at its edge
-# (one row on each side where the check is a comparison): same test, more rows.
-CASES_B = [
     ("deep_fusion.theorem_1", "as_printed", dict(instance="dependent_lines"), None),  # the printed form's counterexample
     ("deep_fusion.theorem_1", "corrected", dict(instance="dependent_lines"), "independent subspaces"),
 ]
@@ -176,8 +170,8 @@ def test_theorem_1_k2_rho_tilde_never_beats_definition_1(run):
     assert run(T1).details["K2_rho_tilde_minus_rho_def1_max"] <= 1e-12
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES,
+                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -246,13 +240,6 @@ def test_theorem_1_ratio_where_the_bound_is_zero():
     assert t.tolist() == [[1.0, 1.0]]
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES_B, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES_B)])
-def test_hypothesis_edge_is_named_b(rid, form, params, name):
-    from checks.test_hypotheses_000_002 import test_hypothesis_edge_is_named
-
-    test_hypothesis_edge_is_named(rid, form, params, name)
-
-
 def test_theorem_1_eps_z_below_the_lp_resolution_is_refused():
     """ε_z = 2e-6: t* = ε_z²/4 = 1e-12 = LP_ZERO, and the LP would 'certify' that no witness exists on independent
     lines, where one does: the domain stops at 4e-6, before any computation."""
@@ -280,6 +267,7 @@ def test_theorem_1_margin_positive_holds_where_the_lp_cannot_decide(run):
     assert c.passed and 1e-6 < c.observed < 1e-5, c
 
 
+# monkeypatch, not a Pin: T1.attention_matrix is a function no parameter or module constant reaches
 @pytest.mark.parametrize("bump, passes", [(0.5e-10, True), (3e-10, False)])
 def test_theorem_1_cross_rtol_is_pinned(monkeypatch, bump, passes):
     """CROSS_RTOL (1e-10): one cross entry of A (first sample of cluster 0, last of cluster 1) moved by a literal
@@ -331,6 +319,7 @@ def test_theorem_1_binding_margin_is_its_printed_distance(run):
     assert ev.holds and abs(ev.details["rho_tilde_min"] - 0.02 / 2 ** 0.5) < 1e-4
 
 
+# monkeypatch, not a Pin: T1._ratio_per_cluster is a function no parameter or module constant reaches
 @pytest.mark.parametrize("lift, passes", [(3e-9, True), (0.3e-9, False)])
 def test_theorem_1_strict_rtol_is_pinned(monkeypatch, lift, passes):
     """STRICT_RTOL (1e-9): on the paper's example the proof's W attains A_ij = ν_iρ² (ratio 1 to ~1e-15); the

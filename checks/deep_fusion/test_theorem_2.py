@@ -81,7 +81,7 @@ NAMES = ("B1_offblock_at_most_delta", "B1_inblock_at_least_Delta", "eq8_cross_up
          "eq7_corrected_lower_bound", "eq7_printed_lower_bound")
 
 
-CASES = [
+EDGES = [
     ("deep_fusion.theorem_2", None, dict(K=2, r=2, m=4), None),
     ("deep_fusion.theorem_2", None, dict(K=2, r=2, m=3), "independent subspaces (K·r ≤ m"),
     # theorem_2
@@ -89,6 +89,9 @@ CASES = [
     ("deep_fusion.theorem_2", None, dict(gamma_factor=1.0, constant_scale=1.0), None),
     ("deep_fusion.theorem_2", None, dict(gamma_factor=1.0 - 1e-12), "exact γ_B"),
     ("deep_fusion.theorem_2", None, dict(constant_scale=1.0 - 1e-12), "exact constants δ, Δ"),
+    ("deep_fusion.theorem_2", None, dict(constant_scale=1.0 + 1e-12), "exact constants δ, Δ"),
+    ("deep_fusion.theorem_2", None, dict(gamma_factor=1.0 + 1e-12), "exact γ_B"),
+    ("deep_fusion.theorem_2", None, dict(signs="arbitrary"), "sign-consistent clusters"),
 ]
 
 
@@ -97,15 +100,6 @@ REFUSALS = [
     ("deep_fusion.theorem_2", dict(constant_scale=2.0), "exact constants"),
     ("deep_fusion.theorem_2", dict(gamma_factor=2.0), "exact γ_B"),
     ("deep_fusion.theorem_2", dict(K=3, r=8, m=20), "independent subspaces"),
-]
-
-
-# Hypothesis checks of papers 000 and 002 that no row of checks/test_hypotheses_000_002.py named, each at its edge
-# (one row on each side where the check is a comparison): same test, more rows.
-CASES_B = [
-    ("deep_fusion.theorem_2", None, dict(constant_scale=1.0 + 1e-12), "exact constants δ, Δ"),
-    ("deep_fusion.theorem_2", None, dict(gamma_factor=1.0 + 1e-12), "exact γ_B"),
-    ("deep_fusion.theorem_2", None, dict(signs="arbitrary"), "sign-consistent clusters"),
 ]
 
 
@@ -187,7 +181,7 @@ def test_theorem_2_default_steps_are_finite_and_gamma_B_certifies_no_increase(ru
     assert ev.claim("log_gamma_B_max_separable").observed < 0  # γ_B < 1 there: the factor certifies no increase
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -198,13 +192,6 @@ def test_hypothesis_is_named(rid, params, name):
         theorems.check(rid, **params)
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES_B, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES_B)])
-def test_hypothesis_edge_is_named_b(rid, form, params, name):
-    from checks.test_hypotheses_000_002 import test_hypothesis_edge_is_named
-
-    test_hypothesis_edge_is_named(rid, form, params, name)
-
-
 def test_theorem_2_every_instance_is_credited_to_the_candidate_that_first_reached_gamma_B(run):
     """`witness_found_by` (what the page shows of the search) credits each instance once, to the first candidate
     reaching γ_B: on the default batch every instance reaches it (margin ≥ 0), so the credits sum to the batch."""
@@ -213,6 +200,7 @@ def test_theorem_2_every_instance_is_credited_to_the_candidate_that_first_reache
     assert sum(ev.details["witness_found_by"].values()) == ev.details["instances"]
 
 
+# monkeypatch, not a Pin: T2.appendix_b_steps is a function no parameter or module constant reaches
 @pytest.mark.parametrize("slack, passes", [(-0.5e-9, True), (-3e-9, False)])
 def test_theorem_2_step_rtol_is_pinned(monkeypatch, slack, passes):
     """STEP_RTOL (1e-9): App. B's relative step (B4, off-block) given a literal slack just inside / outside it."""
@@ -333,6 +321,7 @@ def test_theorem_2_entry_claims_take_the_worst_instance():
         assert not c.passed and abs(abs(c.observed) - 0.01) < 1e-9, (name, c)
 
 
+# monkeypatch, not a Pin: theorem_2.appendix_b_steps is a function no parameter or module constant reaches
 def test_theorem_2_next_layer_claim_is_the_worst_instance(monkeypatch):
     """next_layer_claims reports, per step, the smallest slack over the instances: one instance patched to −0.25
     (the others +1) fails the claim with exactly that slack; NaN instances are left out, not counted as failing."""
@@ -378,6 +367,7 @@ def test_theorem_2_eq7_erratum_numbers_are_its_instance(run):
     assert "log10_gamma_nu_first" not in ev.details and "log10_gamma_nu_first" in run(T2ID).details
 
 
+# monkeypatch, not a Pin: theorem_2.witness_search is a function no parameter or module constant reaches
 def test_theorem_2_witness_claim_is_the_worst_instance(monkeypatch):
     """witness_reaches_gamma_B is the smallest margin over the instances: the search's best ratio on instance 1 of 3
     lowered to log γ_B − 0.5 fails it with margin −0.5 (the other instances exceed γ_B by e^80)."""

@@ -27,7 +27,7 @@ T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, no
                                                      theorem_2_depth, tables, trained_attention, fusion_trend))
 
 
-CASES = [
+EDGES = [
     ("deep_fusion.theorem_2_depth", None, dict(m=2, r=2), "subspace dimension r < m"),
     ("deep_fusion.theorem_2_depth", None, dict(K=2, r=2, m=4), None),
     ("deep_fusion.theorem_2_depth", None, dict(K=2, r=2, m=3), "independent subspaces (K·r ≤ m"),
@@ -56,7 +56,7 @@ def test_depth_registered_controls_and_binding(run):
         assert run(TD, **b.params).holds, b
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -80,6 +80,7 @@ def test_theorem_2_depth_step_min_is_pinned_from_both_sides(run):
     assert c.passed and 1e-9 < c.observed - c.bound < 1e-8, c
 
 
+# monkeypatch, not a Pin: TD._stack is a function no parameter or module constant reaches
 @pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
 def test_theorem_2_depth_identity_atol_is_pinned(monkeypatch, bump, passes):
     """IDENTITY_ATOL (1e-12): the deviation between normalised softmax(A)X̃ and exp(A)X̃ moved by a literal bump

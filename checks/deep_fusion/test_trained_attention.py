@@ -41,7 +41,7 @@ def _training(history):
     return SimpleNamespace(history=history)
 
 
-CASES = [
+EDGES = [
     # trained_attention on the union-of-subspaces data: K·r ≤ m (12 = 12 inside, 15 > 12 outside)
     ("deep_fusion.trained_attention", None, dict(K=3, r=4, m=12), None),
     ("deep_fusion.trained_attention", None, dict(K=3, r=5, m=12), "independent subspaces (K·r ≤ m)"),
@@ -162,8 +162,8 @@ def test_trained_attention_nu_edge_is_half_the_smallest_digit_class():
     assert_hypothesis_edge(RID, None, dict(data="digits", K=K, nu=half + 1), "ν ≤ half a digit class")
 
 
-@pytest.mark.parametrize("rid, form, params, name", CASES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(CASES)])
-def test_hypothesis_edge(rid, form, params, name):
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 

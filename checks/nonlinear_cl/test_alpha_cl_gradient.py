@@ -3,23 +3,11 @@ Theorem 1 of Tian (2022); used in Appendix C.1)): its pins, hypothesis edges and
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
-from checks.pinning import assert_hypothesis_edge
-from theorems.core import registry
+from checks.pinning import assert_hypothesis_edge, hypotheses_named
 
 ACL = "nonlinear_cl.alpha_cl_gradient"
-
-
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
 
 
 N = "nonlinear_cl."
@@ -63,7 +51,7 @@ def test_alpha_cl_gradient_tolerance_is_pinned(run):
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 

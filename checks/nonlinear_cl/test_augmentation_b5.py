@@ -9,8 +9,8 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
-from theorems.core import recording, registry
+from checks.pinning import assert_hypothesis_edge, hypotheses_named, uncached_probe
+from theorems.core import recording
 from theorems.nonlinear_cl import augmentation_b5
 
 AP = "as_printed"
@@ -20,26 +20,11 @@ AP = "as_printed"
 B5 = "nonlinear_cl.augmentation_b5"
 
 
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
-
-
 N = "nonlinear_cl."
 
 
 def names(ev) -> list[str]:
     return [c.name for c in ev.claims]
-
-
-def probe(rid: str, **params):
-    """An uncached run of a module with one input patched, at seed 7 (an instance no other test runs, so the run file
-    does not mix the probe with the module's real instance): its outcome, holds or fails, is the probe's purpose."""
-    return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
 
 
 _MAXIMISE = augmentation_b5.maximise
@@ -114,7 +99,7 @@ def test_b5_tolerances_pinned_just_outside(run, params, claim, low, high):
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
@@ -125,32 +110,35 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: patch_maximiser is a function no parameter or module constant reaches
 @pytest.mark.parametrize("grad, judged", [(5e-9, False), (2e-10, True)])
 def test_b5_grad_tol_decides_which_maximisers_count(monkeypatch, grad, judged):
     """GRAD_TOL = 1e-9: every start's gradient norm set to 5e-9 (5 tolerances out) leaves no converged maximiser, so
     the orbit claim is not made; 2e-10 (5× inside) is judged and certified converged. ×10 or ÷10 flips one row."""
     patch_maximiser(monkeypatch, grad=grad)
-    ev = probe(B5, starts=2)
+    ev = uncached_probe(B5, starts=2)
     assert ("orbit_flat_at_maximiser" in names(ev)) is judged, ev.explain()
     if judged:
         assert ev.converged is True and ev.claim("gradient_norm").observed == pytest.approx(2e-10)
 
 
+# monkeypatch, not a Pin: patch_maximiser is a function no parameter or module constant reaches
 @pytest.mark.parametrize("speed, judged", [(3e-3, True), (3e-4, False)])
 def test_b5_moved_decides_which_maximisers_count(monkeypatch, speed, judged):
     """MOVED = 1e-3: the only candidate a unit w with ‖Jw‖ = ‖w_plane‖ = 3e-3 (3× MOVED) is one the group moves,
     3e-4 is not; MOVED ×10 drops the first, ÷10 keeps the second."""
     w = (speed, 0.0, math.sqrt(1 - speed**2))
     patch_maximiser(monkeypatch, rows={0: w, 1: w})
-    ev = probe(B5, starts=2)
+    ev = uncached_probe(B5, starts=2)
     assert ("orbit_speed" in names(ev)) is judged, ev.explain()
     if judged:
         assert ev.claim("orbit_speed").observed == pytest.approx(speed, rel=1e-9)
 
 
+# monkeypatch, not a Pin: patch_maximiser is a function no parameter or module constant reaches
 def test_b5_the_best_maximiser_is_the_one_with_the_largest_energy(monkeypatch):
     """Start 1 replaced by a near-axis w (‖Jw‖ = 3e-3, lower ℰ than the true maximiser of start 0): the claim is
     judged at start 0's maximiser (orbit speed 0.83), never at the worse candidate."""
     patch_maximiser(monkeypatch, rows={1: (3e-3, 0.0, math.sqrt(1 - 9e-6))})
-    ev = probe(B5, starts=2)
+    ev = uncached_probe(B5, starts=2)
     assert ev.claim("orbit_speed").observed > 0.5, ev.explain()

@@ -3,12 +3,9 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
-from checks.pinning import assert_hypothesis_edge
-from theorems.core import registry
+from checks.pinning import assert_hypothesis_edge, hypotheses_named
 from theorems.core.context import Context
 from theorems.core.registry import get, validate
 from theorems.nonlinear_cl import batchnorm
@@ -21,15 +18,6 @@ BN = "nonlinear_cl.batchnorm"
 
 
 AP = "as_printed"
-
-
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
 
 
 N = "nonlinear_cl."
@@ -124,7 +112,7 @@ def test_batchnorm_rf_uniformity_is_not_general(run):
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
@@ -135,6 +123,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: batchnorm.lemma_6_formula is a function no parameter or module constant reaches
 @pytest.mark.parametrize("scale,holds", [(1 + 3e-10, False), (1 + 3e-11, True)])
 def test_lemma_6_v_identity_fails_three_allowances_out(monkeypatch, scale, holds):
     formula = batchnorm.lemma_6_formula

@@ -3,25 +3,14 @@ pins, hypothesis edges and hand-made cases."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, hypotheses_named
 from theorems import HypothesisViolation
-from theorems.core import registry
+from theorems.nonlinear_cl.examples import CAT_BINDING
 
 CAT = "nonlinear_cl.categorical_model"
-
-
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
 
 
 N = "nonlinear_cl."
@@ -68,7 +57,7 @@ def test_structural_hypotheses_are_not_bypassable():
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
@@ -77,3 +66,10 @@ def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, pres
                          ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(HYPOTHESIS_EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
+
+
+def test_categorical_rare_pattern_is_still_an_lme(run):
+    ev = run(CAT, **CAT_BINDING)
+    assert ev.holds and ev.details["min_p(1-p)"] == pytest.approx(1e-6 * (1 - 1e-6), rel=1e-9)
+
+

@@ -3,14 +3,11 @@ hypothesis edges and hand-made cases."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, hypotheses_named
 from theorems import HypothesisViolation
-from theorems.core import registry
 from theorems.core.errors import IdentityFailure
 from theorems.nonlinear_cl import corollary_1
 
@@ -18,15 +15,6 @@ COR1 = "nonlinear_cl.corollary_1"
 
 
 AP = "as_printed"
-
-
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
 
 
 N = "nonlinear_cl."
@@ -69,7 +57,7 @@ def test_corollary_1_with_augmentation_the_error_plateaus(run):
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
@@ -83,6 +71,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
 # ---------------------------------------------------------------------------------------------------------------
 # Corollary 1: LIMITS_RTOL (the identity Σz²𝕍[g] = Σz²𝕍[𝔼[g|x₀]] without augmentation)
 # ---------------------------------------------------------------------------------------------------------------
+# monkeypatch, not a Pin: corollary_1.lemma_2.evaluate is a function no parameter or module constant reaches
 @pytest.mark.parametrize("gap, holds", [(5e-12, False), (5e-14, True)])
 def test_corollary_1_limits_tolerance(monkeypatch, gap, holds):
     """LIMITS_RTOL = 1e-12: the two limits patched 5e-12 apart (5 allowances) fail the identity (inside the hypotheses

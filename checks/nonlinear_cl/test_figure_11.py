@@ -3,27 +3,17 @@ it', Figure 11): its pins, hypothesis edges and hand-made cases."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 import theorems
+from checks.pinning import hypotheses_named
 from theorems import HypothesisViolation
-from theorems.core import recording, registry
+from theorems.core import recording
 
 F11 = "nonlinear_cl.figure_11"
 
 
 AP = "as_printed"
-
-
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
 
 
 N = "nonlinear_cl."
@@ -67,7 +57,7 @@ def test_figure_11_paired_runs_share_tasks_and_initialisation():
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 

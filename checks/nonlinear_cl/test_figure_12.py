@@ -3,14 +3,12 @@ and 13): its pins, hypothesis edges and hand-made cases."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 import torch
 
 import theorems
+from checks.pinning import hypotheses_named, uncached_probe
 from theorems import HypothesisViolation
-from theorems.core import recording, registry
 
 F12 = "nonlinear_cl.figure_12"
 
@@ -18,22 +16,7 @@ F12 = "nonlinear_cl.figure_12"
 AP = "as_printed"
 
 
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
-
-
 N = "nonlinear_cl."
-
-
-def probe(rid: str, **params):
-    """An uncached run of a module with one input patched, at seed 7 (an instance no other test runs, so the run file
-    does not mix the probe with the module's real instance): its outcome, holds or fails, is the probe's purpose."""
-    return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
 
 
 # (result, form, params, hypothesis (a substring of its name), named?)
@@ -84,11 +67,12 @@ def test_figure_12_an_empty_ratio_range_is_refused_even_with_allow_violation():
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
 
+# monkeypatch, not a Pin: F.train, F.roughness is a function no parameter or module constant reaches
 @pytest.mark.parametrize("ratio, holds", [(0.95, False), (0.85, True)])
 def test_figure_12_margin_on_a_hand_made_roughness(monkeypatch, ratio, holds):
     """MARGIN = 0.1 ('much weaker': 10 % less roughness): with the trained filters' roughness patched to 1 without
@@ -107,5 +91,5 @@ def test_figure_12_margin_on_a_hand_made_roughness(monkeypatch, ratio, holds):
 
     monkeypatch.setattr(F, "train", fake_train)
     monkeypatch.setattr(F, "roughness", fake_roughness)
-    c = probe("nonlinear_cl.figure_12", seeds=1).claim("augmentation_smooths_filters")
+    c = uncached_probe("nonlinear_cl.figure_12", seeds=1).claim("augmentation_smooths_filters")
     assert c.passed is holds and c.observed == pytest.approx(ratio) and c.bound == pytest.approx(0.9), c

@@ -3,15 +3,12 @@ summation) and Theorem 3): its pins, hypothesis edges and hand-made cases."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, hypotheses_named, uncached_probe
 from theorems import HypothesisViolation
-from theorems.core import recording, registry
 
 AP = "as_printed"
 
@@ -20,22 +17,7 @@ AP = "as_printed"
 F1R = "nonlinear_cl.figure_1_right"
 
 
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
-
-
 N = "nonlinear_cl."
-
-
-def probe(rid: str, **params):
-    """An uncached run of a module with one input patched, at seed 7 (an instance no other test runs, so the run file
-    does not mix the probe with the module's real instance): its outcome, holds or fails, is the probe's purpose."""
-    return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
 
 
 # (result, form, params, hypothesis (a substring of its name), named?)
@@ -118,7 +100,7 @@ def test_figure_1_right_searched_instance_is_settled_and_keeps_the_status_open(r
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
@@ -129,6 +111,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: F.approx_orthonormal, F.all_lmes is a function no parameter or module constant reaches
 def test_figure_1_right_judges_the_worst_pattern(monkeypatch):
     """'An LME near each pattern' is a min over patterns m: the enumeration patched to drop every LME whose best
     pattern is u_0 leaves u_0 with none near it, and the claim fails (the others still have theirs)."""
@@ -152,7 +135,7 @@ def test_figure_1_right_judges_the_worst_pattern(monkeypatch):
 
     monkeypatch.setattr(F, "approx_orthonormal", fake_U)
     monkeypatch.setattr(F, "all_lmes", fake_lmes)
-    ev = probe("nonlinear_cl.figure_1_right")
+    ev = uncached_probe("nonlinear_cl.figure_1_right")
     c = ev.claim("lme_near_each_pattern")
     assert not c.passed and c.observed < 0, c
     assert min(ev.details["best_score_per_pattern"][1:]) > 0  # the other patterns keep an LME near them

@@ -3,13 +3,10 @@ edges and hand-made cases."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
-import theorems
-from checks.pinning import assert_hypothesis_edge
-from theorems.core import recording, registry
+from checks.pinning import assert_hypothesis_edge, hypotheses_named, uncached_probe
+from theorems.core import registry
 
 # =====================================================================================================================
 # Issue 16, part p001a: Lemmas 1, 2, 4, 7–10, Corollary 2, the α-CL correspondence, Theorem 6's proof steps and the
@@ -18,25 +15,7 @@ from theorems.core import recording, registry
 L1 = "nonlinear_cl.lemma_1"
 
 
-T6, REMARK = "nonlinear_cl.theorem_6", "nonlinear_cl.theorem_6_remark"
-
-
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
-
-
 N = "nonlinear_cl."
-
-
-def probe(rid: str, **params):
-    """An uncached run of a module with one input patched, at seed 7 (an instance no other test runs, so the run file
-    does not mix the probe with the module's real instance): its outcome, holds or fails, is the probe's purpose."""
-    return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
 
 
 EDGES = [
@@ -85,14 +64,14 @@ def test_lemma_1_without_the_lower_bound_the_map_has_negative_features(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
 @pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
@@ -107,6 +86,7 @@ def test_lemma_1_default_is_generic_and_the_binding_singular(run):
     assert default.holds and edge.holds and ratio["default"] > 1e-10 and abs(ratio["edge"]) < 1e-13, ratio
 
 
+# monkeypatch, not a Pin: lemma_1.gaussian_features is a function no parameter or module constant reaches
 def test_lemma_1_features_nonnegative_judges_every_feature(monkeypatch):
     """'features_nonnegative' is a min over all n × C(L + k, k) feature values: one value set to −0.5·max |ϕ| fails
     it at −0.5 (a literal), however many others are positive."""
@@ -120,5 +100,5 @@ def test_lemma_1_features_nonnegative_judges_every_feature(monkeypatch):
         return Phi
 
     monkeypatch.setattr(lemma_1, "gaussian_features", fake)
-    c = probe("nonlinear_cl.lemma_1", order=8).claim("features_nonnegative")
+    c = uncached_probe("nonlinear_cl.lemma_1", order=8).claim("features_nonnegative")
     assert not c.passed and c.observed == pytest.approx(-0.5), c

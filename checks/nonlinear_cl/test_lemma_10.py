@@ -8,20 +8,12 @@ import dataclasses
 import pytest
 import torch
 
-import theorems
-from checks.pinning import assert_hypothesis_edge
-from theorems.core import recording
+from checks.pinning import assert_hypothesis_edge, uncached_probe
 
 L10 = "nonlinear_cl.lemma_10"
 
 
 NL = "nonlinear_cl."
-
-
-def probe(rid: str, **params):
-    """An uncached run of a module with one input patched, at seed 7 (an instance no other test runs, so the run file
-    does not mix the probe with the module's real instance): its outcome, holds or fails, is the probe's purpose."""
-    return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
 
 
 EDGES = [
@@ -38,10 +30,11 @@ def test_lemma_10_kappa_is_of_order_one_over_the_gap_squared(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge_both_sides(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: lemma_10.run is a function no parameter or module constant reaches
 def test_lemma_10_judges_the_worst_step(monkeypatch):
     """Lemma 10's bound is the max over the judged PI steps: one judged step's |d_t − c_{t+1}| set to twice its
     bound ν_t(1 − c_t) fails the claim at ratio 2 (a literal), whatever the other steps do."""
@@ -57,5 +50,5 @@ def test_lemma_10_judges_the_worst_step(monkeypatch):
         return dataclasses.replace(st, gap_dc=gap)
 
     monkeypatch.setattr(lemma_10, "run", fake)
-    c = probe("nonlinear_cl.lemma_10").claim("ratio_difference_bound")
+    c = uncached_probe("nonlinear_cl.lemma_10").claim("ratio_difference_bound")
     assert not c.passed and c.observed == pytest.approx(2.0, rel=1e-12), c

@@ -4,13 +4,12 @@ hypothesis edges and hand-made cases."""
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, hypotheses_named, uncached_probe
 from theorems import ParameterError
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
@@ -18,29 +17,11 @@ from theorems.core.verdict import run_spec
 L2 = "nonlinear_cl.lemma_2"
 
 
-T6, REMARK = "nonlinear_cl.theorem_6", "nonlinear_cl.theorem_6_remark"
-
-
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
-
-
 N = "nonlinear_cl."
 
 
 # -- the LME classifier (nonlinear_cl.lme) ---------------------------------------------------------------------------
 DT = torch.float64
-
-
-def probe(rid: str, **params):
-    """An uncached run of a module with one input patched, at seed 7 (an instance no other test runs, so the run file
-    does not mix the probe with the module's real instance): its outcome, holds or fails, is the probe's purpose."""
-    return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
 
 
 EDGES = [
@@ -96,14 +77,14 @@ def test_lemma_2_mean_matches_the_finite_n_expectation(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
 @pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
@@ -140,6 +121,7 @@ def test_lemma_2_conditional_moments_match_monte_carlo_at_small_augmentation():
         assert torch.allclose(V[a], torch.cov(g.T), atol=1e-2), (V[a], torch.cov(g.T))
 
 
+# monkeypatch, not a Pin: lemma_2.fit_power_law is a function no parameter or module constant reaches
 @pytest.mark.parametrize("exponent, holds", [(-0.3, False), (-0.4, True)])
 def test_lemma_2_clt_rate_bound_on_a_hand_made_fit(monkeypatch, exponent, holds):
     """PREDICTED = (−0.65, −0.35): the error must fall at least as N^−0.35. With the fitted exponent patched to −0.3
@@ -149,6 +131,6 @@ def test_lemma_2_clt_rate_bound_on_a_hand_made_fit(monkeypatch, exponent, holds)
 
     real = lemma_2.fit_power_law
     monkeypatch.setattr(lemma_2, "fit_power_law", lambda x, y: dataclasses.replace(real(x, y), exponent=exponent))
-    c = probe("nonlinear_cl.lemma_2", alpha="uniform", N_min=8, doublings=2, replicates=8).claim(
+    c = uncached_probe("nonlinear_cl.lemma_2", alpha="uniform", N_min=8, doublings=2, replicates=8).claim(
         "error_falls_at_clt_rate")
     assert c.passed is holds and c.observed == exponent, c

@@ -3,13 +3,9 @@ pins, hypothesis edges and hand-made cases."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
-import theorems
-from checks.pinning import assert_hypothesis_edge
-from theorems.core import recording, registry
+from checks.pinning import assert_hypothesis_edge, hypotheses_named, uncached_probe
 
 L3 = "nonlinear_cl.lemma_3"
 
@@ -17,28 +13,10 @@ L3 = "nonlinear_cl.lemma_3"
 AP = "as_printed"
 
 
-T6, REMARK = "nonlinear_cl.theorem_6", "nonlinear_cl.theorem_6_remark"
-
-
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
-
-
 N = "nonlinear_cl."
 
 
 NL = "nonlinear_cl."
-
-
-def probe(rid: str, **params):
-    """An uncached run of a module with one input patched, at seed 7 (an instance no other test runs, so the run file
-    does not mix the probe with the module's real instance): its outcome, holds or fails, is the probe's purpose."""
-    return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
 
 
 EDGES = [
@@ -87,14 +65,14 @@ def test_lemma_3_quadratic_is_off_by_the_constant_of_the_monomial_result(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
 @pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
@@ -102,6 +80,7 @@ def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, pres
 # ---------------------------------------------------------------------------------------------------------------
 # Worst-instance claims: ONE filter / step / pattern patched to violate by a literal margin fails the claim
 # ---------------------------------------------------------------------------------------------------------------
+# monkeypatch, not a Pin: lemma_3.contrastive_covariance is a function no parameter or module constant reaches
 def test_lemma_3_judges_the_worst_filter(monkeypatch):
     """Lemma 3's claims are max over filters k: filter 0's A(w_0) scaled by 1 + 5e-10 (the others exact) puts both
     claims 2–7 allowances out (RTOL = 1e-10; P⊥ removes part of the error); a min over filters would see the exact
@@ -118,7 +97,7 @@ def test_lemma_3_judges_the_worst_filter(monkeypatch):
         return out
 
     monkeypatch.setattr(lemma_3, "contrastive_covariance", fake)
-    ev = probe("nonlinear_cl.lemma_3")
+    ev = uncached_probe("nonlinear_cl.lemma_3")
     for name in ("riemannian_gradient", "energy_identity"):
         c = ev.claim(name)
         assert not c.passed and 2e-10 < c.observed < 7e-10, c

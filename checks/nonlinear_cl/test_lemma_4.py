@@ -3,26 +3,12 @@ pins, hypothesis edges and hand-made cases."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin
+from checks.pinning import assert_hypothesis_edge, hypotheses_named
 from theorems.core import registry
 
 L4 = "nonlinear_cl.lemma_4"
-
-
-T6, REMARK = "nonlinear_cl.theorem_6", "nonlinear_cl.theorem_6_remark"
-
-
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
 
 
 N = "nonlinear_cl."
@@ -32,7 +18,6 @@ NL = "nonlinear_cl."
 
 
 def _names(rid, params):
-    from theorems.core import registry
 
     result = registry.get(rid)
     form = result.default_form
@@ -75,14 +60,14 @@ def test_lemma_4_binding_instance_has_exact_kinks(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
 @pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
@@ -94,8 +79,3 @@ def test_infonce_alpha_may_be_differentiated():
     assert names and not any("needs alpha='infonce'" in n for n in names), names
 
 
-def test_lemma_4_tolerance_is_pinned_by_its_registered_control(run):
-    """Lemma 4's RTOL = 1e-10 on both claims by the registered control formula_scale = 1 + 5e-10 (shared with Lemma 3,
-    whose pin is in test_pins_001_003.py): 5 allowances out on each."""
-    assert_registered_pin(run, "nonlinear_cl.lemma_4", dict(formula_scale=1 + 5e-10, allow_violation=True),
-                          ("V_gradient", "W_gradient"))

@@ -3,13 +3,11 @@ pins, hypothesis edges and hand-made cases."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, hypotheses_named, uncached_probe
 from theorems.core import recording, registry
 
 L5 = "nonlinear_cl.lemma_5"
@@ -18,25 +16,7 @@ L5 = "nonlinear_cl.lemma_5"
 AP = "as_printed"
 
 
-T6, REMARK = "nonlinear_cl.theorem_6", "nonlinear_cl.theorem_6_remark"
-
-
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
-
-
 N = "nonlinear_cl."
-
-
-def probe(rid: str, **params):
-    """An uncached run of a module with one input patched, at seed 7 (an instance no other test runs, so the run file
-    does not mix the probe with the module's real instance): its outcome, holds or fails, is the probe's purpose."""
-    return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
 
 
 EDGES = [
@@ -98,14 +78,14 @@ def test_lemma_5_dependent_control_has_off_diagonal_blocks(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
 @pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
@@ -116,7 +96,6 @@ def test_lemma_5_rank_counts_a_direction_five_rank_tolerances_up():
     result = registry.get("nonlinear_cl.lemma_5")
     control = dict(rare_class=2.5e-9, rank_slack=-2, allow_violation=True)
     assert control in [dict(c) for c in result.pin_instances()]
-    import theorems
 
     ev = recording.expect(theorems.check(result.id, **control), recording.FAILS)
     sv = ev.details["singular_values"]
@@ -131,6 +110,7 @@ def test_lemma_5_registered_binding_makes_a_class_rare(run):
     assert ev.holds and ev.details["min_p_c"] < 5e-6, ev.explain()
 
 
+# monkeypatch, not a Pin: lemma_5.torch.linalg.svdvals is a function no parameter or module constant reaches
 @pytest.mark.parametrize("second, rank", [(1e-9, 1), (1.1e-9, 2)])
 def test_lemma_5_numerical_rank_at_its_edge(monkeypatch, second, rank):
     """RANK_RTOL = 1e-9: with the singular values of 𝕍_z[𝔼[x̃|z]] patched to (1, ``second``, 0, …), a value equal to
@@ -145,5 +125,5 @@ def test_lemma_5_numerical_rank_at_its_edge(monkeypatch, second, rank):
         return sv
 
     monkeypatch.setattr(lemma_5.torch.linalg, "svdvals", fake)
-    c = probe("nonlinear_cl.lemma_5").claim("between_class_rank")
+    c = uncached_probe("nonlinear_cl.lemma_5").claim("between_class_rank")
     assert c.observed == rank, c

@@ -8,9 +8,8 @@ import math
 import pytest
 import torch
 
-import theorems
-from checks.pinning import assert_hypothesis_edge
-from theorems.core import recording, registry
+from checks.pinning import assert_hypothesis_edge, hypotheses_named, uncached_probe
+from theorems.core import recording
 from theorems.nonlinear_cl import examples
 from theorems.nonlinear_cl.examples import LIN_BINDING
 from theorems.nonlinear_cl.lme import Classified, LMESearch
@@ -18,22 +17,7 @@ from theorems.nonlinear_cl.lme import Classified, LMESearch
 LIN = "nonlinear_cl.linear_vs_relu"
 
 
-Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
-
-
 N = "nonlinear_cl."
-
-
-def probe(rid: str, **params):
-    """An uncached run of a module with one input patched, at seed 7 (an instance no other test runs, so the run file
-    does not mix the probe with the module's real instance): its outcome, holds or fails, is the probe's purpose."""
-    return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -101,7 +85,7 @@ def test_linear_vs_relu_unconverged_run_does_not_hold(run):
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
@@ -112,16 +96,30 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: patch_searches is a function no parameter or module constant reaches
 @pytest.mark.parametrize("linear, relu, failing", [(2, 2, "linear_one_pattern"), (1, 1, "relu_several_lmes"),
                                                    (1, 2, None)])
 def test_linear_vs_relu_pattern_counts(monkeypatch, linear, relu, failing):
     patch_searches(monkeypatch, linear_patterns=linear, relu_patterns=relu)
-    ev = probe(examples.LINEAR_VS_RELU_ID, starts=8)
+    ev = uncached_probe(examples.LINEAR_VS_RELU_ID, starts=8)
     assert [c.name for c in ev.claims if not c.passed] == ([failing] if failing else []), ev.explain()
 
 
+# monkeypatch, not a Pin: patch_searches is a function no parameter or module constant reaches
 def test_linear_vs_relu_one_unconverged_search_is_not_converged(monkeypatch):
     """Both searches must converge: an unconverged ReLU start (the linear search converged) is not converged."""
     patch_searches(monkeypatch, relu_unconverged=1)
-    ev = recording.expect(probe(examples.LINEAR_VS_RELU_ID, starts=8), recording.NOT_CONVERGED)
+    ev = recording.expect(uncached_probe(examples.LINEAR_VS_RELU_ID, starts=8), recording.NOT_CONVERGED)
     assert ev.converged is False
+
+
+# monkeypatch, not a Pin: patch_searches is a function no parameter or module constant reaches
+@pytest.mark.parametrize("deviation, holds", [(5e-8, False), (2e-9, True)])
+def test_linear_alignment_tolerance_on_one_start(monkeypatch, deviation, holds):
+    """ALIGN_TOL = 1e-8: one start of eight 5e-8 short of φ₁ (5 allowances) fails 'all starts reach φ₁'; 2e-9 holds.
+    ×10 passes the first, ÷10 fails the second, min → max over starts passes the first."""
+    patch_searches(monkeypatch, deviation=deviation)
+    ev = uncached_probe(examples.LINEAR_VS_RELU_ID, starts=8)
+    c = ev.claim("linear_all_starts_reach_phi1")
+    assert c.passed is holds, (c, ev.explain())
+    assert 1 - c.observed == pytest.approx(deviation, rel=1e-4)

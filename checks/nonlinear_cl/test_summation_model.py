@@ -7,19 +7,14 @@ import math
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge
-from theorems.core import registry
+from checks.pinning import assert_hypothesis_edge, hypotheses_named
+from theorems.nonlinear_cl import examples
+from theorems.nonlinear_cl.examples import SUM_BINDING_ABOVE, SUM_BINDING_BELOW
 
 SUM = "nonlinear_cl.summation_model"
 
 
 Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
-def named(rid: str, form, params: dict) -> list[str]:
-    result = registry.get(rid)
-    form = form or result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
 
 
 N = "nonlinear_cl."
@@ -64,6 +59,23 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
 @pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = named(rid, form, params)
+    found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+
+
+# -- §3 examples -------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("params, is_lme", [(SUM_BINDING_BELOW, True), (SUM_BINDING_ABOVE, False)])
+def test_summation_threshold_on_both_sides_of_it(run, params, is_lme):
+    ev = run(SUM, **params)
+    assert ev.holds, ev.explain()
+    q = params["q"]
+    assert ev.details["signed_gap_u1"] == pytest.approx(1 - 3 * q + q * q, abs=1e-12)  # signed gap, eq. (9)
+    assert all(ev.details["is_lme"]) is is_lme
+
+
+def test_the_summation_threshold_is_the_module_constant():
+    """The rows above write q* out; the module's constant is the same number (a typo in it fails here)."""
+    assert abs(examples.Q_STAR - Q_STAR) <= 1e-15
+
+

@@ -62,7 +62,7 @@ def test_table_1_untrained_budget_is_not_converged():
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge_both_sides(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
@@ -76,6 +76,7 @@ def test_table_1_loss_drop_is_the_least_trained_network():
     assert table_1.loss_drop(run) == pytest.approx(0.2, rel=1e-12)
 
 
+# monkeypatch, not a Pin: table_1.run_variants is a function no parameter or module constant reaches
 @pytest.mark.parametrize("drop, trained", [(0.3, True), (0.1, True), (0.03, False), (float("nan"), False)])
 def test_table_1_trained_threshold(monkeypatch, drop, trained):
     """A least loss fall of 0.3 is a trained run, 0.03 is not (TRAINED_DROP = 0.1 ×10 or ÷10 flips one), NaN never;

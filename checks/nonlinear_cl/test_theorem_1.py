@@ -99,7 +99,7 @@ def test_theorem_1_tolerances_are_pinned(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge_both_sides(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
@@ -130,6 +130,7 @@ def test_theorem_1_closed_form_of_d_floor_and_worst_candidate():
     assert theorem_1.closed_form_match(Dcf, Dcf, A).passed
 
 
+# monkeypatch, not a Pin: T.projected_flow is a function no parameter or module constant reaches
 def test_theorem_1_perturbation_claims_take_the_worst_start(monkeypatch):
     """Theorem 1's perturbed starts (PERTURBATIONS per LME): ONE start's end point after the flow patched to move
     away from w_* (reflected through its start), the others left as computed. perturbations_return is the max
@@ -155,6 +156,7 @@ def test_theorem_1_perturbation_claims_take_the_worst_start(monkeypatch):
     assert not rate.passed and rate.observed < 0, rate
 
 
+# monkeypatch, not a Pin: T.linearisation is a function no parameter or module constant reaches
 def test_theorem_1_weyl_ratio_is_judged_at_the_worst_lme(monkeypatch):
     """The default mixture has four LMEs, each with −λ_max(J) ≥ λ_gap − ρ: the linearisation of ONE of them halved
     (its rate falls to about half of the guarantee) must fail the Weyl claim, a min over the LMEs (the best LME, max

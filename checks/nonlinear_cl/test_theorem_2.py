@@ -55,7 +55,7 @@ def test_theorem_2_reference_formula_tolerance_is_pinned(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge_both_sides(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 

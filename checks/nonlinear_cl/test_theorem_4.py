@@ -13,9 +13,6 @@ from theorems.core.verdict import run_spec
 T4 = "nonlinear_cl.theorem_4"
 
 
-T6, REMARK = "nonlinear_cl.theorem_6", "nonlinear_cl.theorem_6_remark"
-
-
 NL = "nonlinear_cl."
 
 
@@ -54,11 +51,12 @@ def test_theorem_4_near_zero_s_km(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
 # -- Theorem 4: co-linearity is judged at the worst RF ---------------------------------------------------------------
+# monkeypatch, not a Pin: T.grad is a function no parameter or module constant reaches
 def test_theorem_4_colinearity_takes_the_worst_rf(monkeypatch):
     """Part (1)'s gradient block of ONE RF (k = 1) replaced by a rank-2 block with σ₂/σ₁ = 3e-10 (3 allowances of
     RTOL = 1e-10), RF 0 left as computed (σ₂/σ₁ ~ 1e-16): colinear_within_rf must fail at 3e-10 (the best RF would
@@ -102,6 +100,7 @@ def test_theorem_4_default_walks_part_two(run):
                                            "swap_path_critical"}, [c.name for c in ev.claims]
 
 
+# monkeypatch, not a Pin: T.grad is a function no parameter or module constant reaches
 def test_theorem_4_identical_weights_path_is_judged_at_its_worst_point(monkeypatch):
     """Part (2) walks W(c) = (1 − c)W* + cW^id at c = 0, 0.2, …, 1 and claims every gradient vanishes: the gradient at
     ONE point (c = 0.4) patched by +1 in every entry must fail the claim (the best point, min for max, would pass)."""

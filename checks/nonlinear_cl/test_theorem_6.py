@@ -87,7 +87,7 @@ def test_theorem_6_unconverged_flow_never_holds(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
@@ -129,6 +129,7 @@ def test_theorem_6_saddle_end_point_is_escaped():
 
 
 # -- Theorem 6's 1-D proof steps are judged at their worst (y(0), b) pair --------------------------------------------
+# monkeypatch, not a Pin: T.target is a function no parameter or module constant reaches
 @pytest.mark.parametrize("target, call, claim", [("closed_form", 1, "ode_closed_form"),
                                                  ("blowup_time", 2, "blowup_time")])
 def test_theorem_6_ode_steps_take_the_worst_pair(monkeypatch, target, call, claim):
@@ -157,6 +158,7 @@ def test_theorem_6_ode_steps_take_the_worst_pair(monkeypatch, target, call, clai
 
 
 # -- Theorem 6: the basin claims take the worst c of the grid --------------------------------------------------------
+# monkeypatch, not a Pin: T.certified_flow is a function no parameter or module constant reaches
 def test_theorem_6_basin_claims_take_the_worst_c(monkeypatch):
     """The flow's end points at ONE modulation of the grid (c = 0.3·c_max) patched: the starts the basin gained there
     and one start of basin(c = 0) are sent to −u₁ instead, the other c left as computed. The basin then shrinks from

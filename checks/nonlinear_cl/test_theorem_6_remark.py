@@ -49,10 +49,11 @@ def test_theorem_6_remark_no_modulation_is_one_over_d(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
-def test_hypothesis_edge(rid, form, params, name):
+def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: R.prob_event is a function no parameter or module constant reaches
 def test_theorem_6_remark_negative_modulation_takes_the_worst_eps(monkeypatch):
     from theorems.nonlinear_cl import theorem_6_remark as R
 
@@ -87,6 +88,7 @@ def test_theorem_6_remark_bound_157_is_the_min_over_earlier_ranks():
     assert top.bound == pytest.approx(0.25, rel=1e-12) and "½ min(ε_c(1) − ε_c(2), 1)" in top.message, top
 
 
+# monkeypatch, not a Pin: R.prob_event is a function no parameter or module constant reaches
 def test_theorem_6_remark_rank_157_takes_the_worst_rank(monkeypatch):
     """ONE rank's probability (r = 3 of the default d = 6) patched to 0.49 — above every (157) bound there (≤ 1/3) —
     the others as computed: general_rank_157 (a max over r ≥ 2) must fail; the best rank would pass."""
@@ -109,6 +111,7 @@ def test_theorem_6_remark_rank_157_takes_the_worst_rank(monkeypatch):
 
 
 # -- the Remark after Theorem 6: every claim over the ε grid (or over r) is judged at its worst entry ---------------
+# monkeypatch, not a Pin: R.prob_155, R.prob_event is a function no parameter or module constant reaches
 def test_theorem_6_remark_grid_claims_take_their_worst_entry(monkeypatch):
     """ONE entry of each aggregate is patched off by a literal amount, the others left exact: (155) off by 0.2 at the
     last ε > 0 (both (155) claims, the quadrature's and the Monte Carlo's, see it: 0.2 ≫ QUAD_ATOL, ≈ 13 standard

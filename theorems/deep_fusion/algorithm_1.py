@@ -40,7 +40,8 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import sample_params
-from ..core.result import AS_PRINTED, CORRECTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import (AS_PRINTED, CORRECTED, Cost, Logic, Outcome, Param, Pin, Result, Status, Violation,
+                           seed_param)
 from ..optim.threads import one_thread
 from ..metrics.cluster_integrity import MAX_ENUMERATED, RANK_RTOL, cluster_integrity
 from ._common import build, enumeration_elements, instances_param, n_samples, structural_violations, subspace_params
@@ -161,8 +162,9 @@ def cost(p: dict) -> Cost:
 
 # Pin of LOWER_ATOL: one sample per class on two orthogonal lines in R² leaves one feasible u⊥, so every run
 # returns the exact ρ_k = 1 (to 1e-16); the reference scaled by 1 − 3e-10 sits three LOWER_ATOLs below it.
-PINS = (dict(K=2, r=1, nu=1, imbalance=0, m=2, arrangement="angle", angle_deg=90.0, exact_scale=0.9999999997,
-             allow_violation=True),)
+PINS = (Pin("lower_bound_on_exact_rho", "exact_scale", fails=0.9999999997, within=10,
+            params=dict(K=2, r=1, nu=1, imbalance=0, m=2, arrangement="angle", angle_deg=90.0, allow_violation=True),
+            why="LOWER_ATOL: every run returns the exact rho_k = 1; the reference scaled by 1 - 3e-10 puts them 3 out"),)
 
 
 RESULT = register(Result(
