@@ -112,6 +112,7 @@ def _a9(**kw):
     return recording.expect(theorems.check(E.ID_A9, **INSIDE, **kw), recording.FAILS)  # others_untouched fails
 
 
+# monkeypatch, not a Pin: it replaces E._phase1, code that a Pin (a parameter or constant set to a literal) cannot move
 @pytest.mark.parametrize("left, holds", [(3e-6, False), (3e-7, True)])
 def test_errata_a9_reach_tolerance_pinned_by_a_patched_remaining_angle(monkeypatch, left, holds):
     """Both phase-1 claims judge the remaining angle / β⁰ at REACH_RTOL = 1e-6: a phase 1 patched to leave 3e-6 of β⁰
@@ -124,6 +125,7 @@ def test_errata_a9_reach_tolerance_pinned_by_a_patched_remaining_angle(monkeypat
         assert ev.claim(name).passed is holds, ev.claim(name)
 
 
+# monkeypatch, not a Pin: it replaces E.mover, code that a Pin (a parameter or constant set to a literal) cannot move
 @pytest.mark.parametrize("scale, failing", [(1 + 1e-5, ("lands_on_target", "weight_norm_is_alpha",
                                                         "angle_formula_exact")),
                                             (0.4, ("angle_lower_bound",))])

@@ -81,6 +81,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
 
 
 # -- lemma_4_1:152: the trained networks start perturbed in W_0, every block and W_L --------------------------------
+# monkeypatch, not a Pin: it replaces lemma_4_1.train: code, which a Pin cannot move
 def test_lemma_4_1_trained_starts_are_perturbed_in_every_group(monkeypatch):
     """The trained claims judge networks that start off the attaining network in W_0 (frozen: NC1 > 0 then), the
     blocks and W_L; a start left at the optimum in any of them would make 'trained' checks of the optimum itself.

@@ -127,6 +127,7 @@ def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds)
     assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
 
 
+# monkeypatch, not a Pin: it replaces T.ufm_objective: code, which a Pin cannot move
 def test_theorem_4_3_reduction_identity_judges_every_network(monkeypatch):
     """The reduction identity takes the worst network: one network's GUFM part off by 1e-6 relative fails it (a
     claim that took the best network would pass on the others, which are exact)."""

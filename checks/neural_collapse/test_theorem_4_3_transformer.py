@@ -95,6 +95,7 @@ def test_an_empty_trained_sweep_is_refused_by_the_domain(rid, arch):
         registry.validate_structure(result, dict(arch=arch, train_depths=()), result.default_form)
 
 
+# monkeypatch, not a Pin: it replaces T._construct: code, which a Pin cannot move
 @pytest.mark.parametrize("exponent, holds", [(-0.05, False), (-0.15, True)])
 def test_transformer_printed_gamma_claim_pinned(monkeypatch, exponent, holds):
     """VANISH_EXPONENT = −0.1: the printed γ(L)'s construction 'vanishes' when its excess falls at least as L^−0.1; a

@@ -139,6 +139,7 @@ def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds)
     assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
 
 
+# monkeypatch, not a Pin: it replaces T1.closed_form: code, which a Pin cannot move
 @pytest.mark.parametrize("claim, scale", [("optimiser_reaches_closed_form", 1 - 3e-10),
                                           ("optimiser_not_below_closed_form", 1 + 3e-10)])
 def test_toy_1d_closed_form_claims_judge_every_depth(monkeypatch, claim, scale):
