@@ -19,8 +19,18 @@ import torch
 import theorems
 from theorems.core import recording
 from theorems.core.context import Context
-from theorems.deep_fusion import (algorithm_1, definition_1, fusion, fusion_trend, noise_lemma, tables, theorem_1,
-                                  theorem_2, theorem_2_depth, trained_attention)
+from theorems.deep_fusion import (
+    algorithm_1,
+    definition_1,
+    fusion,
+    fusion_trend,
+    noise_lemma,
+    tables,
+    theorem_1,
+    theorem_2,
+    theorem_2_depth,
+    trained_attention,
+)
 from theorems.deep_fusion._witness import allocation_lower_bound, block_diagonal_lp, unit_column_upper_bound
 from theorems.deep_fusion.fusion import base_B6, log_gamma_B, log_gamma_O
 

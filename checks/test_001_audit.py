@@ -10,9 +10,9 @@
 from __future__ import annotations
 
 import pytest
-from theorems.core import recording
 
 from theorems import HypothesisViolation
+from theorems.core import recording
 from theorems.core.registry import get
 from theorems.nonlinear_cl import figure_8, theorem_3
 

@@ -14,8 +14,8 @@ import math
 import pytest
 
 import theorems
-from theorems.core import recording
 from theorems import HypothesisViolation, ParameterError
+from theorems.core import recording
 from theorems.nonlinear_cl.examples import CAT_BINDING, LIN_BINDING, SUM_BINDING_ABOVE, SUM_BINDING_BELOW
 from theorems.nonlinear_cl.theorem_1 import BINDING_2D, BINDING_3D, PAST_THRESHOLD
 from theorems.nonlinear_cl.theorem_3 import BINDING_TIGHT, BINDING_VARYING

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from theorems.core import recording
 from theorems import HypothesisViolation
+from theorems.core import recording
 
 COR1 = "nonlinear_cl.corollary_1"
 L3 = "nonlinear_cl.lemma_3"
@@ -175,6 +175,7 @@ def test_figure_1_right_enumeration_is_complete_on_a_hand_case():
     """Orthonormal U (eps = 0), M = 2: by symmetry of the atoms the LMEs are ±-free and each u_m is one of them
     (the orthogonal model, q below the threshold): the enumeration returns u_1 and u_2 up to rounding."""
     import torch
+
     from theorems.data.latents import summation_model
     from theorems.nonlinear_cl.figure_1_right import all_lmes
 

@@ -20,9 +20,8 @@ import theorems
 from checks.hand_tables import figure_4_chi
 from checks.pinning import assert_registered_pin
 from theorems.core import recording
-from theorems.core.errors import HypothesisViolation
+from theorems.core.errors import HypothesisViolation, IdentityFailure
 from theorems.nonlinear_cl import augmentation_b5, corollary_1, examples
-from theorems.core.errors import IdentityFailure
 from theorems.nonlinear_cl.covariance import check_filters
 from theorems.nonlinear_cl.figure_4 import grid_claims
 from theorems.nonlinear_cl.lme import Classified, LMESearch

@@ -36,9 +36,6 @@ def test_trend_is_measured_not_judged(run):
 L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
 
 
-E3, E4 = "cl_generalization.composition_ordering", "cl_generalization.revised_infonce"
-
-
 @pytest.mark.parametrize(
     "rid, params, name",
     [(TREND, dict(strengths="1,0.5,0"), "strengths")],

@@ -40,9 +40,6 @@ def test_infonce_claims_take_the_worst_seed_and_temperature(run):
 L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
 
 
-E3, E4 = "cl_generalization.composition_ordering", "cl_generalization.revised_infonce"
-
-
 # -- the paper's own preconditions and the declared domains -------------------------------------------------
 @pytest.mark.parametrize(
     "rid, params, hypothesis",

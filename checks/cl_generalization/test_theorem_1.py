@@ -67,9 +67,6 @@ INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposit
                                                               "augmentation_trend"))
 
 
-E3, E4 = "cl_generalization.composition_ordering", "cl_generalization.revised_infonce"
-
-
 @pytest.mark.parametrize(
     "rid, params, name",
     [(T1, dict(eps=0.0), "eps")],

@@ -33,9 +33,6 @@ INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposit
                                                               "augmentation_trend"))
 
 
-E3, E4 = "cl_generalization.composition_ordering", "cl_generalization.revised_infonce"
-
-
 # -- the paper's own preconditions and the declared domains -------------------------------------------------
 @pytest.mark.parametrize(
     "rid, params, hypothesis",

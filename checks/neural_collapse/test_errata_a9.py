@@ -11,19 +11,9 @@ from checks.pinning import assert_hypothesis_edge, assert_registered_pin
 from theorems import HypothesisViolation, ParameterError
 from theorems.core import recording
 from theorems.core.verdict import run_spec
-from theorems.neural_collapse import depth_trend as DT
-from theorems.neural_collapse import dimension_conditions as DC
 from theorems.neural_collapse import errata as ER
-from theorems.neural_collapse import theorem_4_3 as T
-from theorems.neural_collapse import transformer_depth as TD
 
-T43, T43D, T46, DIM = T.ID, DT.ID_43, DT.ID_46, DC.ID
-
-
-T43T, T46T = TD.ID_43T, TD.ID_46T
-
-
-A9, A12 = ER.ID_A9, ER.ID_A12
+A9 = ER.ID_A9
 
 
 @pytest.mark.parametrize("rid, status", [(A9, "verified")])
@@ -81,9 +71,6 @@ HYPOTHESIS_EDGES = [
                          ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
-
-
-ATTAINING = dict(attaining=True, K=3, n=2, d0=6, d=4, loss="ce", L=3)
 
 
 REGISTERED_PINS = [

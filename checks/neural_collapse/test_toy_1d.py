@@ -121,9 +121,6 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 
 
-ATTAINING = dict(attaining=True, K=3, n=2, d0=6, d=4, loss="ce", L=3)
-
-
 REGISTERED_PINS = [
     # RTOL = 1e-10 on the 1-D toy's closed form, from both sides (3 allowances)
     ("toy_1d", dict(bound_scale=1 + 3e-10, allow_violation=True), ("optimiser_not_below_closed_form",), ("bound",)),
