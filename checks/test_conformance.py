@@ -11,10 +11,10 @@ import math
 import pytest
 
 import theorems
-from theorems.core import recording
 from theorems import HypothesisViolation, ParameterError
 from theorems.conformance import *  # noqa: F401,F403  (the checks, and the pytest_generate_tests that feeds them)
 from theorems.conformance import _hang_guard
+from theorems.core import recording
 from theorems.core.evidence import Evidence
 
 # Calls at the edges that tools/fuzz.py found ending in a raw exception (each fixed in the result's module); they

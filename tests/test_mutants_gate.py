@@ -290,3 +290,17 @@ def test_the_real_gates_find_the_tests_the_file_names_missed():
     assert "checks/deep_fusion/test_fusion.py::test_theorem_2_log_gamma_B_matches_the_direct_formula" in fusion[1]
     inst = mutants.gate_tests(Path("theorems/cl_generalization/instances.py"), ROOT)
     assert "cl_generalization.tables_1_2]" in inst[0][2]
+
+
+def test_a_declared_pins_conformance_case_stays_in_the_gate_of_its_result(monkeypatch):
+    """test_declared_pins_hold_on_their_sides names its cases <pin>-<result id>: the gate keeps the pins of the
+    module's own results (a tolerance that only its declared Pin pins is killed there) and no other result's."""
+    node = "checks/test_conformance.py::test_declared_pins_hold_on_their_sides[{}]"
+    found = [node.format("time_scale=None|1.00000002-ssl_dynamics.new_data_point"),
+             node.format("T=None|9.7-ssl_dynamics.theorem_3"),
+             "checks/test_conformance.py::test_declares_its_logic[ssl_dynamics.new_data_point]"]
+    monkeypatch.setattr(mutants, "_collect", lambda args, root: found)
+    gate = dict(runs=[["checks/test_conformance.py", "-k", "ssl_dynamics.new_data_point]"]],
+                ids=["ssl_dynamics.new_data_point"], own=["ssl_dynamics.new_data_point"], direct=set())
+    (kept,) = mutants.gate_items(gate, ROOT)
+    assert sorted(kept) == sorted([found[0], found[2]])

@@ -725,7 +725,8 @@ def gate_items(gate: dict, root: Path = Path("."), killers: tuple[str, ...] = ()
     keep = []
     for node in found:
         if node.startswith("checks/test_conformance.py::"):
-            if any(f"[{i}]" in node or f"[{i}-" in node for i in gate["ids"]):
+            # ...[<id>], ...[<id>-<case>], and a declared pin's ...[<pin>-<id>] (test_declared_pins_hold_on_their_sides)
+            if any(f"[{i}]" in node or f"[{i}-" in node or f"-{i}]" in node for i in gate["ids"]):
                 keep.append(node)
         elif _keep_case(node, gate):
             keep.append(node)

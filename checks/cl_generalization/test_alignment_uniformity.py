@@ -81,6 +81,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
 
 
 # -- alignment_uniformity ----------------------------------------------------------------------------------------
+# monkeypatch, not a Pin: it replaces AU.simplex_bound: code, which a Pin cannot move
 @pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
 def test_alignment_uniformity_bound_rtol_is_pinned(monkeypatch, bump, passes):
     """BOUND_RTOL (1e-12): the closed-form lower bound lowered by a literal bump (I_τ(simplex) equals it to ~1e-16
@@ -94,6 +95,7 @@ def test_alignment_uniformity_bound_rtol_is_pinned(monkeypatch, bump, passes):
     assert c.kind == "bound" and c.passed is passes, c
 
 
+# monkeypatch, not a Pin: it replaces AU.uniformity: code, which a Pin cannot move
 @pytest.mark.parametrize("bump, passes", [(3e-3, True), (3e-4, False)])
 def test_alignment_uniformity_gap_min_is_pinned(monkeypatch, bump, passes):
     """GAP_MIN (1e-3): on the square (cube_d = 2, where the search finds U_t(square) again: |gap| < 1e-7) the
@@ -124,6 +126,7 @@ def test_uniformity_is_wang_and_isolas_at_t_2():
     assert float(uniformity(square)[0]) == pytest.approx(math.log((2 * math.exp(-4) + math.exp(-8)) / 3), abs=1e-12)
 
 
+# monkeypatch, not a Pin: it replaces AU.infonce, code that a Pin (a parameter or constant set to a literal) cannot move
 def test_alignment_uniformity_search_claim_takes_the_lowest_restart(monkeypatch):
     """Nothing the search finds may beat the exact lower bound (Jensen): one of two restarts reported 1e-6 below it
     must fail the identity, whatever the other restart found."""

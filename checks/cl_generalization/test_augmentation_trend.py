@@ -36,9 +36,6 @@ def test_trend_is_measured_not_judged(run):
 L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
 
 
-E3, E4 = "cl_generalization.composition_ordering", "cl_generalization.revised_infonce"
-
-
 @pytest.mark.parametrize(
     "rid, params, name",
     [(TREND, dict(strengths="1,0.5,0"), "strengths")],
@@ -88,6 +85,7 @@ def _trend_row_moved(monkeypatch, change, which: int = 4):
 _TREND = dict(sizes=[4, 4])
 
 
+# monkeypatch, not a Pin: it patches through a helper (a computed quantity moved by a literal), which no Pin can move
 @pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
 def test_augmentation_trend_bound_atol_is_pinned_at_the_worst_cell(monkeypatch, bump, passes):
     """BOUND_ATOL (1e-12): one (strength, seed) cell's Err set a literal bump above its min(B*_corr, 1) (the others
@@ -102,6 +100,7 @@ def test_augmentation_trend_bound_atol_is_pinned_at_the_worst_cell(monkeypatch, 
     assert c.kind == "bound" and c.passed is passes, c
 
 
+# monkeypatch, not a Pin: it patches through a helper (a computed quantity moved by a literal), which no Pin can move
 @pytest.mark.parametrize("bump, passes", [(0.5e-12, True), (3e-12, False)])
 def test_augmentation_trend_oracle_identity_is_pinned_at_the_worst_cell(monkeypatch, bump, passes):
     """BOUND_ATOL on ``oracle_below_bound`` (identity): one cell given B*_corr = ½ (both sides are capped at 1, and
@@ -116,6 +115,7 @@ def test_augmentation_trend_oracle_identity_is_pinned_at_the_worst_cell(monkeypa
     assert_identity_pin(AT.ID, "oracle_below_bound", passes, **_TREND)
 
 
+# monkeypatch, not a Pin: it replaces P.concentration: code, which a Pin cannot move
 def test_augmentation_trend_concentration_identity_takes_the_worst_strength_and_delta(monkeypatch):
     """``concentration_monotone`` (an identity of the harness: nested view sets): σ of the strongest augmentation
     lowered a literal 1e-3 below the previous strength's at one δ only must fail it, whatever the other δ and the

@@ -10,7 +10,7 @@ import math
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_identity_fails, assert_registered_pin, probe
+from checks.pinning import assert_hypothesis_edge, assert_identity_fails, probe
 from theorems import HypothesisViolation, ParameterError
 
 INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
@@ -38,9 +38,6 @@ def test_infonce_claims_take_the_worst_seed_and_temperature(run):
 
 
 L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
-
-
-E3, E4 = "cl_generalization.composition_ordering", "cl_generalization.revised_infonce"
 
 
 # -- the paper's own preconditions and the declared domains -------------------------------------------------
@@ -86,23 +83,6 @@ HYPOTHESIS_EDGES = [
                          ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
-
-
-REGISTERED_PINS = [
-    # infonce.LIMIT_ATOL: the limit's constant brings τ(L_τ − log 2) − cL' at τ = 10⁴ from 2.3857e-5 to −5e-10
-    ("cl_generalization.infonce_decomposition", dict(limit_coef=0.4999760402149, allow_violation=True),
-     ("temperature_limit_from_above",)),
-    ("cl_generalization.infonce_decomposition", dict(split_shift=6e-10, allow_violation=True),
-     ("decomposition", "linear_loss_identity")),
-    ("cl_generalization.infonce_decomposition", dict(limit_coef=0.5 + 1e-9, allow_violation=True),
-     ("temperature_limit_rate",)),
-]
-
-
-@pytest.mark.parametrize("rid, control, claims", REGISTERED_PINS,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(REGISTERED_PINS)])
-def test_registered_control_pins_the_tolerance(run, rid, control, claims):
-    assert_registered_pin(run, rid, control, claims, kinds=("bound", "identity"))
 
 
 def test_infonce_rate_on_collapsed_features_is_zero_not_a_division_by_zero(run):
@@ -154,6 +134,7 @@ def _infonce_two_seeds(monkeypatch, change):
     return _second_call_changed(monkeypatch, IN, "terms", change)
 
 
+# monkeypatch, not a Pin: it patches through a helper (a computed quantity moved by a literal), which no Pin can move
 @pytest.mark.parametrize("claim, change, raises", [
     ("decomposition", lambda r: {**r, "L": r["L1"] + r["L2"] + 1e-8}, False),
     ("linear_loss_identity", lambda r: {**r, "Lp": r["Lp_split"] + 1e-8}, False),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin
+from checks.pinning import assert_hypothesis_edge
 from theorems import HypothesisViolation, ParameterError
 
 L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
@@ -38,9 +38,6 @@ def test_no_instance_can_be_built_even_as_a_control(rid, params, hypothesis):
 
 INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
                                                               "augmentation_trend"))
-
-
-E3, E4 = "cl_generalization.composition_ordering", "cl_generalization.revised_infonce"
 
 
 @pytest.mark.parametrize(
@@ -97,15 +94,3 @@ def test_lemma_1_classifiers_err_where_each_is_defined_to():
     assert errs("nearest_centre") == [[False, False, True, False]]
     assert errs("wrong_on_good") == [[True, True, True, False]]
     assert not any(e and g for e, g in zip(errs("random")[0], good[0].tolist()))
-
-
-REGISTERED_PINS = [
-    ("cl_generalization.lemma_1", dict(mode="antipodal_bad", sizes=[10, 10], m=10, bound_scale=1 - 1e-10,
-                                       allow_violation=True), ("error_bound",)),
-]
-
-
-@pytest.mark.parametrize("rid, control, claims", REGISTERED_PINS,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(REGISTERED_PINS)])
-def test_registered_control_pins_the_tolerance(run, rid, control, claims):
-    assert_registered_pin(run, rid, control, claims, kinds=("bound", "identity"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin, probe
+from checks.pinning import assert_hypothesis_edge, probe
 from theorems import HypothesisViolation
 from theorems.cl_generalization.barlow_twins import BINDING as BT_BINDING
 from theorems.core import registry
@@ -22,9 +22,6 @@ def test_lemma_2_cauchy_schwarz_nearly_binds(run):
 
 
 L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
-
-
-E3, E4 = "cl_generalization.composition_ordering", "cl_generalization.revised_infonce"
 
 
 # -- the paper's own preconditions and the declared domains -------------------------------------------------
@@ -59,20 +56,6 @@ HYPOTHESIS_EDGES = [
                          ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
-
-
-REGISTERED_PINS = [
-    # barlow_twins.RTOL: λL₂ of the split scaled by 1 + 3e-9 (λL₂ = 0.1375 on the default): the split off by 4.1e-10
-    ("cl_generalization.lemma_2", dict(split_scale=1 + 3e-9, allow_violation=True), ("split",)),
-    # barlow_twins.RTOL through the alignment identity: 2Σ(1 − C_ii) = 0.0855 scaled by 1 + 4.7e-9, off by 4.0e-10
-    ("cl_generalization.lemma_2", dict(align_scale=1 + 4.7e-9, allow_violation=True), ("alignment_identity",)),
-]
-
-
-@pytest.mark.parametrize("rid, control, claims", REGISTERED_PINS,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(REGISTERED_PINS)])
-def test_registered_control_pins_the_tolerance(run, rid, control, claims):
-    assert_registered_pin(run, rid, control, claims, kinds=("bound", "identity"))
 
 
 def test_lemma_2_reports_a_search_only_when_there_was_one(run):
@@ -110,6 +93,7 @@ def _two_seeds(monkeypatch):
     monkeypatch.setattr(B, "features", twice)
 
 
+# monkeypatch, not a Pin: it patches through a helper (a computed quantity moved by a literal), which no Pin can move
 def test_lemma_2_claims_take_the_worst_seed(monkeypatch):
     """Two seeds, the second one's E‖f₁ − f₂‖² set to 10³ (2√(dL₁) ≈ 0.1): Lemma 2 and the alignment identity fail
     at that seed (the first holds both). A 1e-12 change of the split's constant puts the instance outside the

@@ -33,9 +33,6 @@ INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposit
                                                               "augmentation_trend"))
 
 
-E3, E4 = "cl_generalization.composition_ordering", "cl_generalization.revised_infonce"
-
-
 # -- the paper's own preconditions and the declared domains -------------------------------------------------
 @pytest.mark.parametrize(
     "rid, params, hypothesis",
@@ -110,6 +107,7 @@ def test_theorem_3_rhs_identity_is_judged_at_the_smallest_printed_rhs(run):
 
 
 # -- theorem_3 -----------------------------------------------------------------------------------------------------
+# monkeypatch, not a Pin: it replaces P.infonce_point_pairs: code, which a Pin cannot move
 @pytest.mark.parametrize("rel, passes", [(0.5e-10, True), (3e-10, False)])
 def test_theorem_3_rtol_pins_the_am_gm_identity(monkeypatch, rel, passes):
     """RTOL (1e-10) on ``L2_at_least_log2``: the pair losses rescaled so that L₂ = log 2·(1 − rel) exactly (a
@@ -127,6 +125,7 @@ def test_theorem_3_rtol_pins_the_am_gm_identity(monkeypatch, rel, passes):
     assert_identity_pin(T3.ID, "L2_at_least_log2", passes)
 
 
+# monkeypatch, not a Pin: it replaces P.class_centres: code, which a Pin cannot move
 @pytest.mark.parametrize("rel, passes", [(0.5e-10, True), (3e-10, False)])
 def test_theorem_3_rtol_pins_cauchy_schwarz_on_merged_classes(monkeypatch, rel, passes):
     """RTOL (1e-10) on ``centre_products_at_most_1``: merged classes without noise have μ_0ᵀμ_1 = 1 (binding); the
@@ -140,6 +139,7 @@ def test_theorem_3_rtol_pins_cauchy_schwarz_on_merged_classes(monkeypatch, rel, 
     assert_identity_pin(T3.ID, "centre_products_at_most_1", passes, **merged)
 
 
+# monkeypatch, not a Pin: it replaces T3._log_diff_exp: code, which a Pin cannot move
 @pytest.mark.parametrize("bump, passes", [(0.5e-10, True), (3e-10, False)])
 def test_theorem_3_rtol_pins_the_per_pair_repair(monkeypatch, bump, passes):
     """RTOL (1e-10, absolute) on ``per_pair_repair``: merged classes attain it (μ_0ᵀμ_1 − repair ≈ −7e-16); the
@@ -167,6 +167,7 @@ def test_theorem_3_reported_slack_is_the_tightest_pair_of_three_classes(run):
     assert ev.details["printed_bound_slack_max"] == pytest.approx(c.observed - c.bound, abs=1e-12), ev.details
 
 
+# monkeypatch, not a Pin: the floor is set from an unmoved run's own RHS (a Pin's literal would restate it to 1e-10)
 @pytest.mark.parametrize("rel, passes", [(0.5e-10, True), (3e-10, False)])
 def test_theorem_3_rtol_pins_the_log_16_minus_e_floor(monkeypatch, rel, passes):
     """RTOL (1e-10) on ``rhs_at_least_log_16_minus_e``: the floor raised to the default instance's own smallest
@@ -192,6 +193,7 @@ def test_theorem_3_rtol_pins_the_weighted_pair_step(excess, passes):
     assert c.kind == "proof_step" and c.passed is passes and abs(c.observed - excess) < 1e-11, c
 
 
+# monkeypatch, not a Pin: it replaces T3.build ...: code, which a Pin cannot move
 @pytest.mark.parametrize("claim, name, change", [
     ("L2_at_least_log2", "infonce_point_pairs", lambda out: out * (math.log(2) * (1 - 1e-8) / out.mean())),
     ("centre_products_at_most_1", "class_centres", lambda out: out * 1.01),
@@ -223,6 +225,7 @@ def test_theorem_3_identities_take_the_worst_seed(monkeypatch, claim, name, chan
     assert len(calls) == 2
 
 
+# monkeypatch, not a Pin: it replaces P.infonce_point_pairs: code, which a Pin cannot move
 def test_theorem_3_floor_is_the_rhs_at_its_extreme_case(monkeypatch):
     """log(16 − e) is the printed right-hand side where it is smallest: L₂ = log 2 (pair losses rescaled to it),
     two balanced classes (p_kp_ℓ = ¼) and ε → 0 (10⁻⁹ here): the smallest RHS meets the floor to 1e-8."""

@@ -94,9 +94,6 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 
 
-ATTAINING = dict(attaining=True, K=3, n=2, d0=6, d=4, loss="ce", L=3)
-
-
 REGISTERED_PINS = [
     # the deep UFM remark: LOWER_RTOL = 1e-10 on the attaining copy, REACH_RTOL = 1e-7 on the trained networks
     ("deep_ufm_remark", dict(bound_scale=1 + 3e-10, allow_violation=True), ("deep_ufm_above_shallow_optimum",),

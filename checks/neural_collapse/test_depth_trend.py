@@ -16,11 +16,9 @@ from theorems import ResourceLimit
 from theorems.core import recording
 from theorems.core.verdict import run_spec
 from theorems.neural_collapse import depth_trend as DT
-from theorems.neural_collapse import dimension_conditions as DC
-from theorems.neural_collapse import theorem_4_3 as T
 from theorems.neural_collapse import transformer_depth as TD
 
-T43, T43D, T46, DIM = T.ID, DT.ID_43, DT.ID_46, DC.ID
+T43D, T46 = DT.ID_43, DT.ID_46
 
 
 T43T, T46T = TD.ID_43T, TD.ID_46T

@@ -11,19 +11,9 @@ from checks.pinning import assert_hypothesis_edge, assert_registered_pin
 from theorems import HypothesisViolation, ParameterError
 from theorems.core import recording
 from theorems.core.verdict import run_spec
-from theorems.neural_collapse import depth_trend as DT
-from theorems.neural_collapse import dimension_conditions as DC
 from theorems.neural_collapse import errata as ER
-from theorems.neural_collapse import theorem_4_3 as T
-from theorems.neural_collapse import transformer_depth as TD
 
-T43, T43D, T46, DIM = T.ID, DT.ID_43, DT.ID_46, DC.ID
-
-
-T43T, T46T = TD.ID_43T, TD.ID_46T
-
-
-A9, A12 = ER.ID_A9, ER.ID_A12
+A9 = ER.ID_A9
 
 
 @pytest.mark.parametrize("rid, status", [(A9, "verified")])
@@ -83,9 +73,6 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 
 
-ATTAINING = dict(attaining=True, K=3, n=2, d0=6, d=4, loss="ce", L=3)
-
-
 REGISTERED_PINS = [
     # Appendix A's phase-1 mover: EXACT_RTOL = 1e-12 on the landing point, ANGLE_RTOL = 1e-6 on the exact angle
     ("errata_a9", dict(step_scale=1 + 1e-9, allow_violation=True), ("lands_on_target",), ("bound",)),
@@ -112,6 +99,7 @@ def _a9(**kw):
     return recording.expect(theorems.check(E.ID_A9, **INSIDE, **kw), recording.FAILS)  # others_untouched fails
 
 
+# monkeypatch, not a Pin: it replaces E._phase1, code that a Pin (a parameter or constant set to a literal) cannot move
 @pytest.mark.parametrize("left, holds", [(3e-6, False), (3e-7, True)])
 def test_errata_a9_reach_tolerance_pinned_by_a_patched_remaining_angle(monkeypatch, left, holds):
     """Both phase-1 claims judge the remaining angle / β⁰ at REACH_RTOL = 1e-6: a phase 1 patched to leave 3e-6 of β⁰
@@ -124,6 +112,7 @@ def test_errata_a9_reach_tolerance_pinned_by_a_patched_remaining_angle(monkeypat
         assert ev.claim(name).passed is holds, ev.claim(name)
 
 
+# monkeypatch, not a Pin: it replaces E.mover, code that a Pin (a parameter or constant set to a literal) cannot move
 @pytest.mark.parametrize("scale, failing", [(1 + 1e-5, ("lands_on_target", "weight_norm_is_alpha",
                                                         "angle_formula_exact")),
                                             (0.4, ("angle_lower_bound",))])

@@ -189,6 +189,7 @@ def test_first_order_certificate_is_pinned_by_literal_gradient_norms(module):
 TINY_FIGURE_1 = dict(K=2, n=2, d=4, depths=[2, 3, 4], seeds=1, train_iter=80, window=20, bias_decay=True)
 
 
+# monkeypatch, not a Pin: it replaces figure_1._CACHE ...: code, which a Pin cannot move
 def test_figure_1_converged_flag_routes_through_its_certificates(monkeypatch):
     """The tiniest Figure 1 sweep: certified as run; with both certificates refusing, not converged."""
     monkeypatch.setattr(figure_1, "_CACHE", {})
@@ -259,6 +260,7 @@ def _figure_1(monkeypatch, exponent: float, **params) -> dict:
     return {c.name: c for c in out.claims}
 
 
+# monkeypatch, not a Pin: it patches through a helper (a computed quantity moved by a literal), which no Pin can move
 def test_figure_1_evaluate_judges_by_the_fall_bar(monkeypatch):
     """evaluate's bar is −0.5 (between the λ ∝ 1/L curves, ≈ −1.1, and the constant-λ ones, ≈ −0.2) at the default
     drop_scale: curves at −0.4 fail both fall claims (a bar ÷10, −0.05, would pass them), curves at −0.6 pass (a
@@ -268,6 +270,7 @@ def test_figure_1_evaluate_judges_by_the_fall_bar(monkeypatch):
         assert _figure_1(monkeypatch, -0.6)[name].passed
 
 
+# monkeypatch, not a Pin: it patches through a helper (a computed quantity moved by a literal), which no Pin can move
 def test_figure_1_registered_control_is_a_near_miss(monkeypatch):
     """The registered negative control (drop_scale = 3: a required exponent −1.5) fails curves that fall at
     −1.3, i.e. faster than the default sweep's ≈ −1.1 (a drop_scale ÷10 would let them pass), and no more than

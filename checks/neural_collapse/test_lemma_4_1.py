@@ -11,21 +11,8 @@ from checks.pinning import assert_hypothesis_edge
 from theorems import HypothesisViolation, ParameterError
 from theorems.core import recording
 from theorems.core.verdict import run_spec
-from theorems.neural_collapse import depth_trend as DT
-from theorems.neural_collapse import dimension_conditions as DC
-from theorems.neural_collapse import errata as ER
 from theorems.neural_collapse import lemma_4_1
 from theorems.neural_collapse import lemma_4_1 as L41
-from theorems.neural_collapse import theorem_4_3 as T
-from theorems.neural_collapse import transformer_depth as TD
-
-T43, T43D, T46, DIM = T.ID, DT.ID_43, DT.ID_46, DC.ID
-
-
-T43T, T46T = TD.ID_43T, TD.ID_46T
-
-
-A9, A12 = ER.ID_A9, ER.ID_A12
 
 
 @pytest.mark.parametrize("rid, status", [(L41.ID, "verified")])
@@ -81,6 +68,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
 
 
 # -- lemma_4_1:152: the trained networks start perturbed in W_0, every block and W_L --------------------------------
+# monkeypatch, not a Pin: it replaces lemma_4_1.train: code, which a Pin cannot move
 def test_lemma_4_1_trained_starts_are_perturbed_in_every_group(monkeypatch):
     """The trained claims judge networks that start off the attaining network in W_0 (frozen: NC1 > 0 then), the
     blocks and W_L; a start left at the optimum in any of them would make 'trained' checks of the optimum itself.

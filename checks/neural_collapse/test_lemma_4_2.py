@@ -224,6 +224,7 @@ def test_noncollapsed_margin_is_pinned_by_literal_values():
     assert lemma_4_2.noncollapsed_claim(4e-18, 0.0).passed
 
 
+# monkeypatch, not a Pin: it replaces lemma_4_2.reach_claim: code, which a Pin cannot move
 def test_lemma_4_2_reach_routes_through_reach_claim(monkeypatch):
     """One PIN solve: the reported best value, moved by a literal 3 allowances of REACH_RTOL above its L*, fails
     the registered claim; evaluate's claim is reach_claim's."""

@@ -28,6 +28,7 @@ def test_zero_padding_is_an_exact_identity_and_stays_zero():
                           objective(spec, theta, X0, labels, "ce", 0.005, 0.001), rtol=1e-14)
 
 
+# monkeypatch, not a Pin: it replaces bt.train_to_plateau ...: code, which a Pin cannot move
 def test_sandwich_trains_through_its_certificates(monkeypatch):
     """``certified_sweep`` hands sandwich's own decisions to train_to_plateau (a spy stops the sweep there)."""
     import theorems.optim.batched_train as bt

@@ -23,20 +23,9 @@ from theorems import HypothesisViolation, ParameterError
 from theorems.core import registry
 from theorems.core.errors import IdentityFailure
 from theorems.core.verdict import run_spec
-from theorems.neural_collapse import depth_trend as DT
-from theorems.neural_collapse import dimension_conditions as DC
-from theorems.neural_collapse import errata as ER
 from theorems.neural_collapse import theorem_4_3 as T
-from theorems.neural_collapse import transformer_depth as TD
 
-
-T43, T43D, T46, DIM = T.ID, DT.ID_43, DT.ID_46, DC.ID
-
-
-T43T, T46T = TD.ID_43T, TD.ID_46T
-
-
-A9, A12 = ER.ID_A9, ER.ID_A12
+T43 = T.ID
 
 
 @pytest.mark.parametrize("rid, status", [(T43, "verified")])
@@ -138,6 +127,7 @@ def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds)
     assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
 
 
+# monkeypatch, not a Pin: it replaces T.ufm_objective: code, which a Pin cannot move
 def test_theorem_4_3_reduction_identity_judges_every_network(monkeypatch):
     """The reduction identity takes the worst network: one network's GUFM part off by 1e-6 relative fails it (a
     claim that took the best network would pass on the others, which are exact)."""

@@ -11,19 +11,9 @@ import pytest
 import theorems
 from checks.pinning import assert_hypothesis_edge
 from theorems import HypothesisViolation, ParameterError
-from theorems.neural_collapse import depth_trend as DT
-from theorems.neural_collapse import dimension_conditions as DC
-from theorems.neural_collapse import errata as ER
-from theorems.neural_collapse import theorem_4_3 as T
 from theorems.neural_collapse import transformer_depth as TD
 
-T43, T43D, T46, DIM = T.ID, DT.ID_43, DT.ID_46, DC.ID
-
-
-T43T, T46T = TD.ID_43T, TD.ID_46T
-
-
-A9, A12 = ER.ID_A9, ER.ID_A12
+T43T = TD.ID_43T
 
 
 @pytest.mark.parametrize("rid, status", [(T43T, "open")])
@@ -95,6 +85,7 @@ def test_an_empty_trained_sweep_is_refused_by_the_domain(rid, arch):
         registry.validate_structure(result, dict(arch=arch, train_depths=()), result.default_form)
 
 
+# monkeypatch, not a Pin: it replaces T._construct: code, which a Pin cannot move
 @pytest.mark.parametrize("exponent, holds", [(-0.05, False), (-0.15, True)])
 def test_transformer_printed_gamma_claim_pinned(monkeypatch, exponent, holds):
     """VANISH_EXPONENT = −0.1: the printed γ(L)'s construction 'vanishes' when its excess falls at least as L^−0.1; a

@@ -11,18 +11,8 @@ import theorems
 from checks.pinning import assert_hypothesis_edge
 from theorems import HypothesisViolation, ParameterError
 from theorems.neural_collapse import depth_trend as DT
-from theorems.neural_collapse import dimension_conditions as DC
-from theorems.neural_collapse import errata as ER
-from theorems.neural_collapse import theorem_4_3 as T
-from theorems.neural_collapse import transformer_depth as TD
 
-T43, T43D, T46, DIM = T.ID, DT.ID_43, DT.ID_46, DC.ID
-
-
-T43T, T46T = TD.ID_43T, TD.ID_46T
-
-
-A9, A12 = ER.ID_A9, ER.ID_A12
+T46 = DT.ID_46
 
 
 @pytest.mark.parametrize("rid, status", [(T46, "trend")])

@@ -121,9 +121,6 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 
 
-ATTAINING = dict(attaining=True, K=3, n=2, d0=6, d=4, loss="ce", L=3)
-
-
 REGISTERED_PINS = [
     # RTOL = 1e-10 on the 1-D toy's closed form, from both sides (3 allowances)
     ("toy_1d", dict(bound_scale=1 + 3e-10, allow_violation=True), ("optimiser_not_below_closed_form",), ("bound",)),
@@ -139,6 +136,7 @@ def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds)
     assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
 
 
+# monkeypatch, not a Pin: it replaces T1.closed_form: code, which a Pin cannot move
 @pytest.mark.parametrize("claim, scale", [("optimiser_reaches_closed_form", 1 - 3e-10),
                                           ("optimiser_not_below_closed_form", 1 + 3e-10)])
 def test_toy_1d_closed_form_claims_judge_every_depth(monkeypatch, claim, scale):

@@ -52,6 +52,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
+# monkeypatch, not a Pin: it replaces R.train_and_compare: code, which a Pin cannot move
 @pytest.mark.parametrize("slope,passes", [(-0.13, True), (-0.07, False)])
 def test_conjecture_1_slope_threshold_is_pinned_from_both_sides(monkeypatch, slope, passes):
     """The trend claim 'the trained gap decreases with width' is a fitted exponent ≤ SLOPE_MAX = −0.1. Trained gaps

@@ -84,6 +84,7 @@ def test_figure_4_runs_the_papers_protocol_with_its_documented_stand_in():
     assert full["step_sign"] == -1  # descent; the printed +η∇L is the control
 
 
+# monkeypatch, not a Pin: it replaces R.accuracy, code that a Pin (a parameter or constant set to a literal) cannot move
 def test_figure_4_accuracy_claim_takes_the_worst_checkpoint(monkeypatch):
     """Two widths, one start, two checkpoints, 40 images a class (40 test images): the trained network's and the
     ODE's SVMs agree at every checkpoint; ONE of the eight SVM scores moved by 3 test images (a literal) makes the

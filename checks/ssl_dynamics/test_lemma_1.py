@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin
+from checks.pinning import assert_hypothesis_edge
 from checks.probes import evaluate_claims
 from theorems import HypothesisViolation
 from theorems.core import registry
@@ -45,17 +45,6 @@ HYPOTHESIS_EDGES = [
                          ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
-
-
-REGISTERED_PINS = [
-    ("ssl_dynamics.lemma_1", dict(kernel_scale=1 + 1e-10, allow_violation=True), ("diagonal_equals_kernel",)),
-]
-
-
-@pytest.mark.parametrize("rid, control, claims", REGISTERED_PINS,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(REGISTERED_PINS)])
-def test_registered_control_pins_the_tolerance(run, rid, control, claims):
-    assert_registered_pin(run, rid, control, claims)
 
 
 def test_lemma_1_binding_is_one_random_feature():

@@ -75,6 +75,7 @@ def test_lemma_1_ntk_rate_slack_is_pinned_from_below(run):
 
 
 # -- lemma_1: both NTK claims take the worst pair ---------------------------------------------------------------
+# monkeypatch, not a Pin: it replaces R.ntk_blocks: code, which a Pin cannot move
 def test_lemma_1_ntk_claims_take_the_worst_pair(monkeypatch):
     """Default instance (linear model, d = 3, z = 3, h = 32: tolerance EXACT_RTOL·max(d, h) = 3.2e-11 relative to
     ‖x‖‖x'‖, ψ(x) = x): one pair's K₀₁ moved by 1e-10·‖x‖‖x'‖ fails the off-diagonal claim by 3.1 tolerances, its K₁₁

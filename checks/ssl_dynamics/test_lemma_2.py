@@ -164,12 +164,14 @@ def _one_exceedance(monkeypatch, eps_at_width: float):
     return probe(RID).claim("exceedance_consistent_with_epsilon")
 
 
+# monkeypatch, not a Pin: it patches through a helper (a computed quantity moved by a literal), which no Pin can move
 def test_a_single_exceedance_where_epsilon_is_tiny_contradicts_the_bound(monkeypatch):
     # P(Bin(64, 1e-9) ≥ 1) ≈ 6.4e-8, 16× below PVALUE_MIN = 1e-6: the bound is contradicted by one draw.
     claim = _one_exceedance(monkeypatch, 1e-9)
     assert claim.kind == "bound" and not claim.passed and 6.3e-8 < claim.observed < 6.5e-8, claim
 
 
+# monkeypatch, not a Pin: it patches through a helper (a computed quantity moved by a literal), which no Pin can move
 def test_a_single_exceedance_where_epsilon_allows_it_is_consistent(monkeypatch):
     # P(Bin(64, 1e-6) ≥ 1) ≈ 6.4e-5 ≥ 1e-6: one exceedance is what ε_h allows.
     claim = _one_exceedance(monkeypatch, 1e-6)
@@ -186,6 +188,7 @@ def test_lemma_2_implication_is_judged_at_the_largest_width_whose_premise_holds(
     assert _tail_steps([2, 10], 1.8, 0.5)[2] == 2
 
 
+# monkeypatch, not a Pin: it replaces R._tail_steps: code, which a Pin cannot move
 def test_lemma_2_tail_step_pins_tail_atol(monkeypatch):
     """The printed tail bound against the exact probability, both closed forms: an excess of 3e-12 (a literal) is
     3 TAIL_ATOLs out and fails the step (×10 passes it); 3e-13 is inside. (The erratum instance misses it by 0.11.)"""

@@ -167,6 +167,7 @@ def _one_draw(monkeypatch, R, i, new_gap):
     monkeypatch.setattr(R, "gaps", patched)
 
 
+# monkeypatch, not a Pin: it patches through a helper (a computed quantity moved by a literal), which no Pin can move
 def test_theorem_1_claims_take_the_worst_draw_and_pin_the_proof_step_slack(monkeypatch):
     """On the default (binding) instance, d = 1, h = 3·10⁵, ‖x‖ = 2, tanh (c = 4/(3√3)), the worst W₂ (gap = ‖ε‖):
     one draw's gap set to ‖ε‖ + 3e-12 fails eq. (13)'s step by 3 DETERMINISTIC_SLACKs; to the proof's chain

@@ -56,6 +56,7 @@ from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import Pin
 from . import adversarial as A
 from . import population as P
 from .instances import build, instance_cost, instance_hypotheses, instance_params, train_bt
@@ -378,6 +379,11 @@ LEMMA_2_RESULT = register(Result(
                            breaks="E‖f₁ − f₂‖² = 2Σ(1 − C_ii) exactly")),
     cost=bt_cost, evaluate=evaluate_lemma_2, hypotheses=lemma_2_hypotheses, forms=(AS_PRINTED,), report_instances=lemma_2_reports,
     module=__name__,
+    pins=(
+        Pin("split", "split_scale", fails=1 + 3e-9, within=10, params=dict(allow_violation=True), reported=True),
+        Pin("alignment_identity", "align_scale", fails=1 + 4.7e-9, within=10,
+            params=dict(allow_violation=True), reported=True),
+    ),
 ))
 
 THEOREM_4_RESULT = register(Result(
@@ -402,4 +408,10 @@ THEOREM_4_RESULT = register(Result(
               "control)", "0", low=-1.0, high=1.0, breaks="C − Σ p_kμ_kμ_kᵀ itself (no shift)")),
     cost=bt_cost, evaluate=evaluate_theorem_4, hypotheses=theorem_4_hypotheses, forms=(AS_PRINTED,),
     report_instances=theorem_4_reports, module=__name__,
+    pins=(
+        Pin("identity_1", "residual_coef", fails=1 + 2.75e-9, within=10,
+            params=dict(allow_violation=True), reported=True),
+        Pin("C_minus_M_psd", "psd_shift", fails=5e-10, within=10,
+            params=dict(sizes=[2, 2], allow_violation=True), reported=True),
+    ),
 ))

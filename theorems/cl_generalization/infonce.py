@@ -52,6 +52,7 @@ from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import Pin
 from . import population as P
 from .instances import build, instance_cost, instance_hypotheses, instance_params
 from .paper import PAPER
@@ -191,4 +192,12 @@ RESULT = register(Result(
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
+    pins=(
+        Pin("temperature_limit_from_above", "limit_coef", fails=0.4999760402149, within=10,
+            params=dict(allow_violation=True), reported=True),
+        Pin(("decomposition", "linear_loss_identity"), "split_shift", fails=6e-10, within=10,
+            params=dict(allow_violation=True), reported=True),
+        Pin("temperature_limit_rate", "limit_coef", fails=0.5 + 1e-9, within=10,
+            params=dict(allow_violation=True), reported=True),
+    ),
 ))

@@ -45,6 +45,7 @@ from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import Pin
 from . import population as P
 from .instances import build, grid, instance_cost, instance_hypotheses, instance_params
 from .paper import PAPER
@@ -180,4 +181,8 @@ RESULT = register(Result(
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
+    pins=(
+        Pin("error_bound", "bound_scale", fails=1 - 1e-10, within=10,
+            params=dict(mode="antipodal_bad", sizes=[10, 10], m=10, allow_violation=True), reported=True),
+    ),
 ))

@@ -62,6 +62,7 @@ from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation
+from ..core.result import Pin
 from . import population as P
 from .encoders import identity_encoder, random_features
 from .instances import DC, build_population, instance_cost, instance_hypotheses, instance_params
@@ -219,4 +220,8 @@ RESULT = register(Result(
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
+    pins=(
+        Pin("printed_bound", "eta_scale", fails=1 - 1.5e-12, within=10,
+            params=dict(far_view_weight=0.5, m=2, allow_violation=True), reported=True),
+    ),
 ))

@@ -95,6 +95,7 @@ from ..core.evidence import Claim
 from ..core.params import sample_params
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation
+from ..core.result import Pin
 from ..data.finite_population import Population
 from . import adversarial as A
 from . import divergence as D
@@ -400,4 +401,8 @@ RESULT = register(Result(
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
+    pins=(
+        Pin("error_bound", "bound_scale", fails=1 - 1e-10, within=10,
+            params=dict(mode="antipodal_bad", sizes=[10, 10], m=10, bad_frac=0.1, centre_cos=0.35, allow_violation=True), reported=True),
+    ),
 ))

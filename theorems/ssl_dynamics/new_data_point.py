@@ -34,6 +34,7 @@ import torch
 from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import Pin
 from ..data.ssl_pairs import make_moons
 from ..optim.ode import integrate_batched, rhs_theorem2
 from ..optim.stiefel import FLOWS, flow_rhs, haar_stiefel
@@ -52,7 +53,7 @@ ODE_RTOL, ODE_ATOL = 1e-11, 1e-13
 SAMPLES = 41
 LIMIT_EFOLDS = 20.0
 # The control pinning PREDICTION_RTOL: (9) run 1e-6 too fast puts the prediction 1.4e-6 off (above 1e-8, below 1e-5).
-PIN_TIME_SCALE = 1 + 2e-8  # a literal: ~2.8 allowances of PREDICTION_RTOL (checks/ssl_dynamics/test_new_data_point.py)
+PIN_TIME_SCALE = 1 + 2e-8  # a literal: ~2.8 allowances of PREDICTION_RTOL (its Pin below)
 # A horizon a little short of the limit: |q_T − limit| is 5.1 LIMIT_RTOL at T = 8 (T = 2 misses it by 4.6e4), so
 # LIMIT_RTOL loosened ×10 lets this control pass (a literal; checks/ssl_dynamics/test_new_data_point.py).
 PIN_T = 8.0
@@ -190,4 +191,8 @@ RESULT = register(Result(
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
+    pins=(
+        Pin("ode_predicts_new_points", "time_scale", fails=1 + 2e-8, within=10,
+            params=dict(allow_violation=True), reported=True),
+    ),
 ))

@@ -45,6 +45,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.result import (AS_PRINTED, CORRECTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status,
                            Violation, seed_param)
+from ..core.result import Pin
 from ..optim.stiefel import haar_stiefel
 from ..optim.threads import one_thread
 from .instances import (SIMPLE_GAP_RTOL, build_C, common_C_violations, d_param, data_param, explicit_C_param, is_simple,
@@ -233,11 +234,15 @@ RESULT = register(Result(
     controls=(dict(COUNTEREXAMPLE, allow_violation=True), dict(COUNTEREXAMPLE, form="as_printed"),
               # Pin of RANK_ONE_TOL: the binding instance stopped after 1460 steps, still collapsing (σ₂/σ₁ shrinks
               # ×0.4 per 100 steps), ends at σ₂/σ₁ ≈ 3e-6, ~3 allowances out and not converged
-              # (checks/ssl_dynamics/test_remark_3.py)
+              # (its Pin below)
               dict(BINDING, steps=1460)),
     # Pin of GD_RTOL: the iterates compared with a step ×(1 + 3e-8) miss the identity by 2.7 GD_RTOLs
-    # (checks/ssl_dynamics/test_remark_3.py)
-    pins=(dict(gd_scale=1 + GD_PIN, allow_violation=True),),
+    # (its Pin below)
+    pins=(
+        Pin("gd_is_gradient_descent", "gd_scale", fails=1 + 3e-8, within=10, params=dict(allow_violation=True)),
+        Pin("output_collapses", "steps", fails=1460, within=10,
+            params=dict(projector="orthonormal", C="-1,0,0;0,-0.9,0;0,0,0.5", d=3), converged=False, reported=True),
+    ),
     strategy=_strategy,
     params=(
         data_param(), loss_param(), explicit_C_param("symmetric, λ_min < 0"),

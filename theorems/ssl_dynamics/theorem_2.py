@@ -45,6 +45,7 @@ from ..core.evidence import Claim
 from ..core.registry import register
 from ..core.params import sample_params
 from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import Pin
 from ..optim.threads import one_thread
 from ..optim.ode import integrate_batched, rhs_stiefel, rhs_theorem2
 from ..optim.stiefel import FLOWS, flow_rhs, haar_stiefel, realise_q, trace_loss, velocities
@@ -220,7 +221,7 @@ def report_instances(suite):
 
 BINDING_SQUARE = dict(h=4)  # h = d = 4 (z = 2): W₁ square orthogonal, the narrowest width
 # Off the manifolds: the three bound claims scale linearly with the perturbation but with different constants, so
-# each tolerance has its own pin, 1.9-3.7 allowances outside it (literals; test_theorem_2.py): 3e-8 pins
+# each tolerance has its own pin, 1.9-3.7 allowances outside it (literals; the Pins below): 3e-8 pins
 # the trajectory (1.9), 1e-8 the width independence (3.6), 2e-10 the velocity (3.7). A tolerance loosened ×10
 # lets its pin pass.
 PIN_PERTURB = 3e-8
@@ -257,4 +258,12 @@ RESULT = register(Result(
     ),
     cost=cost, evaluate=evaluate, hypotheses=hypotheses, forms=(AS_PRINTED,), report_instances=report_instances,
     module=__name__,
+    pins=(
+        Pin("trajectory_matches_ode9", "init_perturb", fails=3e-8, within=10,
+            params=dict(allow_violation=True), reported=True),
+        Pin("width_independent", "init_perturb", fails=1e-8, within=10,
+            params=dict(allow_violation=True), reported=True),
+        Pin("velocity_matches_ode9", "init_perturb", fails=2e-10, within=10,
+            params=dict(allow_violation=True), reported=True),
+    ),
 ))
