@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from .runner import RATIO_PRIOR_S, Eta  # noqa: F401  (the progress line owns the ETA; re-exported for the plan's users)
+
 # The measured CPU seconds of every ci report instance (one process, one torch thread), the model's calibration.
 TIMINGS_FILE = Path(__file__).resolve().parents[1] / "ci-timings.json"
 TIMINGS_VERSION = 1
@@ -255,43 +257,6 @@ def format_plan(rows: Sequence[PlanRow], predictions: Sequence[Prediction], work
                      f"need {duration(total - budget_s * workers)} of CPU less, or more workers (a GPU machine or a "
                      f"cluster: --ray ADDRESS)")
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------------------------------
-# the ETA
-# ---------------------------------------------------------------------------------------------------
-# Pseudo-seconds of prior evidence that the machine runs at the timings' speed: the ratio measured/predicted of the
-# first few (cheap) instances is mostly overhead and noise, and must not multiply the whole remaining plan alone.
-RATIO_PRIOR_S = 1.0
-
-
-class Eta:
-    """Time left in a run: the predicted seconds of the unfinished instances times the measured/predicted ratio of the
-    finished ones, divided by the workers."""
-
-    def __init__(self, predicted: Sequence[float], workers: int = 1) -> None:
-        self.predicted = [max(float(p), 0.0) for p in predicted]
-        self.workers = max(1, workers)
-        self.remaining = sum(self.predicted)
-        self.finished: set[int] = set()
-        self.measured_done = 0.0
-        self.predicted_done = 0.0
-
-    def finish(self, index: int, took: float) -> None:
-        if index in self.finished or not 0 <= index < len(self.predicted):
-            return
-        self.finished.add(index)
-        self.remaining -= self.predicted[index]
-        self.measured_done += took
-        self.predicted_done += self.predicted[index]
-
-    @property
-    def ratio(self) -> float:
-        """Measured over predicted seconds so far (1 before anything finished), shrunk towards 1 by RATIO_PRIOR_S."""
-        return (self.measured_done + RATIO_PRIOR_S) / (self.predicted_done + RATIO_PRIOR_S)
-
-    def seconds_left(self) -> float:
-        return max(self.remaining, 0.0) * self.ratio / self.workers
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -148,7 +148,7 @@ class Progress:
 
     With ``predicted`` (the cost model's seconds of each instance, in plan order: `theorems.core.costs`) the
     estimate is instead the predicted seconds of the instances not yet finished, corrected by the measured/predicted
-    ratio of those finished (`costs.Eta`): a mean of the finished instances is wrong by orders of magnitude when
+    ratio of those finished (`Eta`): a mean of the finished instances is wrong by orders of magnitude when
     the cheap ones come first (issue 42). ``step`` then needs the instance's ``index``.
     """
 
@@ -166,8 +166,6 @@ class Progress:
         self.spent: dict[str, list[float]] = {}  # result id -> [seconds, instances]
         self.model = None
         if predicted is not None:
-            from .costs import Eta
-
             self.model = Eta(predicted, self.workers)
 
     def eta(self) -> float | None:
@@ -215,6 +213,43 @@ class Progress:
     def _write(self, text: str) -> None:
         self.stream.write(text)
         self.stream.flush()
+
+
+# ---------------------------------------------------------------------------------------------------
+# the ETA
+# ---------------------------------------------------------------------------------------------------
+# Pseudo-seconds of prior evidence that the machine runs at the timings' speed: the ratio measured/predicted of the
+# first few (cheap) instances is mostly overhead and noise, and must not multiply the whole remaining plan alone.
+RATIO_PRIOR_S = 1.0
+
+
+class Eta:
+    """Time left in a run: the predicted seconds of the unfinished instances times the measured/predicted ratio of the
+    finished ones, divided by the workers."""
+
+    def __init__(self, predicted: Sequence[float], workers: int = 1) -> None:
+        self.predicted = [max(float(p), 0.0) for p in predicted]
+        self.workers = max(1, workers)
+        self.remaining = sum(self.predicted)
+        self.finished: set[int] = set()
+        self.measured_done = 0.0
+        self.predicted_done = 0.0
+
+    def finish(self, index: int, took: float) -> None:
+        if index in self.finished or not 0 <= index < len(self.predicted):
+            return
+        self.finished.add(index)
+        self.remaining -= self.predicted[index]
+        self.measured_done += took
+        self.predicted_done += self.predicted[index]
+
+    @property
+    def ratio(self) -> float:
+        """Measured over predicted seconds so far (1 before anything finished), shrunk towards 1 by RATIO_PRIOR_S."""
+        return (self.measured_done + RATIO_PRIOR_S) / (self.predicted_done + RATIO_PRIOR_S)
+
+    def seconds_left(self) -> float:
+        return max(self.remaining, 0.0) * self.ratio / self.workers
 
 
 def duration(seconds: float) -> str:
