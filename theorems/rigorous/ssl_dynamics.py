@@ -48,6 +48,8 @@ def top_two_singular_ratio(U: arb_mat) -> arb:
     """σ₂/σ₁ of U from the certified eigenvalues of UUᵀ (or UᵀU, the smaller), normalised by its largest entry."""
     G = U * U.transpose() if U.nrows() <= U.ncols() else U.transpose() * U
     n = G.nrows()
+    if n < 2:  # one row or one column: rank one, σ₂ = 0 exactly
+        return arb(0)
     scale = max((abs(G[i, i]) for i in range(n)), key=lambda x: float(x.mid()))
     need(bool(scale > 0), "U ≠ 0")
     try:
