@@ -134,7 +134,7 @@ COST_FACTOR = 4.0
 
 
 @pytest.mark.parametrize("rid, module, depths, extra", [
-    (DT.ID_43, DT, (37, 289), dict(depths=(19, 37, 73), train_iter=20)),
+    (DT.ID_43, DT, (37, 289), dict(depths=(19, 37, 73), train_iter=20, shifts=0)),
     (TD.ID_43T, TD, (4, 24), dict(train_iter=40)),
 ])
 def test_cost_model_predicts_the_deep_end(rid, module, depths, extra, suite):
