@@ -92,7 +92,7 @@ from ..data.classification import gaussian_mixture
 from ..optim.threads import one_thread
 from . import sandwich as S
 from .construction import build_resnet
-from .free_blocks import RESTARTS, SHIFTS, closing_network
+from .free_blocks import POLISH_ITER, RESTARTS, SHIFTS, closing_network
 from .models import PRE_LN, ModelSpec, init_params
 from .near_optimal import nc_bounds, validity_limit
 from .paper import PAPER
@@ -157,7 +157,8 @@ def hypotheses_46(p: dict, form: str) -> list[Violation]:
     out = _common_hypotheses(p, "rn2")
     if p["inner_lambda"] == "constant":
         out.append(Violation("λ(L) = o(1/log L) on the inner weights (Theorem 4.6)", "inner_lambda='constant' is "
-                             "Appendix C's regime, where no collapse is predicted", ("inner_lambda",)))
+                             "Appendix C's regime, where the paper predicts no collapse (under (11)'s θ̄ the sandwich "
+                             "closes all the same: neural_collapse.appendix_c)", ("inner_lambda",)))
     return out
 
 
@@ -176,7 +177,9 @@ def cost(p: dict) -> Cost:
                                 params=layers * (L - 1) * d * (d + 1) + d * (p["d0"] + 1) + p["K"] * d,
                                 iterations=p["train_iter"]) for L in p["train_depths"])
     elements = max(p["depths"] + (1,)) * d * d * 4 + B * max(p["train_depths"] + (1,)) * layers * d * (d + N) * 30
-    return Cost(elements=elements, work=built + trained)
+    # the free-block network's polish: restarts × ≤ POLISH_ITER L-BFGS iterations through its shift blocks
+    polish = p["polish_restarts"] * POLISH_ITER * 3 * p["shifts"] * d * N * 10 if p["shifts"] else 0
+    return Cost(elements=elements, work=built + trained + polish)
 
 
 # ------------------------------------------------------------------------------------------------------
