@@ -13,3 +13,4 @@ from . import deep_ufm_remark  # noqa: F401  (registers neural_collapse.deep_ufm
 from . import theorem_4_3_pre_ln  # noqa: F401  (registers neural_collapse.theorem_4_3_pre_ln)
 from . import figure_1  # noqa: F401  (registers neural_collapse.figure_1)
 from . import figure_2  # noqa: F401  (registers neural_collapse.figure_2)
+from . import appendix_c  # noqa: F401  (registers neural_collapse.appendix_c)

@@ -83,7 +83,7 @@ class Row:
 
     def as_dict(self) -> dict:
         return {"depth": self.depth, "lower": self.lower, "trained": self.trained, "construction": self.construction,
-                "upper": self.info["upper"], "upper_source": self.info["upper_source"]}
+                "free": self.info.get("free"), "upper": self.info["upper"], "upper_source": self.info["upper_source"]}
 
 
 def with_envelope(rows: list[Row], built: dict, lower: float) -> list[Row]:
@@ -111,7 +111,7 @@ def local_slopes(x, y) -> np.ndarray:
     return np.diff(ly) / np.diff(lx)
 
 
-def rate_claims(depths, excess, reference, what: str) -> tuple[list[Claim], dict]:
+def rate_claims(depths, excess, reference, what: str, shift: float = 0.0) -> tuple[list[Claim], dict]:
     """The construction's excess U(L) − L* against the rate its derivation predicts (``reference``, same depths):
     fitted exponents and local slopes. Proof steps: they check Appendix A's arithmetic on the proof's own network,
     which bounds the optimum from one side only and never decides a status."""
@@ -119,7 +119,7 @@ def rate_claims(depths, excess, reference, what: str) -> tuple[list[Claim], dict
     ref = fit_power_law(depths, reference)
     gap = float(np.max(local_slopes(depths, excess) - local_slopes(depths, reference)))
     claims = [
-        Claim.at_most("construction_excess_rate", fit.exponent, ref.exponent,
+        Claim.at_most("construction_excess_rate", fit.exponent, ref.exponent + shift,
                       f"fitted exponent of the construction's U(L) − L*_GUFM (± {fit.stderr:.2g}) vs the fitted "
                       f"exponent {ref.exponent:.4g} of {what} on the same depths", atol=RATE_ATOL, kind="proof_step"),
         Claim.at_most("construction_local_slopes", gap, 0.0,
@@ -200,10 +200,10 @@ def certified_nc(rows: list[Row], lower: float, loss: str, K: int, n: int, d: in
 
 def sandwich_claims(rows: list[Row], lower: float, bound_scale: float) -> tuple[list[Claim], dict]:
     """``sandwich_lower`` [bound]: every constructed and trained objective ≥ L*_GUFM (× bound_scale, a control)."""
-    values = [v for r in rows for v in (r.construction, r.trained) if v is not None]
+    values = [v for r in rows for v in (r.construction, r.trained, r.info.get("free")) if v is not None]
     ratio = min(values) / (lower * bound_scale)
     return [Claim.at_least("sandwich_lower", ratio, 1.0,
-                           "min over depths of (constructed and trained objectives) / L*_GUFM", rtol=LOWER_RTOL)], {
+                           "min over depths of (constructed, trained and free-block objectives) / L*_GUFM", rtol=LOWER_RTOL)], {
         "min_ratio_to_lower": ratio}
 
 

@@ -285,9 +285,15 @@ OPEN_REASON = (
     "Definition 3.2's factored-attention L-T21/L-T22, arch='t21'/'t22') give a certified upper bound U*(L) at every "
     "trained depth that falls at every depth, but on this CPU it stays far from L*_GUFM (68 % above it for Tx1, 8 % "
     "for Tx2 at depth 24, against the 1 % a trend needs) and no trend control is registered; the proof's network "
-    "(U(L) ≈ 10¹² for Tx1, 10⁵ for Tx2 at L* = 0.042) is a check of Appendix A only. What would decide it: a "
-    "certified excess that falls to a small fraction of L* (sweeps to depth ≥ 64) and a control whose certified "
-    "excess plateaus (duplicated contexts with different labels)")
+    "(U(L) ≈ 10¹² for Tx1, 10⁵ for Tx2 at L* = 0.042) is a check of Appendix A only. The ResNets' free blocks "
+    "(zero weights, a bias: x ↦ LN(x + b), no cost under θ̄; neural_collapse.theorem_4_3_depth) exist here too, "
+    "position-wise (an MLP sub-block with zero weights and W_VO = 0), but cannot separate two positions with the same "
+    "token and position in different contexts: one attention block must, at a cost ∝ its separation² that can be made "
+    "arbitrarily small before free folds and shifts take over. What would decide it: that network built and "
+    "evaluated exactly (one attention block of small W_VO, then 2(P − K) fold/spread and ~12 shift blocks, P the "
+    "distinct prefixes: depth ≈ 2(P − K) + 13 = 37 at the default V = 2, C = 3, K = 2; forward passes and one small "
+    "polish, seconds of CPU), or sweeps whose certified "
+    "excess falls to a small fraction of L* (depth ≥ 64, hours of CPU)")
 
 
 ERRATA_43 = (ProofErratum(
