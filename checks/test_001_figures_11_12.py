@@ -40,8 +40,8 @@ def test_figure_11_gain_grows_with_zeta_and_the_small_zeta_control_fails_for_tha
     assert ev.claim("bn_gain_grows_with_zeta").observed == pytest.approx(g10 - g2)
     row = ev.details["table"]["zeta=10 P=3 beta=2"]  # the page's table shows each arm's own scores
     assert sum(row["bn"]) / len(row["bn"]) - sum(row["no_bn"]) / len(row["no_bn"]) == pytest.approx(g10)
-    ctl = run(F11, form=AP, zetas=(1.0, 2.0), allow_violation=True)
-    assert [c.name for c in ctl.failed_bounds] == ["bn_gain_grows_with_zeta"]  # the gain does not grow at small ζ
+    ctl = run(F11, form=AP, zetas=(1.0, 1.5), allow_violation=True)
+    assert "bn_gain_grows_with_zeta" in [c.name for c in ctl.failed_bounds]  # the gain does not grow at small ζ
     assert ctl.claim("bn_gain_grows_with_zeta").observed < 0.05
     assert {c.name for c in run(F11, form=AP, margin=0.3, allow_violation=True).failed_bounds} == {
         "bn_better_at_large_zeta", "bn_gain_grows_with_zeta"}

@@ -54,3 +54,36 @@ def test_every_check_of_the_package_runs_here():
 
     checks = [name for name in vars(conformance) if name.startswith("test_")]
     assert checks and all(name in globals() for name in checks)
+
+
+# -- known findings of issue 39 that other branches fix (each an expected failure with its reason, never a skip) ----
+# The other-seeds check (theorems.conformance.test_other_seeds_hold_or_do_not_converge) lists here the seeds of the
+# default instance that are known to fail, per result, with the numbers measured when they were found; a listed seed
+# that holds again fails the check (remove it), and an unlisted failing seed fails it, so nothing else is masked.
+KNOWN_SEED_FAILURES = {
+    # certified_excess_target: the certified excess at depth 37 is 1.81 %, 1.75 %, 2.17 % of L*_GUFM (seeds 1, 3, 4)
+    # against the 1 % asked; thorough seeds 5-20: see the issue note
+    "neural_collapse.theorem_4_3_depth": ((1, 3, 4), "issue 39 item 1 (robust depth sandwiches), not fixed on this "
+                                                     "branch: certified_excess_target fails"),
+    # certified_excess_target: 1.34 % of L* at seed 2 against 1 %
+    "neural_collapse.theorem_4_6": ((2,), "issue 39 item 1 (robust depth sandwiches), not fixed on this branch: "
+                                          "certified_excess_target fails"),
+}
+# The control audit (theorems.conformance.test_every_control_fails_a_bound_claim): results whose registered controls
+# are known not to be what they say, and why.
+KNOWN_CONTROL_FAILURES = {
+    # loss=mse last_bias=True holds (trained networks stay 2.6-3.8x above L*); only the identity reduction_identity,
+    # which a bias breaks by definition, fails there
+    "neural_collapse.theorem_4_3": "issue 39 item 5 (the last_bias control is no bound control), not fixed on this "
+                                   "branch",
+}
+
+
+@pytest.fixture
+def known_seed_failures():
+    return KNOWN_SEED_FAILURES
+
+
+@pytest.fixture
+def known_control_failures():
+    return KNOWN_CONTROL_FAILURES

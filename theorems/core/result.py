@@ -264,6 +264,12 @@ class Result:
     # construction appends those it lacks), so the conformance checks run them; they test the suite's
     # tolerances, not the statement, and the report leaves them out.
     pins: tuple[Mapping[str, Any], ...] = ()
+    # Identity controls: parameter sets (a perturbed construction, a scaled closed form, a point outside a proof's
+    # range) on which only ``identity`` or ``proof_step`` claims fail: tests of the code, never negative controls
+    # of the statement. Like pins, ``controls`` lists them too (construction appends those it lacks), so they run
+    # wherever controls run; the conformance checks require each to fail an identity or proof-step claim, and
+    # every other control that is not a pin to fail a ``bound`` claim.
+    identity_controls: tuple[Mapping[str, Any], ...] = ()
     # For a trend: parameter sets in a regime where the paper predicts otherwise; each must fail a bound.
     trend_controls: tuple[Mapping[str, Any], ...] = ()
     # For 'vacuous': against what the bound is vacuous (the default instance shows it in details["vacuous"]).
@@ -290,6 +296,9 @@ class Result:
         missing = tuple(pin for pin in self.pins if pin not in self.controls)
         if missing:
             object.__setattr__(self, "controls", (*self.controls, *missing))
+        missing = tuple(spec for spec in self.identity_controls if spec not in self.controls)
+        if missing:
+            object.__setattr__(self, "controls", (*self.controls, *missing))
         if isinstance(self.report_instances, DeclaredInstances) and self.report_instances.result is not self:
             object.__setattr__(self, "report_instances", DeclaredInstances(self))
         switches = tuple(p for p in self.params if p.breaks)
@@ -306,6 +315,11 @@ class Result:
     def is_pin(self, form: str, params: Mapping[str, Any]) -> bool:
         """Whether the instance (``form``, ``params``) is one of the result's tolerance ``pins``."""
         return instance_key(form, params) in {instance_key(*spec_instance(p, self.default_form)) for p in self.pins}
+
+    def is_identity_control(self, form: str, params: Mapping[str, Any]) -> bool:
+        """Whether the instance (``form``, ``params``) is one of the result's ``identity_controls``."""
+        return instance_key(form, params) in {instance_key(*spec_instance(c, self.default_form))
+                                              for c in self.identity_controls}
 
     @property
     def default_form(self) -> str:

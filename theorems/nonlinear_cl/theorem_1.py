@@ -266,7 +266,10 @@ PAST_THRESHOLD = dict(LEAKY, d=2, tangent_sigma=1.4013)  # λ_gap/ρ = 0.901: th
 # 1 + 3e-6 puts the Weyl ratio 3 RATE_RTOLs below 1, and 1.05 puts the flow's rate 2.4 FLOW_RTOLs below the proof's
 # (checks/test_pins_001_mut001b.py). Small (d = 2, 100 steps): a pin is one cheap evaluation.
 PINS = (dict(model="summation", d=2, q=0.2, steps=100, rate_scale=1 + 3e-6, allow_violation=True),
-        dict(model="summation", d=2, q=0.2, steps=100, rate_scale=1.05, allow_violation=True))
+        dict(model="summation", d=2, q=0.2, steps=100, rate_scale=1.05, allow_violation=True),
+        # D's closed form off by 3e-4 relative: 3.0 FD_RTOL outside (pins the finite-difference tolerance of the
+        # identity roughness_closed_form_matches_fd; no bound claim fails there)
+        dict(closed_form_scale=1.0003, allow_violation=True))
 
 
 def report_instances(suite):
@@ -340,8 +343,6 @@ RESULT = register(Result(
     controls=(
         dict(PAST_THRESHOLD, allow_violation=True),
         dict(model="summation", d=4, q=0.45, allow_violation=True),
-        # D's closed form off by 3e-4 relative: 3.0 FD_RTOL outside (pins the finite-difference tolerance)
-        dict(closed_form_scale=1.0003, allow_violation=True),
     ),
     pins=PINS,
     strategy=_strategy,
