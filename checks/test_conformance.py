@@ -60,14 +60,21 @@ def test_every_check_of_the_package_runs_here():
 # The other-seeds check (theorems.conformance.test_other_seeds_hold_or_do_not_converge) lists here the seeds of the
 # default instance that are known to fail, per result, with the numbers measured when they were found; a listed seed
 # that holds again fails the check (remove it), and an unlisted failing seed fails it, so nothing else is masked.
+# Measured with the ci suite (2026-12-07); the thorough suite's other seeds are 1-20, the ci suite's 1-4.
 KNOWN_SEED_FAILURES = {
-    # certified_excess_target: the certified excess at depth 37 is 1.81 %, 1.75 %, 2.17 % of L*_GUFM (seeds 1, 3, 4)
-    # against the 1 % asked; thorough seeds 5-20: see the issue note
-    "neural_collapse.theorem_4_3_depth": ((1, 3, 4), "issue 39 item 1 (robust depth sandwiches), not fixed on this "
-                                                     "branch: certified_excess_target fails"),
-    # certified_excess_target: 1.34 % of L* at seed 2 against 1 %
-    "neural_collapse.theorem_4_6": ((2,), "issue 39 item 1 (robust depth sandwiches), not fixed on this branch: "
+    # certified_excess_target: the certified excess at depth 37 is 1.81 %, 1.75 %, 2.17 % of L*_GUFM on seeds 1, 3, 4
+    # against the 1 % asked (1.1-5.8 % on the others listed)
+    "neural_collapse.theorem_4_3_depth": ((1, 3, 4, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17),
+                                          "issue 39 item 1 (robust depth sandwiches), not fixed on this branch: "
                                           "certified_excess_target fails"),
+    # certified_excess_target: 1.34 % of L* on seed 2 against 1 % (1.05-4.4 % on the others listed); on seed 6 the
+    # rate claims fail instead (certified_excess_rate, certified_excess_local_slopes)
+    "neural_collapse.theorem_4_6": ((2, 5, 6, 8, 9, 12, 13, 14, 15, 16, 18, 19),
+                                    "issue 39 item 1 (robust depth sandwiches), not fixed on this branch: "
+                                    "certified_excess_target fails"),
+    # nc1_flat_in_depth on seed 16 (observed -0.557): Figure 2's reading is re-decided by issue 39 item 4
+    "neural_collapse.figure_2": ((16,), "issue 39 item 4 (Figure 2 under objective (11)), not fixed on this branch: "
+                                        "nc1_flat_in_depth fails"),
 }
 # The control audit (theorems.conformance.test_every_control_fails_a_bound_claim): results whose registered controls
 # are known not to be what they say, and why.
