@@ -192,3 +192,24 @@ def test_every_registered_control_fails_a_claim_its_default_passes(run, rid, con
     already = {c.name for c in default.claims if not c.passed}  # e.g. a proof erratum that fails everywhere
     failed = [c.name for c in ev.claims if c.kind != "measurement" and not c.passed and c.name not in already]
     assert failed or ev.converged is False, ev.explain()
+
+
+# -- known findings of issue 39 that other branches fix (each an expected failure with its reason, never a skip) ----
+# The other-seeds check (theorems.conformance.test_other_seeds_hold_or_do_not_converge) lists here the seeds of the
+# default instance that are known to fail, per result, with the numbers measured when they were found; a listed seed
+# that holds again fails the check (remove it), and an unlisted failing seed fails it, so nothing else is masked.
+# Measured with the ci suite (2026-12-07); the thorough suite's other seeds are 1-20, the ci suite's 1-4.
+KNOWN_SEED_FAILURES: dict = {}  # none: the depth sandwiches and Figure 2 were re-decided (issue 39 items 1, 4)
+# The control audit (theorems.conformance.test_every_control_fails_a_bound_claim): results whose registered controls
+# are known not to be what they say, and why.
+KNOWN_CONTROL_FAILURES: dict = {}  # none: theorem_4_3's last_bias control bites on the bound claim (issue 39 item 5)
+
+
+@pytest.fixture
+def known_seed_failures():
+    return KNOWN_SEED_FAILURES
+
+
+@pytest.fixture
+def known_control_failures():
+    return KNOWN_CONTROL_FAILURES

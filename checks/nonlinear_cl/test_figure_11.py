@@ -36,8 +36,8 @@ def test_figure_11_gain_grows_with_zeta_and_the_small_zeta_control_fails_for_tha
     assert ev.claim("bn_gain_grows_with_zeta").observed == pytest.approx(g10 - g2)
     row = ev.details["table"]["zeta=10 P=3 beta=2"]  # the page's table shows each arm's own scores
     assert sum(row["bn"]) / len(row["bn"]) - sum(row["no_bn"]) / len(row["no_bn"]) == pytest.approx(g10)
-    ctl = run(F11, form=AP, zetas=(1.0, 2.0), allow_violation=True)
-    assert [c.name for c in ctl.failed_bounds] == ["bn_gain_grows_with_zeta"]  # the gain does not grow at small ζ
+    ctl = run(F11, form=AP, zetas=(1.0, 1.5), allow_violation=True)
+    assert "bn_gain_grows_with_zeta" in [c.name for c in ctl.failed_bounds]  # the gain does not grow at small ζ
     assert ctl.claim("bn_gain_grows_with_zeta").observed < 0.05
     assert {c.name for c in run(F11, form=AP, margin=0.3, allow_violation=True).failed_bounds} == {
         "bn_better_at_large_zeta", "bn_gain_grows_with_zeta"}
@@ -47,9 +47,26 @@ def test_figure_11_paired_runs_share_tasks_and_initialisation():
     """The same call twice gives the same numbers (every (ζ, BN) run restarts from the same generator state), and
     a run whose ζ are all small is outside the claim."""
     # 5 steps: a starved miniature that may come out either way; only its determinism is tested
+    from theorems.nonlinear_cl import figure_11
+
     a = recording.expect(theorems.check(F11, zetas=(2.0, 10.0), steps=5, seeds=1), recording.HOLDS, recording.FAILS)
+    saved = dict(figure_11._RUNS)  # the second call trains afresh, not from the process's cache of runs
+    figure_11._RUNS.clear()
     b = recording.expect(theorems.check(F11, zetas=(2.0, 10.0), steps=5, seeds=1), recording.HOLDS, recording.FAILS)
+    figure_11._RUNS.update(saved)
     assert a.details["table"] == b.details["table"]
+    c = recording.expect(theorems.check(F11, zetas=(2.0, 5.0), steps=5, seeds=1, seed=1), recording.HOLDS,
+                         recording.FAILS)  # another seed: its own runs, not the cached ones
+    assert c.details["table"]["zeta=2 P=3 beta=2"] != a.details["table"]["zeta=2 P=3 beta=2"]
+    # ζ_max = 5 reuses the ζ = 2 runs of the call above; trained afresh it gives the same numbers
+    shared = recording.expect(theorems.check(F11, zetas=(2.0, 5.0), steps=5, seeds=1), recording.HOLDS,
+                              recording.FAILS)
+    saved = dict(figure_11._RUNS)
+    figure_11._RUNS.clear()
+    fresh = recording.expect(theorems.check(F11, zetas=(2.0, 5.0), steps=5, seeds=1), recording.HOLDS,
+                             recording.FAILS)
+    figure_11._RUNS.update(saved)
+    assert shared.details["table"] == fresh.details["table"]
     with pytest.raises(HypothesisViolation, match="large non-uniformity"):
         theorems.check(F11, zetas=(2.0, 3.0), steps=5)
 

@@ -337,6 +337,12 @@ class Result:
     # Entries are either such a parameter set (a control pinning a tolerance from the failing side) or a
     # :class:`Pin`, the richer declaration: the parameter or constant moved, the literal value on each side.
     pins: tuple["Mapping[str, Any] | Pin", ...] = ()
+    # Identity controls: parameter sets (a perturbed construction, a scaled closed form, a point outside a proof's
+    # range) on which only ``identity`` or ``proof_step`` claims fail: tests of the code, never negative controls
+    # of the statement. Like pins, ``controls`` lists them too (construction appends those it lacks), so they run
+    # wherever controls run; the conformance checks require each to fail an identity or proof-step claim, and
+    # every other control that is not a pin to fail a ``bound`` claim.
+    identity_controls: tuple[Mapping[str, Any], ...] = ()
     # For a trend: parameter sets in a regime where the paper predicts otherwise; each must fail a bound.
     trend_controls: tuple[Mapping[str, Any], ...] = ()
     # For 'vacuous': against what the bound is vacuous (the default instance shows it in details["vacuous"]).
@@ -361,6 +367,9 @@ class Result:
         if self.evaluate is None:
             raise TypeError(f"result {self.id!r}: evaluate is required")
         missing = tuple(pin for pin in self.pin_instances(controls_only=True) if pin not in self.controls)
+        if missing:
+            object.__setattr__(self, "controls", (*self.controls, *missing))
+        missing = tuple(spec for spec in self.identity_controls if spec not in self.controls)
         if missing:
             object.__setattr__(self, "controls", (*self.controls, *missing))
         if isinstance(self.report_instances, DeclaredInstances) and self.report_instances.result is not self:
@@ -401,6 +410,11 @@ class Result:
         included)."""
         return instance_key(form, params) in {instance_key(*spec_instance(p, self.default_form))
                                               for p in self.pin_instances()}
+
+    def is_identity_control(self, form: str, params: Mapping[str, Any]) -> bool:
+        """Whether the instance (``form``, ``params``) is one of the result's ``identity_controls``."""
+        return instance_key(form, params) in {instance_key(*spec_instance(c, self.default_form))
+                                              for c in self.identity_controls}
 
     @property
     def default_form(self) -> str:

@@ -29,15 +29,19 @@ class Suite:
     # (each runs the result, so few in the gate; tools/fuzz.py runs the large campaign).
     fuzz_examples: int = 25
     fuzz_runs: int = 1
+    # Seeds besides the default on which every verified, verified-corrected and trend result's default instance
+    # must hold or end not converged, never fail (a verdict tuned to one draw is not a verdict; issue 39).
+    other_seeds: tuple[int, ...] = (1, 2, 3, 4)
 
 
 SUITES = {
     "quick": Suite("quick", max_examples=3, restarts=8, derandomize=True, report_examples=2, adversarial_steps=10,
-                   fuzz_examples=10, fuzz_runs=1),
+                   fuzz_examples=10, fuzz_runs=1, other_seeds=(1, 2)),
     "ci": Suite("ci", max_examples=15, restarts=16, derandomize=True, report_examples=4, adversarial_steps=40,
-                fuzz_examples=25, fuzz_runs=1),
+                fuzz_examples=25, fuzz_runs=1, other_seeds=(1, 2, 3, 4)),
     "thorough": Suite("thorough", max_examples=60, restarts=64, derandomize=False, report_examples=16,
-                      adversarial_steps=400, fuzz_examples=200, fuzz_runs=20),
+                      adversarial_steps=400, fuzz_examples=200, fuzz_runs=20,
+                      other_seeds=tuple(range(1, 21))),
 }
 DEFAULT_SUITE = "ci"
 

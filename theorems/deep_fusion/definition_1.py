@@ -25,9 +25,10 @@ Quantifiers: ∀ sample sets in a union of subspaces, ∃ u_k^⊥ (the printed "
 u_k^⊥ … non-zero cosine"): true for every finite set (a finite union of proper hyperplanes of 𝒰_k^⊥ cannot
 cover it), so ρ_k > 0 is a theorem; the check computes the maximiser exactly. Status ``verified`` (unchanged),
 resting on ``rho_positive`` alone: it holds on generated instances and where x_i ∉ 𝒰_k nearly fails (``offset`` = 1e-3: ρ_1 ≈ 1e-3).
-Negative controls: ``row_norm`` ≠ 1 (rows not unit: ρ can exceed 1), ``instance='intersecting'`` (a sample
-of cluster 2 on 𝒰_1 ∩ 𝒰_2: ρ_1 = 0), and ``patterns='positive'`` (no sign enumeration: misses ρ on
-arbitrary-sign data). Tolerance pins: rows of norm 1 + 3e-12 where ρ_k = 1 (RANGE_ATOL), and the binding instance
+Negative controls: ``instance='intersecting'`` (a sample of cluster 2 on 𝒰_1 ∩ 𝒰_2: ρ_1 = 0), and
+``patterns='positive'`` (no sign enumeration: misses ρ on
+arbitrary-sign data). Identity control (a test of the code, not of the statement): ``row_norm`` = 1.5 (rows
+not unit: ρ can exceed 1, and only the identity ``rho_in_unit_interval`` fails). Tolerance pins: rows of norm 1 + 3e-12 where ρ_k = 1 (RANGE_ATOL), and the binding instance
 at ``offset`` = 5e-14 (ρ_1 ≈ 4e-14, four RHO_MINs above the threshold that the zero control falls below).
 """
 
@@ -169,7 +170,7 @@ def report_instances(suite):
         params = sample_params(RESULT, AS_PRINTED, rng, fixed=dict(instance="random"))
         if params is not None:
             yield AS_PRINTED, params, False
-    for spec in CONTROLS + (dict(patterns="positive", signs="arbitrary", allow_violation=True),):
+    for spec in CONTROLS + IDENTITY_CONTROLS + (dict(patterns="positive", signs="arbitrary", allow_violation=True),):
         yield AS_PRINTED, {k: v for k, v in spec.items() if k != "allow_violation"}, True
 
 
@@ -180,7 +181,9 @@ def cost(p: dict) -> Cost:
     return Cost(elements=elements, work=elements * 3000.0 + 2.0 ** REFERENCE_MAX_N * 1e4)
 
 
-CONTROLS = (dict(row_norm=1.5, allow_violation=True), dict(instance="intersecting", allow_violation=True))
+CONTROLS = (dict(instance="intersecting", allow_violation=True),)
+# Rows of norm 1.5 break only the identity rho_in_unit_interval (Cauchy–Schwarz needs unit rows): a test of the code.
+IDENTITY_CONTROLS = (dict(row_norm=1.5, allow_violation=True),)
 # Pin of RANGE_ATOL: one sample per cluster on two orthogonal lines has ρ_k = 1 exactly (to 4e-16); rows of norm
 # 1 + 3e-12 put ρ_k three RANGE_ATOLs above 1, so the identity fails there and passes with RANGE_ATOL loosened ×10.
 PINS = (Pin('rho_in_unit_interval', 'row_norm', fails=1.000000000003, within=10,
@@ -206,6 +209,7 @@ RESULT = register(Result(
                      params=dict(instance="intersecting", offset=5e-14),
                      margin="a cluster-2 sample at distance 4e-14 from 𝒰_1: ρ_1 ≈ 4e-14, still certified positive")),
     controls=CONTROLS,
+    identity_controls=IDENTITY_CONTROLS,
     pins=PINS,
     cost=cost,
     strategy=lambda: _strategy(),

@@ -54,19 +54,25 @@ Controls (``trend_controls``: regimes in which the paper's mechanism cannot act,
 
 Status: trend
 -------------
-Default (S = 16, depth 3, K = 3, ν = 6, m = 12, r = 2, ε = 0.05, 200 steps): q falls from 0.96 at block 1 to
-0.62 at block 3 of chance (slope −0.17 ± 0.04 per block, z = −3.9; 13 of 16 seeds end below where they start);
-both controls fail the claim (untrained: slope +0.02 ± 0.02; shuffled labels: flat at chance, +0.005 ± 0.003). So the trained heads show the paper's trend in the
-cross-cluster attention share. They do **not** show it in Definition 2's sharpness: log 𝒮_ℓ stays far below 0
-(𝒮 < 1: some same-cluster pair gets less attention than some cross pair at every block; log 𝒮 = −4.6 at block 3)
-and does not rise with depth (measurement ``log_sharpness_slope``: −0.24 ± 0.29 per block, while untrained heads
-give +0.52) — the per-block sharpness increase of Theorem 2's narrative is
-not what training produces here. Worst-case search: ``Result.strategy`` draws K, ν, m, r, ε, depth and heads from the declarations (the thorough
+Default (S = 32, depth 3, K = 3, ν = 6, m = 12, r = 2, ε = 0.05, 200 steps): q falls from 1.00 at block 1 to
+0.69 at block 3 of chance (slope −0.153 ± 0.026 per block, z = −5.9; 28 of 32 seeds end below where they start);
+both controls fail the claim (untrained: slope −0.020 ± 0.013, b + 2 SE = +0.007; shuffled labels: flat at chance,
++0.005 ± 0.002). So the trained heads show the paper's trend in the cross-cluster attention share. They do **not**
+show it in Definition 2's sharpness: log 𝒮_ℓ stays far below 0 (𝒮 < 1: some same-cluster pair gets less attention
+than some cross pair at every block; log 𝒮 = −4.6 at block 3) and does not rise with depth (measurement
+``log_sharpness_slope``: −0.23 ± 0.21 per block) — the per-block sharpness increase of Theorem 2's narrative is
+not what training produces here.
+Other draws (``seed`` 1–20, the conformance check's other seeds): the claim holds on every one, z from −3.3
+(seed 2) to −9.3 (seed 20). With S = 16 heads (the default before) it failed on seed 8 (slope −0.067 ± 0.049,
+b + 2 SE = +0.031): too few heads for a two-standard-error verdict on every draw. The untrained control is a
+zero-effect regime judged at two standard errors, so on some draws it comes close to passing (seed 4:
+−0.026 ± 0.013); the trained slope is six to seven times larger.
+Worst-case search: ``Result.strategy`` draws K, ν, m, r, ε, depth and heads from the declarations (the thorough
 report runs more seeds, deeper heads and both sequence readings); there is no ``adversarial_steps``: the claim is
 a trend of trained heads, not a bound over instance data that an optimiser could push towards a boundary.
-Sensitivity (the thorough report's instances, measured once on CPU): 6 blocks, K = 4, ν = 8, m = 16, 600 steps:
-q = 0.97, 0.72, 0.67, 0.59, 0.49, 0.46 (z = −7.7), log 𝒮 from −5.6 to −7.8; the same with both views in one
-sequence (``sequence='joint'``): q 0.98 → 0.57 (z = −7.8); the default size with ``sequence='joint'`` is not
+Sensitivity (the thorough report's instances, measured once on CPU with 16 heads): 6 blocks, K = 4, ν = 8, m = 16,
+600 steps: q = 0.97, 0.72, 0.67, 0.59, 0.49, 0.46 (z = −7.7), log 𝒮 from −5.6 to −7.8; the same with both views in
+one sequence (``sequence='joint'``): q 0.98 → 0.57 (z = −7.8); the default size with ``sequence='joint'`` is not
 significant (z = −1.6); ε = 0.2: z = −5.2; 600 steps: q 0.97 → 0.39 (z = −6.6); data seeds 1–3: z = −4.4, −3.2,
 −6.5. The MNIST scale of Table 1 (10 blocks, batch 1024, 200 epochs) is out of reach on CPU.
 """
@@ -334,7 +340,8 @@ RESULT = register(Result(
               sample=(2, 4)),
         Param("heads", int, 2, "attention heads per block (the first is measured, as Table 1)", low=1, high=16,
               sample=(1, 2)),
-        Param("seeds", int, 16, "independent heads (and data draws) trained together", low=2, high=256),
+        # 32, not 16: 16 heads failed the claim on one of seeds 1-20 (module docstring, 'Other draws')
+        Param("seeds", int, 32, "independent heads (and data draws) trained together", low=2, high=256),
         Param("steps", int, 200, "Adam steps (0: the untrained head, a control)", "≥ 1", low=0, high=100_000),
         Param("lr", float, 0.01, "Adam learning rate (cosine-annealed to 0)", low=1e-6, high=10.0),
         Param("tau", float, 0.2, "NT-Xent temperature (the paper's 0.2)", low=1e-3, high=100.0),

@@ -25,14 +25,22 @@ much" at small ζ and "BN yields better χ̄₊" at large ζ are read as a gain 
   much": the contrast the figure draws);
 * measurements: g(ζ) per ζ (``bn_gain_zeta_*``), and the per-point table in ``details["table"]``.
 
-Negative controls: ``zetas=1,2`` (both non-uniformities small, where the caption says BN does not help much: the gain
-does not grow, so ``bn_gain_grows_with_zeta`` fails for the paper's reason); ``margin`` = 0.3 (a deliberately wrong
-reading of "better": breaks ``bn_better_at_large_zeta``). Binding: ζ_max = 5, the smallest non-uniformity the caption
-calls larger (``zetas=2,5``).
+Negative controls: ``zetas=1,1.5`` (both non-uniformities small, where the caption says BN does not help much: BN
+does not help and its gain does not grow, so both claims fail for the paper's reason); ``margin`` = 0.3 (a
+deliberately wrong reading of "better": breaks ``bn_better_at_large_zeta``). Binding: ζ_max = 5, the smallest
+non-uniformity the caption calls larger (``zetas=2,5``).
 
 What the runs show (CPU, float32; gains χ̄₊(BN) − χ̄₊(no BN) at P = 3, β = 2, mean over seeds):
-* ci instance (P = 3, β = 2, 2 seeds, 200 minibatches of 64 at lr 0.02): gains 0.061 at ζ = 2 and 0.129 at ζ = 10
-  (growth 0.068); at ζ = 5 (binding) 0.133 (growth 0.072); the control ζ ∈ {1, 2}: 0.018 and 0.061 (growth 0.043).
+* ci instance (P = 3, β = 2, 3 seeds as the paper's 3 repetitions, 1000 minibatches of 64 at lr 0.02): gains 0.051
+  at ζ = 2 and 0.208 at ζ = 10 (growth 0.157); at ζ = 5 (binding) 0.200 (growth 0.149); the control ζ ∈ {1, 1.5}:
+  −0.022 and −0.039 (growth −0.017; seeds 1, 2: growth 0.008, 0.018).
+* Other draws of the ci instance (``seed`` = 1–20, the conformance check's other seeds): both claims hold on every
+  one, growth 0.076–0.170 (mean 0.121, sd 0.027), smallest gain at ζ = 10 0.083. The instance was shorter before
+  (200 minibatches, 2 seeds: growth 0.068 on seed 0) and then failed ``bn_gain_grows_with_zeta`` on 9 of seeds 1–20
+  (seed 1: −0.001, seed 4: 0.042, seed 19: −0.062): a draw-dependent verdict, since 200 steps leave BN's effect
+  barely formed; 1000 minibatches with 2 seeds still failed seed 20 (growth 0.045). At 1000 minibatches BN already
+  helps a little at ζ = 2 (0.051 on seed 0), so the former control ζ ∈ {1, 2} no longer fails there (growth 0.074
+  on seed 0, 0.037 on seed 1): the control moved to ζ ∈ {1, 1.5}, both rows of the caption's "small" regime.
 * The paper's protocol at the authors' lr 0.02 (``Ps=1,3 betas=1,2 zetas=2,5,10 seeds=3 steps=5000 batch=128``, a
   thorough instance; about 45 min of one contended core), χ̄₊ without → with BN, mean of 3 seeds:
   ζ = 2:  P = 3, β = 2: 0.925 → 0.889 (gain −0.036); P = 1, β = 2: 0.667 → 0.610; P = 3, β = 1: 0.640 → 0.610;
@@ -98,25 +106,43 @@ def cost(p: dict) -> Cost:
     return Cost(elements=one.elements, work=runs * one.work)
 
 
+# The last (ζ, BN) runs of this process: a run depends only on the generator state it starts from, ζ, BN and the
+# protocol, so the margin control (the default's runs) and the binding ζ_max = 5 (the default's ζ = 2 runs) reuse
+# the default's instead of training them again. Keyed by the start state itself, so another seed never hits.
+_RUNS: dict[tuple, tuple[list, bool]] = {}
+_RUNS_SIZE = 16
+
+
+def _run(p: dict, ctx, start: torch.Tensor, pairs: list, zeta: float, bn: bool) -> tuple[list, bool]:
+    """[(P, β, χ̄₊)] of every network of one (ζ, BN) run, and whether it stayed finite."""
+    key = (str(ctx.device), str(torch.get_default_device()), hash(bytes(start.tolist())), tuple(pairs),
+           tuple(p["betas"]), p["steps"], p["lr"], p["batch"], zeta, bn)
+    if key not in _RUNS:
+        ctx.generator.set_state(start)
+        tasks = make_tasks(ctx.generator, [P for _, P in pairs], zeta, torch.float32, ctx.device)
+        models = [Model(i, b * P, "relu", "infonce") for i, (_, P) in enumerate(pairs) for b in p["betas"]]
+        run = train(ctx.generator, tasks, models, protocol(p, bn), ctx.device)
+        streams = torch.tensor([m.stream for m in models], device=ctx.device)
+        sym = torch.zeros(len(models), dtype=torch.bool, device=ctx.device)
+        plus, _ = chi_scores(run.W, run.filt_mask, tasks.cand[streams], sym)
+        rows = [(pairs[m.stream][1], m.M // pairs[m.stream][1], c) for m, c in zip(models, plus.tolist())]
+        _RUNS[key] = (rows, run.finite)
+        while len(_RUNS) > _RUNS_SIZE:
+            _RUNS.pop(next(iter(_RUNS)))
+    return _RUNS[key]
+
+
 def run_grid(p: dict, ctx) -> dict:
     """{(ζ, BN, P, β): χ̄₊ per seed}; every run starts from the same generator state (paired comparison)."""
-    Ps, betas = p["Ps"], p["betas"]
-    pairs = [(s, P) for s in range(p["seeds"]) for P in Ps]
+    pairs = [(s, P) for s in range(p["seeds"]) for P in p["Ps"]]
     start = ctx.generator.get_state()
     table: dict = {}
     for zeta in p["zetas"]:
         for bn in (False, True):
-            ctx.generator.set_state(start)
-            tasks = make_tasks(ctx.generator, [P for _, P in pairs], zeta, torch.float32, ctx.device)
-            models = [Model(i, b * P, "relu", "infonce") for i, (_, P) in enumerate(pairs) for b in betas]
-            run = train(ctx.generator, tasks, models, protocol(p, bn), ctx.device)
-            streams = torch.tensor([m.stream for m in models], device=ctx.device)
-            sym = torch.zeros(len(models), dtype=torch.bool, device=ctx.device)
-            plus, _ = chi_scores(run.W, run.filt_mask, tasks.cand[streams], sym)
-            for m, c in zip(models, plus.tolist()):
-                P = pairs[m.stream][1]
-                table.setdefault((zeta, bn, P, m.M // P), []).append(c)
-            table.setdefault(("finite",), []).append(run.finite)
+            rows, finite = _run(p, ctx, start, pairs, zeta, bn)
+            for P, b, c in rows:
+                table.setdefault((zeta, bn, P, b), []).append(c)
+            table.setdefault(("finite",), []).append(finite)
     return table
 
 
@@ -153,7 +179,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                    converged=finite, headline="bn_better_at_large_zeta")
 
 
-CONTROLS = (dict(zetas=(1.0, 2.0), allow_violation=True), dict(margin=0.3, allow_violation=True))
+CONTROLS = (dict(zetas=(1.0, 1.5), allow_violation=True), dict(margin=0.3, allow_violation=True))
 BINDING = dict(zetas=(2.0, 5.0))
 PAPER_PROTOCOL = dict(Ps=(1, 3), betas=(1, 2), zetas=(2.0, 5.0, 10.0), seeds=3, steps=5000, batch=128)
 
@@ -184,8 +210,9 @@ RESULT = register(Result(
         Param("betas", list[int], (2,), "over-parameterisation β", low=1, high=20, length=(1, 6), distinct=True),
         Param("zetas", list[float], (2.0, 10.0), "token-norm non-uniformities ζ (Fig. 11: 2, 5, 10)",
               valid=f"max ≥ {LARGE_ZETA:g}", low=1.0, high=100.0, length=(2, 4), distinct=True),
-        Param("seeds", int, 2, "repetitions (the paper: 3)", low=1, high=8),
-        Param("steps", int, 200, "SGD minibatches (the paper: 5000)", low=1, high=20000),
+        Param("seeds", int, 3, "repetitions (the paper: 3)", low=1, high=8),
+        # 1000, not fewer: at 200 the verdict depended on the draw (module docstring, 'Other draws')
+        Param("steps", int, 1000, "SGD minibatches (the paper: 5000)", low=1, high=20000),
         Param("lr", float, 0.02, "learning rate: 2e-3 printed (§5), 0.02 in the authors' README command",
               low=1e-6, high=1.0),
         Param("batch", int, 64, "minibatch size (§5: 128)", low=8, high=512),

@@ -322,7 +322,7 @@ RESULT = register(Result(
         params=ERRATUM_SIGN, claim="e1_component_nondecreasing"),),
     binding=(Binding("λ₁ simple", BINDING_SIMPLE, "λ₂ − λ₁ = 0.1 (|λ₁| = 1)"),
              Binding("‖q₀‖ < 1 (case i)", BINDING_NORM, "‖q₀‖ = 0.99")),
-    controls=(dict(e1_sign=0, allow_violation=True), dict(lams="-0.5,-0.4", q0_norm=1.5, allow_violation=True),
+    controls=(dict(e1_sign=0, allow_violation=True),
               dict(lams="0.5,1,2,3", start="network", h=4, allow_violation=True),
               dict(CX_ORTHOGONAL, form="as_printed"),
               # Pin of LIMIT_TOL: the default spectrum stopped at T = 9.7 (predicted rate 1.4: the automatic horizon
@@ -334,6 +334,9 @@ RESULT = register(Result(
     pins=(
         Pin("asymptotic_rate", "rate_scale", fails=1.06, within=10, params=dict(allow_violation=True)),
     ),
+    # A test of the corrected proof step, not of the statement: outside the unit ball (‖q₀‖ = 1.5) |e₁ᵀq| drops
+    # (abs_e1_component_nondecreasing fails) while the limit claim still holds there.
+    identity_controls=(dict(lams="-0.5,-0.4", q0_norm=1.5, allow_violation=True),),
     strategy=_strategy,
     params=(
         Param("lams", list[float], (-1.0, -0.3, 0.5, 2.0), "eigenvalues of C (C = diag(lams))", "non-zero; λ₁ simple",
