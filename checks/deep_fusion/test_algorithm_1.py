@@ -23,8 +23,6 @@ T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, no
 
 
 A1ID = "deep_fusion.algorithm_1"
-
-
 SMALL = dict(K=2, r=1, nu=2, m=3, instances=3, restarts=4, T=20)  # 4 samples per instance: a cheap exact ρ
 
 

@@ -8,8 +8,6 @@ import pytest
 from checks.pinning import assert_hypothesis_edge, hypotheses_named
 
 ACL = "nonlinear_cl.alpha_cl_gradient"
-
-
 N = "nonlinear_cl."
 
 

@@ -18,8 +18,6 @@ AP = "as_printed"
 
 # -- App. B.5: augmentation by a rotation group --------------------------------------------------------------------------
 B5 = "nonlinear_cl.augmentation_b5"
-
-
 N = "nonlinear_cl."
 
 

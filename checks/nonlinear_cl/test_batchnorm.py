@@ -15,11 +15,7 @@ from theorems.nonlinear_cl import batchnorm
 # reading). Runs ask for form="as_printed", the key the conformance checks use, so each instance is computed once.
 # ======================================================================================================================
 BN = "nonlinear_cl.batchnorm"
-
-
 AP = "as_printed"
-
-
 N = "nonlinear_cl."
 
 

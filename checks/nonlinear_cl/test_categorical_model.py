@@ -11,8 +11,6 @@ from theorems import HypothesisViolation
 from theorems.nonlinear_cl.examples import CAT_BINDING
 
 CAT = "nonlinear_cl.categorical_model"
-
-
 N = "nonlinear_cl."
 
 

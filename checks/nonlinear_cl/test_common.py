@@ -10,8 +10,6 @@ from theorems.core.verdict import run_spec
 from theorems.nonlinear_cl.common import without_allow
 
 PIN = dict(formula_scale=1 + 5e-10, allow_violation=True)
-
-
 IDS = ("nonlinear_cl.lemma_3", "nonlinear_cl.lemma_4")
 
 

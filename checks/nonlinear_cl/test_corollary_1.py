@@ -12,11 +12,7 @@ from theorems.core.errors import IdentityFailure
 from theorems.nonlinear_cl import corollary_1
 
 COR1 = "nonlinear_cl.corollary_1"
-
-
 AP = "as_printed"
-
-
 N = "nonlinear_cl."
 
 

@@ -8,8 +8,6 @@ import pytest
 from checks.pinning import assert_hypothesis_edge, hypotheses_named
 
 C2 = "nonlinear_cl.corollary_2"
-
-
 N = "nonlinear_cl."
 
 

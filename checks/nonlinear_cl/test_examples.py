@@ -10,8 +10,6 @@ from checks.pinning import uncached_probe
 from theorems.nonlinear_cl import examples
 
 CAT = "nonlinear_cl.categorical_model"
-
-
 SUM = "nonlinear_cl.summation_model"
 
 

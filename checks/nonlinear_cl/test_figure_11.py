@@ -11,11 +11,7 @@ from theorems import HypothesisViolation
 from theorems.core import recording
 
 F11 = "nonlinear_cl.figure_11"
-
-
 AP = "as_printed"
-
-
 N = "nonlinear_cl."
 
 

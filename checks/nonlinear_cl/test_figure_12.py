@@ -11,11 +11,7 @@ from checks.pinning import hypotheses_named, uncached_probe
 from theorems import HypothesisViolation
 
 F12 = "nonlinear_cl.figure_12"
-
-
 AP = "as_printed"
-
-
 N = "nonlinear_cl."
 
 

@@ -13,11 +13,7 @@ from theorems.core import registry
 from theorems.nonlinear_cl.figure_4 import grid_claims
 
 F4 = "nonlinear_cl.figure_4"
-
-
 AP = "as_printed"
-
-
 N = "nonlinear_cl."
 
 

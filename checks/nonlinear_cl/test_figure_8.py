@@ -17,8 +17,6 @@ from theorems.core.registry import get
 from theorems.nonlinear_cl import figure_8, theorem_3
 
 T3, F8 = theorem_3.ID, figure_8.ID
-
-
 N = "nonlinear_cl."
 
 

@@ -13,8 +13,6 @@ from theorems.core import registry
 # remark after Theorem 6. (The block of part p001b, BatchNorm and the specialisation experiments, follows it.)
 # =====================================================================================================================
 L1 = "nonlinear_cl.lemma_1"
-
-
 N = "nonlinear_cl."
 
 

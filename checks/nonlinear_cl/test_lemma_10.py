@@ -11,8 +11,6 @@ import torch
 from checks.pinning import assert_hypothesis_edge, uncached_probe
 
 L10 = "nonlinear_cl.lemma_10"
-
-
 NL = "nonlinear_cl."
 
 

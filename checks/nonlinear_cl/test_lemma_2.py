@@ -15,8 +15,6 @@ from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
 
 L2 = "nonlinear_cl.lemma_2"
-
-
 N = "nonlinear_cl."
 
 

@@ -8,14 +8,8 @@ import pytest
 from checks.pinning import assert_hypothesis_edge, hypotheses_named, uncached_probe
 
 L3 = "nonlinear_cl.lemma_3"
-
-
 AP = "as_printed"
-
-
 N = "nonlinear_cl."
-
-
 NL = "nonlinear_cl."
 
 

@@ -9,11 +9,7 @@ from checks.pinning import assert_hypothesis_edge, hypotheses_named
 from theorems.core import registry
 
 L4 = "nonlinear_cl.lemma_4"
-
-
 N = "nonlinear_cl."
-
-
 NL = "nonlinear_cl."
 
 

@@ -11,11 +11,7 @@ from checks.pinning import assert_hypothesis_edge, hypotheses_named, uncached_pr
 from theorems.core import recording, registry
 
 L5 = "nonlinear_cl.lemma_5"
-
-
 AP = "as_printed"
-
-
 N = "nonlinear_cl."
 
 

@@ -11,8 +11,6 @@ from theorems import HypothesisViolation
 from theorems.core import recording
 
 L7 = "nonlinear_cl.lemma_7"
-
-
 NL = "nonlinear_cl."
 
 

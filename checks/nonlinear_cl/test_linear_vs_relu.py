@@ -15,8 +15,6 @@ from theorems.nonlinear_cl.examples import LIN_BINDING
 from theorems.nonlinear_cl.lme import Classified, LMESearch
 
 LIN = "nonlinear_cl.linear_vs_relu"
-
-
 N = "nonlinear_cl."
 
 

@@ -8,11 +8,7 @@ import pytest
 from checks.pinning import assert_hypothesis_edge
 
 MONO = "nonlinear_cl.monomial_activation"
-
-
 AP = "as_printed"
-
-
 NL = "nonlinear_cl."
 
 

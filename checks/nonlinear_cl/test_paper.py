@@ -14,41 +14,17 @@ from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
 
 F11 = "nonlinear_cl.figure_11"
-
-
 F12 = "nonlinear_cl.figure_12"
-
-
 T1 = "nonlinear_cl.theorem_1"
-
-
 T2 = "nonlinear_cl.theorem_2"
-
-
 CAT = "nonlinear_cl.categorical_model"
-
-
 SUM = "nonlinear_cl.summation_model"
-
-
 LIN = "nonlinear_cl.linear_vs_relu"
-
-
 T3 = "nonlinear_cl.theorem_3"
-
-
 T5 = "nonlinear_cl.theorem_5"
-
-
 T4 = "nonlinear_cl.theorem_4"
-
-
 T6 = "nonlinear_cl.theorem_6"
-
-
 F8 = "nonlinear_cl.figure_8"
-
-
 Q_STAR = (3 - math.sqrt(5)) / 2
 
 
@@ -57,29 +33,13 @@ Q_STAR = (3 - math.sqrt(5)) / 2
 # remark after Theorem 6. (The block of part p001b, BatchNorm and the specialisation experiments, follows it.)
 # =====================================================================================================================
 L1 = "nonlinear_cl.lemma_1"
-
-
 L2 = "nonlinear_cl.lemma_2"
-
-
 L4 = "nonlinear_cl.lemma_4"
-
-
 L7 = "nonlinear_cl.lemma_7"
-
-
 L8 = "nonlinear_cl.lemma_8"
-
-
 L10 = "nonlinear_cl.lemma_10"
-
-
 ACL = "nonlinear_cl.alpha_cl_gradient"
-
-
 C2 = "nonlinear_cl.corollary_2"
-
-
 T6R = "nonlinear_cl.theorem_6_remark"
 
 
@@ -88,30 +48,16 @@ T6R = "nonlinear_cl.theorem_6_remark"
 # reading). Runs ask for form="as_printed", the key the conformance checks use, so each instance is computed once.
 # ======================================================================================================================
 BN = "nonlinear_cl.batchnorm"
-
-
 F4 = "nonlinear_cl.figure_4"
-
-
 TAB1 = "nonlinear_cl.table_1"
 
 
 # -- bookkeeping of the new results: report instances, defaults and the claims' own arithmetic -------------------------
 NEW_IDS = (L1, L2, L4, L7, L8, L10, ACL, C2, T6R)
-
-
 COR1 = "nonlinear_cl.corollary_1"
-
-
 L3 = "nonlinear_cl.lemma_3"
-
-
 MONO = "nonlinear_cl.monomial_activation"
-
-
 L5 = "nonlinear_cl.lemma_5"
-
-
 AP = "as_printed"
 
 

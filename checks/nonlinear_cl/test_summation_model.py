@@ -12,11 +12,7 @@ from theorems.nonlinear_cl import examples
 from theorems.nonlinear_cl.examples import SUM_BINDING_ABOVE, SUM_BINDING_BELOW
 
 SUM = "nonlinear_cl.summation_model"
-
-
 Q_STAR = (3 - math.sqrt(5)) / 2  # written out: the threshold of §3.1, independent of the module's constant
-
-
 N = "nonlinear_cl."
 
 

@@ -13,14 +13,8 @@ from checks.pinning import assert_hypothesis_edge
 from theorems.core import recording, registry
 
 TAB1 = "nonlinear_cl.table_1"
-
-
 AP = "as_printed"
-
-
 NL = "nonlinear_cl."
-
-
 D = torch.float64
 
 

@@ -15,11 +15,7 @@ from theorems.core import recording
 from theorems.nonlinear_cl.theorem_1 import BINDING_2D, BINDING_3D, PAST_THRESHOLD
 
 T1 = "nonlinear_cl.theorem_1"
-
-
 NL = "nonlinear_cl."
-
-
 D = torch.float64
 
 

@@ -11,8 +11,6 @@ from checks.pinning import assert_hypothesis_edge
 from theorems.core import recording, registry
 
 T2 = "nonlinear_cl.theorem_2"
-
-
 NL = "nonlinear_cl."
 
 

@@ -17,17 +17,9 @@ from theorems.nonlinear_cl import figure_8, theorem_3
 from theorems.nonlinear_cl.theorem_3 import BINDING_TIGHT, BINDING_VARYING, estimate_kappa
 
 T3, F8 = theorem_3.ID, figure_8.ID
-
-
 ONE_PERCENT = 0.01  # the audit's floor for "A varies on the cap"
-
-
 OUTSIDE_11_PARAMS = dict(sigma=0.4, radius=2.0, angle=90.0, theta0=0.2, gamma=0.2)  # literal: the registered control's
-
-
 NL = "nonlinear_cl."
-
-
 D = torch.float64
 
 

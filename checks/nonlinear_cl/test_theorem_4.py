@@ -11,8 +11,6 @@ from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
 
 T4 = "nonlinear_cl.theorem_4"
-
-
 NL = "nonlinear_cl."
 
 

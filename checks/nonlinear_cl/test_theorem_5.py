@@ -9,11 +9,7 @@ import torch
 from checks.pinning import assert_hypothesis_edge, excess
 
 T5 = "nonlinear_cl.theorem_5"
-
-
 NL = "nonlinear_cl."
-
-
 D = torch.float64
 
 

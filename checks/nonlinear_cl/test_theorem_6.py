@@ -13,11 +13,7 @@ from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
 
 T6 = "nonlinear_cl.theorem_6"
-
-
 T6, REMARK = "nonlinear_cl.theorem_6", "nonlinear_cl.theorem_6_remark"
-
-
 D = torch.float64
 
 

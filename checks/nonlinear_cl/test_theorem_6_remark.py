@@ -10,11 +10,7 @@ from checks.pinning import assert_hypothesis_edge
 from theorems.core import recording
 
 T6R = "nonlinear_cl.theorem_6_remark"
-
-
 T6, REMARK = "nonlinear_cl.theorem_6", "nonlinear_cl.theorem_6_remark"
-
-
 NL = "nonlinear_cl."
 
 

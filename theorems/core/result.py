@@ -242,7 +242,8 @@ class Pin:
         return dict(self.params) if self.is_constant else {**self.params, self.name: value}
 
     def label(self) -> str:
-        return f"{self.name}={self.passes!r}|{self.fails!r}"
+        """A short name of the pin: its first claim, what moves and the two sides."""
+        return f"{self.claim_names[0]}-{self.name}={self.passes!r}|{self.fails!r}"
 
 
 def instance_key(form: str, params: Mapping[str, Any]) -> tuple:
