@@ -3,22 +3,24 @@
 The model
 ---------
 Each result's instance cost is predicted from the instance's declared arithmetic (``Result.cost(params).work``,
-:class:`~theorems.core.params.Cost`), through two per-result coefficients fitted from measured CPU times of the ci
-report's instances (`TIMINGS_FILE`, written by ``python -m theorems.core.costs measure``)::
+:class:`~theorems.core.params.Cost`), through two per-result coefficients fitted from measured CPU times
+(`TIMINGS_FILE`: every ci report instance, written by ``python -m theorems.core.costs measure``, and the thorough-only
+instances that fit predicted below 30 s, ``measure --suite thorough --new-only-below 30``)::
 
-    seconds(instance) = a_r + b_r · work(instance)
+    seconds(instance) = c_r · work(instance)^p_r        (work up to the largest measured, w_max)
+    seconds(instance) = c_r · w_max^p_r · work / w_max   (beyond it)
 
-``a_r`` is what an instance of the result costs whatever its size (instance building, certificates, Python), ``b_r``
-the seconds per declared operation. Both are fitted (non-negative) by least squares on the *relative* error, so a
-result whose ci instances all have one size (one work) gets ``a_r = 0`` and ``b_r`` = its mean seconds per
-operation: a larger thorough instance is predicted linear in its declared work, the pessimistic side. A result that
-declares no cost (or an instance whose work cannot be computed) is predicted at the mean measured time of that
-result's ci instances; a result with no measured instance at all at the median per-instance time of the measured
-ones (`Prediction.basis` says which, and ``--plan`` prints it).
+p_r is the least-squares slope of log seconds on log work over the result's measured instances, clamped to [0, 1]
+(below 1: a per-instance overhead; 1 where the instances are all of about one size), and c_r makes the fitted total
+the measured total. Beyond the measured sizes the cost grows in proportion to the declared work: the overhead is paid
+already, and a run that must fit a budget errs on the pessimistic side. An instance that was itself timed is predicted
+at its own time; one the check refuses before computing at 0 s (REFUSED, OVER_CEILING: then with the seconds it would
+take were the ceiling raised); a result that declares no cost at its mean; a result never measured at the median
+instance (`Prediction.basis` says which, and ``--plan`` prints it).
 
 The growth in size is therefore the result's own declaration (its ``cost=``), and the calibration is measured: the
-test of the model (tests/test_costs.py) predicts instances of the ci suite that the fit did not see and bounds the
-error per result by a stated factor.
+test of the model (tests/test_costs.py) predicts each measured instance from a fit without it and bounds the error
+per result by stated factors.
 
 The ETA
 -------
@@ -245,7 +247,8 @@ def format_plan(rows: Sequence[PlanRow], predictions: Sequence[Prediction], work
                  f"{max((r.largest for r in rows), default=0.0):.1f} | |")
     lines.append("")
     lines.append(f"predicted: {duration(total)} of CPU, about {duration(wall)} of wall time on {workers} worker(s) "
-                 f"(at the speed of the machine that measured the timings, unloaded)")
+                 f"(CPU seconds of the machine that measured the timings, one torch thread a worker; the running report's time "
+                 f"left rescales them by this machine's measured/predicted ratio)")
     over = [(r.result_id, r.bases.get(OVER_CEILING, 0), r.beyond) for r in rows if r.bases.get(OVER_CEILING)]
     if over:
         lines.append("not run: over the resource ceiling for one instance (theorems.core.params: THEOREMS_MAX_WORK, "

@@ -250,7 +250,7 @@ def _gram_index(K: int, p: int, stride: int, device: torch.device) -> tuple[torc
 
     * ``gkk``, ``gpp``: the upper triangles (k ≤ k', c ≤ c') of the K×K and p×p Gram blocks inside a row-major
       (·, stride, stride) Gram matrix whose K block starts at 0 and p block at K;
-    * ``k0, k1``, ``c0, c1``: the same pairs as two index vectors (for b bᵀ and a aᵀ);
+    * ``kk``, ``cc``: the same pairs inside row-major K×K and p×p blocks (b bᵀ and a aᵀ);
     * ``diag``: for S's entry [(k,c), (k',c')], the flat position of (pair(k,k'), pair(c,c')) in the packed product;
     * ``cross``: its position [k, c', c, k'] in the (K·p) × (p·K) cross product.
     """
@@ -265,7 +265,7 @@ def _gram_index(K: int, p: int, stride: int, device: torch.device) -> tuple[torc
         k, c, k2, c2 = torch.meshgrid(*(torch.arange(n, device=device) for n in (K, p, K, p)), indexing="ij")
         diag = pair_k[k, k2] * c0.numel() + pair_c[c, c2]
         cross = ((k * p + c2) * p + c) * K + k2
-        _GRAM_INDEX[key] = (k0 * stride + k1, (K + c0) * stride + K + c1, k0, k1, c0, c1,
+        _GRAM_INDEX[key] = (k0 * stride + k1, (K + c0) * stride + K + c1, k0 * K + k1, c0 * p + c1,
                             diag.reshape(-1), cross.reshape(-1))
     return _GRAM_INDEX[key]
 
@@ -287,12 +287,14 @@ def _schur_gram(model: ArrowModel, G: torch.Tensor, mu: torch.Tensor) -> torch.T
     N, q, K = model.P.shape[1:]
     p = model.a.shape[-1]
     M = G.shape[-1]
-    gkk, gpp, k0, k1, c0, c1, diag, cross = _gram_index(K, p, M, G.device)
+    gkk, gpp, kk, cc, diag, cross = _gram_index(K, p, M, G.device)
     a, b = model.a, model.b
     Gf = G.reshape(B, N, M * M)
     pick = torch.index_select  # beat advanced indexing (x[..., idx]) ~2× on these sizes
-    left = torch.cat([pick(Gf, 2, gkk), pick(b, 2, k0) * pick(b, 2, k1)], dim=1)  # (B, 2N, K(K+1)/2)
-    right = torch.cat([pick(a, 2, c0) * pick(a, 2, c1), pick(Gf, 2, gpp)], dim=1)  # (B, 2N, p(p+1)/2)
+    bb = (b[..., :, None] * b[..., None, :]).reshape(B, N, K * K)
+    aa = (a[..., :, None] * a[..., None, :]).reshape(B, N, p * p)
+    left = torch.cat([pick(Gf, 2, gkk), pick(bb, 2, kk)], dim=1)  # (B, 2N, K(K+1)/2)
+    right = torch.cat([pick(aa, 2, cc), pick(Gf, 2, gpp)], dim=1)  # (B, 2N, p(p+1)/2)
     packed = (left.transpose(-1, -2) @ right).reshape(B, -1)
     ab = G[..., :K, K:K + p].reshape(B, N, K * p)  # (αᵀβ)_i[k, c']
     prod = (ab.transpose(-1, -2) @ (a[..., :, None] * b[..., None, :]).reshape(B, N, p * K)).reshape(B, -1)
@@ -341,6 +343,11 @@ def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torc
         return tuple(torch.cat(x) for x in zip(*parts))  # type: ignore[return-value]
     eye_q = torch.eye(q, dtype=mu.dtype, device=mu.device)
     Lx, ok_x = block_cholesky(model.D + mu[:, None, None, None] * eye_q)
+    ok_blocks = ok_x.all(dim=-1)
+    if not bool(ok_blocks.any()):
+        # no instance has definite x blocks (μ below the sphere's negative curvature): H + μI is indefinite for all,
+        # so the Schur complement, which costs most of a solve, is not formed (the caller raises μ and re-solves)
+        return model.gw.new_zeros(B, m), model.gx.new_zeros(B, N, q), ok_blocks
     R = _forward(Lx, torch.cat([model.P, model.Q, model.gx[..., None]], dim=-1))
     if _gram_form(model):
         G = R.transpose(-1, -2) @ R  # (B, N, K+p+1, K+p+1)
@@ -353,7 +360,7 @@ def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torc
         v = torch.cat([model.a @ Sw.transpose(-1, -2), model.b @ Sw], dim=-1)  # (B, N, K+p): S_w a_i, S_wᵀ b_i
         Fsw = (R[..., :K + p] @ v[..., None])[..., 0]
         sx = -_backward_t(Lx, R[..., K + p] + Fsw)
-        return sw, sx, ok_x.all(dim=-1) & (info_w == 0)
+        return sw, sx, ok_blocks & (info_w == 0)
     # contiguous copies: the broadcasts below on strided slices of R ran ~3× slower than the copies cost
     alpha, beta, h = R[..., :K].contiguous(), R[..., K:K + p].contiguous(), R[..., K + p].contiguous()
     S, F = _schur_and_factor(model, alpha, beta, mu)
@@ -363,8 +370,7 @@ def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torc
     sw = torch.cholesky_solve(rhs, Lw)[..., 0]
     Fsw = (F @ sw[..., None]).view(B, N, q)
     sx = -_backward_t(Lx, h + Fsw)
-    ok = ok_x.all(dim=-1) & (info_w == 0)
-    return sw, sx, ok
+    return sw, sx, ok_blocks & (info_w == 0)
 
 
 @dataclass
