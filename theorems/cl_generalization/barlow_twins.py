@@ -319,11 +319,8 @@ LEMMA_2_CONTROLS = (dict(bt_norm="cross", allow_violation=True),)
 THEOREM_4_CONTROLS = (dict(CONTROL_MERGED, tau_scale=0.0, allow_violation=True),)
 # A test of the code, not of the statement: d − K off by a factor 3 breaks only identity (1), no bound claim.
 THEOREM_4_IDENTITY_CONTROLS = (dict(residual_coef=3.0, allow_violation=True),)
-# The literal pins of RTOL and PSD_ATOL (1–10 allowances outside each identity; see their comments): tolerance
-# pins (Result.pins), not controls of the statement (only identities fail there).
-LEMMA_2_PINS = (dict(split_scale=1 + 3e-9, allow_violation=True), dict(align_scale=1 + 4.7e-9, allow_violation=True))
-THEOREM_4_PINS = (dict(residual_coef=1 + 2.75e-9, allow_violation=True),
-                  dict(sizes=[2, 2], psd_shift=5e-10, allow_violation=True))
+# The literal pins of RTOL and PSD_ATOL (1–10 allowances outside each identity; see their comments) are declared
+# Pins below: tolerance pins, not controls of the statement (only identities fail there).
 LOGIC = "every encoder f normalised per coordinate (E f_i² = 1), every population and augmentation (positives i.i.d.)"
 
 
@@ -373,7 +370,6 @@ LEMMA_2_RESULT = register(Result(
     binding=(Binding(hypothesis="Cauchy–Schwarz step Σ(1 − C_ii) ≤ √(d Σ(1 − C_ii)²) (equality when all 1 − C_ii are "
                                 "equal)", params=BINDING, margin="L_pos / 2√(d L₁) = 0.99 (details)"),),
     controls=LEMMA_2_CONTROLS,
-    pins=LEMMA_2_PINS,
     strategy=_strategy(LEMMA_2),
     params=bt_params(Param("split_scale", float, 1.0, "multiplies λL₂ in the split (≠ 1: a wrong constant, negative "
                            "control)", "1", low=0.0, high=10.0, breaks="exact split"),
@@ -383,9 +379,9 @@ LEMMA_2_RESULT = register(Result(
     cost=bt_cost, evaluate=evaluate_lemma_2, hypotheses=lemma_2_hypotheses, forms=(AS_PRINTED,), report_instances=lemma_2_reports,
     module=__name__,
     pins=(
-        Pin("split", "split_scale", fails=1 + 3e-9, within=10, params=dict(allow_violation=True), reported=True),
+        Pin("split", "split_scale", fails=1 + 3e-9, within=10, params=dict(allow_violation=True)),
         Pin("alignment_identity", "align_scale", fails=1 + 4.7e-9, within=10,
-            params=dict(allow_violation=True), reported=True),
+            params=dict(allow_violation=True)),
     ),
 ))
 
@@ -402,7 +398,6 @@ THEOREM_4_RESULT = register(Result(
                      margin="τ = τ_exact; RHS / ‖μ_k‖‖μ_ℓ‖ well below 1 (details)"),),
     controls=THEOREM_4_CONTROLS,
     identity_controls=THEOREM_4_IDENTITY_CONTROLS,
-    pins=THEOREM_4_PINS,
     strategy=_strategy(THEOREM_4),
     params=bt_params(
         Param("tau_scale", float, 1.0, "τ = tau_scale · τ_exact, τ_exact = ‖C − Σ p_k μ_kμ_kᵀ‖_F²", "≥ 1", low=0.0,
@@ -415,8 +410,8 @@ THEOREM_4_RESULT = register(Result(
     report_instances=theorem_4_reports, module=__name__,
     pins=(
         Pin("identity_1", "residual_coef", fails=1 + 2.75e-9, within=10,
-            params=dict(allow_violation=True), reported=True),
+            params=dict(allow_violation=True)),
         Pin("C_minus_M_psd", "psd_shift", fails=5e-10, within=10,
-            params=dict(sizes=[2, 2], allow_violation=True), reported=True),
+            params=dict(sizes=[2, 2], allow_violation=True)),
     ),
 ))
