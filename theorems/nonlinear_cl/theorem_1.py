@@ -270,8 +270,10 @@ PINS = (Pin('linearised_rate_at_least_guaranteed', 'rate_scale', fails=1.000003,
             why="RATE_RTOL (Weyl's identity) and FLOW_RTOL (eq. 65's rate) on the summation model, where both are attained"),
         Pin('contraction_at_proof_rate', 'rate_scale', fails=1.05, within=10,
             params=dict(model='summation', d=2, q=0.2, steps=100, allow_violation=True)),
+    # D's closed form off by 3e-4 relative: 3.0 FD_RTOL outside (pins the finite-difference tolerance of the identity
+    # roughness_closed_form_matches_fd; no bound claim fails there)
     Pin('roughness_closed_form_matches_fd', 'closed_form_scale', fails=1.0003, within=10,
-        params=dict(allow_violation=True), reported=True),
+        params=dict(allow_violation=True)),
 )
 
 
