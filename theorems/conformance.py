@@ -437,6 +437,7 @@ def _seed_failure(ev) -> str:
 
 
 @applies(_seeded)
+@pytest.mark.slow
 def test_other_seeds_hold_or_do_not_converge(result_id, run, suite, known_seed_failures):
     from theorems.core import recording
 

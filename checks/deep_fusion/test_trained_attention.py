@@ -157,7 +157,7 @@ def test_trained_attention_digits_refuses_more_classes_than_the_data_has():
     with pytest.raises(theorems.HypothesisViolation, match="m ≤ 64"):
         theorems.check(TA, data="digits", m=66, heads=2)
     with pytest.raises(theorems.HypothesisViolation, match="half a digit class"):
-        theorems.check(TA, data="digits", nu=100)
+        theorems.check(TA, data="digits", nu=100, seeds=8)  # few heads: within the size ceiling, so the hypothesis decides
 
 
 def test_trained_attention_nu_edge_is_half_the_smallest_digit_class():
