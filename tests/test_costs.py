@@ -71,14 +71,22 @@ def test_held_out_check_fails_for_a_size_blind_model(monkeypatch):
         < MOST_RESULTS_SHARE
 
 
+# How far the ci plan may drift from the calibration before it must be re-measured (python -m theorems.core.costs
+# measure): instances change with every new control or default; a result added since is predicted at the median.
+STALE_INSTANCES, STALE_RESULTS = 0.25, 5
+
+
 def test_timings_cover_the_ci_plan():
     """The calibration is of the instances the ci report runs now (a changed plan needs a re-measure)."""
     instances, _ = plan_instances(get_suite("ci"))
-    timed = {row["id"] for row in costs.load_timings()["instances"]}
+    rows = costs.load_timings()["instances"]
+    timed = {row["id"] for row in rows}
     ids = [costs.instance_id(i.result_id, i.form, i.params, i.allow_violation) for i in instances]
     missing = [i for i in ids if i not in timed]
-    assert len(missing) <= 0.1 * len(ids), f"{len(missing)} of {len(ids)} ci instances untimed, e.g. {missing[:3]}"
-    assert {i.result_id for i in instances} <= {row["result"] for row in costs.load_timings()["instances"]}
+    assert len(missing) <= STALE_INSTANCES * len(ids), \
+        f"{len(missing)} of {len(ids)} ci instances untimed, e.g. {missing[:3]}: re-measure"
+    untimed = {i.result_id for i in instances} - {row["result"] for row in rows}
+    assert len(untimed) <= STALE_RESULTS, f"results never timed: {sorted(untimed)}: re-measure"
 
 
 def test_fit_recovers_a_power_law_and_extrapolates_linearly():
