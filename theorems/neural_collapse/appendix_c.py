@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from ..core.evidence import Claim
@@ -157,9 +158,8 @@ def sandwich_floor(K: int, n: int, d: int, lam: float, lam_in: float, D1: float,
     t = d / (d + K * lam)
     C3 = 4 / (t * (1 - t))  # near_optimal's MSE constant: NC3 ≤ C3·ε
     eps0 = validity_limit("mse", K, n, d, lam)
-    M = torch.linspace(0.0, D1 / 2, grid, dtype=torch.float64)
-    fit = torch.clamp(D1 - 2 * M, min=0.0) ** 2 / (8 * d * N * C3)
-    fit = torch.minimum(fit, torch.tensor(eps0, dtype=torch.float64))
+    M = np.linspace(0.0, D1 / 2, grid)  # plain floats: nothing here belongs on the context's device
+    fit = np.minimum(np.clip(D1 - 2 * M, 0.0, None) ** 2 / (8 * d * N * C3), eps0)
     move = lam_in * M / (2 * math.sqrt(d))
     # on a cell [M_i, M_{i+1}]: fit ≥ fit(M_{i+1}), move ≥ move(M_i)
     cells = fit[1:] + move[:-1]
