@@ -35,6 +35,13 @@ global optimum of every depth keeps it (constant λ_in = λ₀). Hypothesis (App
 ε ≤ ``EPS_PER_LAMBDA``·λ₀. Controls: λ_in = λ₀/L (Theorem 4.6's regime: the certificate decays with L and fails at
 L = 37), and ε = 0.3 (far from NC: the O(ε²) gain wins).
 
+The bias-free sandwich cannot close either (``bias_free_sandwich_floor``, ``sandwich_floor``, a measurement): a
+network that moved its features by M keeps a pair at s ≥ D₁ − 2M, so its GUFM excess is ≥ min(ε₀, s²/(8dN·C₃))
+(Lemma 4.1 quantitative, read backwards) and its inner cost ≥ λ_in M/(2√d): L*_L − L*_GUFM ≥ 2.06·10⁻⁶·L*_GUFM at
+every depth at the default. The floor is set by the fit term (C₃ = 221 is loose), so at L = 37 the vanishing λ₀/L
+gives the same number: it contrasts the two schedules only from L ~ 10⁴ on, which is why the control that tells
+them apart is the spread certificate above, not the floor.
+
 Status: **verified-corrected** (the counterexample above; the corrected form certified: rigorous inequalities
 evaluated in float64).
 """
@@ -43,6 +50,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from ..core.evidence import Claim
@@ -138,6 +146,27 @@ def inner_lambda(p: dict, L: int) -> float:
     return p["lam_inner"] if p["inner_lambda"] == "constant" else p["lam_inner"] / L
 
 
+def sandwich_floor(K: int, n: int, d: int, lam: float, lam_in: float, D1: float, grid: int = 4001) -> float:
+    """A lower bound on L*_L − L*_GUFM over bias-free networks with the fixed input layer (MSE): a network whose
+    features moved by M at most pays ≥ λ_in M/(2√d) and keeps a within-class pair at distance s ≥ D₁ − 2M, and a
+    feature matrix with GUFM excess ε ≤ ε₀ (Lemma 4.1's validity, ``near_optimal``) has s ≤ 2√(2dN·C₃ε), so its
+    excess is ≥ min(ε₀, s²/(8dN·C₃)); minimised over M ∈ [0, D₁/2] on a grid, each cell bounded by its worst end
+    (the first term falls and the second rises in M)."""
+    from .near_optimal import validity_limit
+
+    N = K * n
+    t = d / (d + K * lam)
+    C3 = 4 / (t * (1 - t))  # near_optimal's MSE constant: NC3 ≤ C3·ε
+    eps0 = validity_limit("mse", K, n, d, lam)
+    M = np.linspace(0.0, D1 / 2, grid)  # plain floats: nothing here belongs on the context's device
+    fit = np.minimum(np.clip(D1 - 2 * M, 0.0, None) ** 2 / (8 * d * N * C3), eps0)
+    move = lam_in * M / (2 * math.sqrt(d))
+    # on a cell [M_i, M_{i+1}]: fit ≥ fit(M_{i+1}), move ≥ move(M_i)
+    cells = fit[1:] + move[:-1]
+    beyond = lam_in * (D1 / 2) / (2 * math.sqrt(d))  # M > D₁/2: the movement alone
+    return float(min(float(cells.min()), beyond))
+
+
 def evaluate(p: dict, form: str, ctx) -> Outcome:
     K, n, d, loss, lam = p["K"], p["n"], p["d"], p["loss"], p["lam"]
     N = K * n
@@ -188,8 +217,12 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
                       "|forward-pass objective of the zero-block network − the ridge regression's closed form|",
                       kind="identity", atol=1e-12 * max(U0, 1.0)),
     ]
+    floor = sandwich_floor(K, n, d, lam, lam_in, D1)
+    claims.append(Claim.measurement("bias_free_sandwich_floor", floor / lower, math.nan, "a certified lower bound on "
+                                    "(L*_L − L*_GUFM)/L*_GUFM for bias-free networks with this input layer, at every "
+                                    "depth for a constant inner λ (λ(L) = λ₀/L: at depth L): the sandwich cannot close"))
     details.update(upper_zero_blocks=U0, gufm_excess_zero_blocks=U0 - lower, movement_max=M_max, spread_floor=delta,
-                   inner_lambda=lam_in, depth=L)
+                   inner_lambda=lam_in, depth=L, sandwich_floor=floor)
     return Outcome(claims=claims, details=details, converged=None, headline="optima_keep_spread")
 
 
