@@ -9,6 +9,7 @@ threshold, E[C̃]) raise SuiteError on a float that disagrees with them.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import subprocess
@@ -43,25 +44,28 @@ RIGOROUS = {
 
 @pytest.fixture(scope="module")
 def evidence_json(tmp_path_factory) -> Path:
-    """Run every registered counterexample (printed form) except the statistical ones, replay each failed bound
-    claim that has a registered replay, and write the enclosures beside their claims to an evidence.json."""
-    records = []
+    """Run every registered counterexample (printed form) except the statistical ones; `theorems.check` attaches the
+    registered replays' enclosures to the claims (theorems.core.grade.attach_enclosures). Write each Evidence as
+    evidence.json holds it, and beside it the failed bound claims that carry an enclosure."""
+    records, evidence = [], []
     for rid in theorems.ids():
         if rid in STATISTICAL:
             continue
         for index, cx in enumerate(theorems.get(rid).counterexamples):
             ev = theorems.check(rid, form="as_printed", **cx)
+            evidence.append(ev.to_dict())
             for claim in ev.failed_bounds:
-                fn = REPLAYS.get((rid, claim.name))
-                if fn is None:
+                if claim.enclosure is None:
                     continue
-                enc = fn({"params": ev.params, "details": ev.details, "form": ev.form})
-                if enc is None:
-                    continue
+                # the hook's enclosure is the replay's own, from the point as evidence.json holds it
+                direct = REPLAYS[(rid, claim.name)]({"params": evidence[-1]["params"], "details": evidence[-1]["details"]})
+                assert direct == claim.enclosure, (rid, claim.name)
+                assert ev.grade_of(claim) == "rigorous", (rid, claim.name)
                 records.append({"result_id": rid, "counterexample": index, "claim": claim.name,
-                                "observed": claim.observed, "float_bound": claim.bound, "enclosure": enc.to_dict()})
+                                "observed": claim.observed, "float_bound": claim.bound,
+                                "enclosure": claim.enclosure.to_dict()})
     path = tmp_path_factory.mktemp("rigorous") / "evidence.json"
-    path.write_text(json.dumps({"enclosures": records}, indent=1))
+    path.write_text(json.dumps({"evidence": evidence, "enclosures": records}, indent=1))
     return path
 
 
@@ -112,10 +116,12 @@ sys.modules['torch'] = None
 sys.modules['numpy'] = None
 from theorems.core.grade import Enclosure, rerun
 out = []
-for r in json.load(open({str(evidence_json)!r}))["enclosures"]:
-    enc = Enclosure.from_dict(r["enclosure"])
-    again = rerun(enc)
-    out.append([r["result_id"], r["claim"], again.decides(), again == enc])
+for ev in json.load(open({str(evidence_json)!r}))["evidence"]:  # the Evidence records themselves
+    for c in ev["claims"]:
+        if c.get("enclosure") and not c["passed"] and c["kind"] == "bound":
+            enc = Enclosure.from_dict(c["enclosure"])
+            again = rerun(enc)
+            out.append([ev["result_id"], c["name"], again.decides(), again == enc])
 assert 'torch' not in sys.modules or sys.modules['torch'] is None
 print(json.dumps(out))
 """
@@ -274,6 +280,12 @@ def test_lemma_4_2_dual_bound_certifies_the_counterexample():
     assert lower > 5 * mse_collapsed_value(4, 4, Fraction(0.05))  # 5.82×: the global minimum is above L*
     assert ev.claim("no_start_below_global_lower_bound").passed
     assert ev.details["global_lower_bound_certificate"].startswith("dual-bound")
+    # the failing claim's grade: rigorous with its Arb enclosure, certified by the dual bound without it, and
+    # numerical without either (mutation: drop the dual bound)
+    reach = ev.claim("best_run_reaches_closed_form")
+    assert reach.certificate == "dual-bound" and ev.grade_of(reach) == "rigorous"
+    assert ev.grade_of(dataclasses.replace(reach, enclosure=None)) == "certified"
+    assert ev.grade_of(dataclasses.replace(reach, enclosure=None, certificate="")) == "numerical"
     # the bound is tight: the certified optimum reaches it
     assert math.isclose(ev.claim("best_run_reaches_closed_form").observed, float(lower), rel_tol=1e-12)
     # at d ≥ K + 1 it is the collapsed closed form itself (the corrected lemma's L*)

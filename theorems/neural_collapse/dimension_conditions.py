@@ -93,7 +93,9 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     best_value = float(sol.values[best])
     claims = [
         Claim.at_most("gufm_optimum_is_collapsed_value", best_value, optimum.value,
-                      "best certified GUFM value vs the collapsed closed form (Lemma 4.2)", rtol=REACH_RTOL),
+                      "best certified GUFM value vs the collapsed closed form (Lemma 4.2)", rtol=REACH_RTOL,
+                      # the exact lower bound on every feasible point (MSE: L_r; CE: L*) sandwiches the optimum
+                      certificate="dual-bound" if lam > 0 else ""),
         Claim.at_most(f"gufm_optimum_collapsed_{nc2}", float(sol.metrics[nc2][best]), 0.0,
                       f"{nc2} of the GUFM optimum, the L → ∞ limit of the corollary (through Theorem 4.3)",
                       atol=NC2_TOL),
