@@ -85,7 +85,7 @@ def test_depth_sweep_trains_every_depth_at_that_depth():
     assert [pt.lam_inner for pt in points] == [0.025, 0.05 / 3, 0.0125]
 
 
-# -- depth_sweep.summarise: the iteration counts it reports (held-out seed-53 survivor depth_sweep:97) ---------------
+# -- depth_sweep.summarise: the iteration counts it reports ---------------------------------------------------------
 def test_depth_sweep_reports_the_trainers_iterations():
     """A trained run reports L-BFGS's own iteration counts (3 per seed at max_iter = 3), an untrained summary
     zeros: theorem_4_3 and the depth sweep's details show them (a details-only number, no verdict)."""

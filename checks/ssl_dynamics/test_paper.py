@@ -136,7 +136,7 @@ CALLS = _calls()
                                                      for r, p in CALLS])
 def test_edge_runs_end_in_evidence_or_a_typed_error(rid, params, suite):
     if suite.name != "thorough":
-        pytest.skip("the edge campaign runs in the thorough suite")
+        pytest.skip("the edge runs run in the thorough suite")
     try:
         ev = theorems.check(rid, allow_violation=True, **params)
     except (ParameterError, HypothesisViolation):

@@ -93,7 +93,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
-# -- theorem_2: the certificate's fraction (the real survivor of line 65) ------------------------------------------
+# -- theorem_2: the certificate's fraction is judged at the worst member ----------------------------------------------
 # monkeypatch, not a Pin: it replaces R._integrate: code, which a Pin cannot move
 def test_theorem_2_certificate_fraction_takes_the_worst_member(monkeypatch):
     """The certified global error must stay below a tenth of TRAJECTORY_TOL (1e-8): one W-flow member's set to 3e-9
