@@ -31,10 +31,11 @@ the global minimum, proved from below by the exact bound L_r = [(K−r) + λr²/
 
 Status: verified-corrected → **refuted**. The MSE counterexample (K = d = 4) replays with its certificate.
 The natural correction (add d ≥ K+1 for MSE) is necessary but not established as sufficient: the corrected
-corollary is Theorem 4.3's limit plus Lemma 4.2 (corrected), and Theorem 4.3's limit is a trend in this suite
-(``theorem_4_3_depth``: a certified sandwich whose width falls at the proof's rate, not a verified limit), so no
-corrected form is registered; Lemma 4.2's corrected form verifies the limit
-object at d ≥ K+1.
+corollary is Theorem 4.3's limit plus Lemma 4.2 (corrected). Theorem 4.3's limit is now verified in this suite
+(``theorem_4_3_depth``: objective (7) leaves biases unregularised, and a network of zero-weight blocks closes the
+certified sandwich to rounding from depth 1 + 2(N − K) + 12 on), and Lemma 4.2's corrected form verifies the limit
+object at d ≥ K+1; but no corrected form of this corollary is registered and checked yet (it needs Lemma 4.1's
+ε-bound on the optima the sandwich leaves open), so the status stays refuted, not verified-corrected.
 
 What one check does
 -------------------

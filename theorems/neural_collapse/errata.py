@@ -50,7 +50,8 @@ Status: **open** (unchanged): a broken proof step does not refute the statement 
 asserts no statement of the paper of its own; both failures are proof errata, replayed. The repair is built:
 ``construction.phase2_blocks`` raises the offset 1 of v_j = 1 + cm h̄_j to a_j ≥ max_i(−(h̄_j)_i)(1 − cm), which
 keeps every pre-activation ≥ 0 (``tests/test_neural_collapse_models.py``), and the whole construction built with
-it lands where it predicts and costs O(log² L/L) (``theorem_4_3_depth``, trend).
+it lands where it predicts and costs O(log² L/L) (``theorem_4_3_depth``, where it is a proof_step check; that
+result's limit is decided by the free-block network instead).
 
 Listed, not checked numerically: the CE proof of Lemma 4.2 via [71] states the optimal norms increase with the
 regularisation (reversed; Lemma 4.2's CE optimum itself is checked in ``lemma_4_2``); the transformer

@@ -18,7 +18,7 @@ What this result checks (and what it does not)
 This id checks **step 1 only**: ∀ architecture (L-RN1, L-Tx1, and the RN2 / pre-LN variants of Theorem 4.6
 and Appendix B, for which the same identity holds), ∀ depth L ≥ 1, ∀ θ, ∀ data satisfying Assumption 4.4,
 λ > 0, CE or MSE: L_{L,1}(θ) ≥ L*_GUFM. No existential part. The theorem's conclusion (the limit as L → ∞) is
-``neural_collapse.theorem_4_3_depth`` (open); the construction's steps are ``errata_a9`` / ``errata_a12``.
+``neural_collapse.theorem_4_3_depth`` (verified: the free-block network closes the sandwich at finite depth); the construction's steps are ``errata_a9`` / ``errata_a12``.
 Under Assumption 4.4 R is within-class, so L*_GUFM is Lemma 4.2's UFM optimum, whose closed form
 (``ufm.closed_form``) is a lower bound on every feasible pair for any d and the attained optimum when d ≥ K
 (CE) / K+1 (MSE); ``details['closed_form_attained']`` says which. The hypotheses d ≥ 4, d ≥ 2V+2 and distinct
