@@ -280,7 +280,7 @@ def test_trend_is_measured_not_judged(run):
     rho = spearmanr(ev.details["strengths"], err).statistic if max(err) > min(err) else 0.0
     assert spearman.observed == pytest.approx(rho, abs=1e-12)
     curves = ev.details["sigma_curves"]
-    worst = max(max(a - b for a, b in zip(lo, hi)) for lo, hi in zip(curves, curves[1:]))
+    worst = max(max(a - b for a, b in zip(lo, hi, strict=True)) for lo, hi in zip(curves, curves[1:], strict=False))
     assert ev.claim("concentration_monotone").observed == worst
 
 
@@ -295,7 +295,7 @@ def test_composition_ordering_fails_when_a_transformation_destroys_the_class(run
     rho = ev.claim("spearman_concentration_vs_error").observed
     tau = kendalltau(ev.details["delta_at_sigma0"], ev.details["mean_test_error"]).statistic
     assert rho > 0 and tau > 0 and abs(rho) >= abs(tau)
-    errors = dict(zip(ev.details["compositions"], ev.details["mean_test_error"]))
+    errors = dict(zip(ev.details["compositions"], ev.details["mean_test_error"], strict=True))
     claim = ev.claim("sharpest_is_best")
     assert claim.observed == errors["(a, d)"] and claim.bound == min(v for k, v in errors.items() if k != "(a, d)")
     control = run(E3, destroy="d", allow_violation=True)
@@ -313,7 +313,7 @@ def test_revised_infonce_ordering_depends_on_the_augmentation(run):
     for s in ("s06", "s1"):
         rev = ev.details[f"error_revised_tau_02_{s}"]
         for row in ("simclr_tau_1", "simclr_tau_05", "simclr_tau_02"):
-            gaps = [a - b for a, b in zip(rev, ev.details[f"error_{row}_{s}"])]
+            gaps = [a - b for a, b in zip(rev, ev.details[f"error_{row}_{s}"], strict=True)]
             assert ev.claim(f"revised_vs_{row}_{s}").observed == pytest.approx(max(gaps), abs=1e-15)
 
 

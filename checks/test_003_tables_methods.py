@@ -52,7 +52,7 @@ def test_identity_claims_are_at_most_claims(run):
     for table in T.TABLES:
         claim = ev.claim(f"concentration_monotone_{table}")
         curves = ev.details[f"{'table_1' if table == 'nested' else 'table_2'}_sigma_curves"]
-        worst = max(max(a - b for a, b in zip(lo, hi)) for lo, hi in zip(curves, curves[1:]))
+        worst = max(max(a - b for a, b in zip(lo, hi, strict=True)) for lo, hi in zip(curves, curves[1:], strict=False))
         assert claim.relation == "<=" and claim.observed == worst and claim.bound == 0.0
 
 

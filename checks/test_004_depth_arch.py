@@ -115,7 +115,7 @@ def test_transformer_certified_excess_falls_but_stays_open(rid, run):
     rows = {r["depth"]: r for r in ev.details["sandwich"]}
     trained = sorted(int(L) for L in ev.details["trained"])
     excess = [rows[L]["upper"] - lower for L in trained]
-    assert all(b < a for a, b in zip(excess, excess[1:])), excess
+    assert all(b < a for a, b in zip(excess, excess[1:], strict=False)), excess
     assert excess[-1] / lower > 0.01  # the 1 % bar is not met: a trend is not earned
     assert ev.claim("certified_excess_target").kind == "measurement"
 
@@ -151,7 +151,7 @@ def test_cost_model_predicts_the_deep_end(rid, module, depths, extra, suite):
         p = {q.name: q.default for q in res.params} | kw
         predicted.append(module.cost(p).work / OPS_PER_SECOND)
         measured.append(_cpu_of(rid, **kw))
-    for m, q in zip(measured, predicted):
+    for m, q in zip(measured, predicted, strict=True):
         assert q / COST_FACTOR <= m <= q * COST_FACTOR, (depths, measured, predicted)
     ratio = (measured[1] / measured[0]) / (predicted[1] / predicted[0])
     assert 0.5 <= ratio <= 2.0, (depths, measured, predicted)

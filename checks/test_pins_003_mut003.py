@@ -228,7 +228,7 @@ def test_theorem_1_R_eps_counts_view_sets_wider_than_eps_only(run):
     (R_ε = 0); on BINDING every diameter is 2 (to rounding), so R_ε = 1 below it."""
     result = registry.get("cl_generalization.theorem_1")
     ev = run(result.id, **dict(result.binding[0].params))
-    R = dict(zip(ev.details["eps_grid"], ev.details["R_grid"]))
+    R = dict(zip(ev.details["eps_grid"], ev.details["R_grid"], strict=True))
     top = ev.details["max_diameter"]
     assert R[top] == 0.0, R
     assert all(r == 1.0 for e, r in R.items() if e < top * (1 - 1e-9)), R
@@ -238,7 +238,7 @@ def test_theorem_4_sharp_step_is_judged_at_its_tightest_pair(run):
     """With K = 3 classes the six ordered pairs k ≠ ℓ give different sharp bounds; the proof step is judged at the
     pair where |μ_kᵀμ_ℓ| − √(((√L₂+√τ)² − (d−K))/(2p_kp_ℓ)) is largest (recomputed here from the per-pair lists)."""
     ev = run("cl_generalization.theorem_4", sizes=[6, 6, 6])
-    gaps = [abs(dot) - b for dot, b in zip(ev.details["centre_products"], ev.details["sharp_bounds"])]
+    gaps = [abs(dot) - b for dot, b in zip(ev.details["centre_products"], ev.details["sharp_bounds"], strict=True)]
     assert len(gaps) == 6 and max(gaps) - min(gaps) > 1.0, gaps
     assert ev.claim("sharp_bound").observed == max(gaps), (ev.claim("sharp_bound"), gaps)
 

@@ -233,7 +233,7 @@ def _rows(depths, excess, lower=1.0, trained=None):
 
     return [Row(L, lower, None, trained[i] if trained else lower + e,
                 info={"upper": lower + e, "upper_source": "trained", "trained_here": True})
-            for i, (L, e) in enumerate(zip(depths, excess))]
+            for i, (L, e) in enumerate(zip(depths, excess, strict=True))]
 
 
 SW_P = dict(loss="ce", lam=0.05, rate_shift=0.0, target=0.5)

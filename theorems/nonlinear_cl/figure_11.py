@@ -113,7 +113,7 @@ def run_grid(p: dict, ctx) -> dict:
             streams = torch.tensor([m.stream for m in models], device=ctx.device)
             sym = torch.zeros(len(models), dtype=torch.bool, device=ctx.device)
             plus, _ = chi_scores(run.W, run.filt_mask, tasks.cand[streams], sym)
-            for m, c in zip(models, plus.tolist()):
+            for m, c in zip(models, plus.tolist(), strict=True):
                 P = pairs[m.stream][1]
                 table.setdefault((zeta, bn, P, m.M // P), []).append(c)
             table.setdefault(("finite",), []).append(run.finite)

@@ -432,7 +432,7 @@ def batched_arrow_newton(
         stalled = ~converged & (mu_a > mu_max)
         stop = converged | stalled
         if bool(stop.any()):
-            for i, conv, stall in zip(act.tolist(), converged.tolist(), stalled.tolist()):
+            for i, conv, stall in zip(act.tolist(), converged.tolist(), stalled.tolist(), strict=True):
                 if conv or stall:
                     status[i] = GTOL if conv else STALLED
             final.put_rows(act[stop], model.take(torch.nonzero(stop).flatten()))
