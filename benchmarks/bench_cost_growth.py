@@ -80,7 +80,7 @@ def fitted_exponent(sizes: list[float], times: list[float]) -> float:
     """The slope p of log t = p log s + c, least squares."""
     xs, ys = [math.log(s) for s in sizes], [math.log(t) for t in times]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
 def test_fitted_exponent_recovers_a_known_power():

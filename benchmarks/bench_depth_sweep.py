@@ -66,7 +66,7 @@ def run_loop():
 def _check(sweeps) -> dict:
     best = []
     for points in sweeps:
-        for a, b in zip(points, points[1:]):
+        for a, b in zip(points, points[1:], strict=False):
             assert bool((b.run.objective <= a.run.objective * (1 + 1e-12)).all())
         assert all(bool((p.gap >= 0).all()) for p in points)
         best.append([p.best_value("gap") for p in points])

@@ -427,7 +427,7 @@ def scaling_figure(evidence: Evidence):
     ncols = min(len(series), SCALING_COLUMNS)
     nrows = -(-len(series) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows), squeeze=False)
-    for ax, s in zip(axes.flat, series):
+    for ax, s in zip(axes.flat, series, strict=False):
         _scaling_panel(ax, s)
     for ax in list(axes.flat)[len(series):]:
         ax.set_visible(False)
@@ -498,7 +498,7 @@ def _predicted_band(ax, x: np.ndarray, y: np.ndarray, rng) -> None:
     lo, hi = rng
     slopes = [v for v in (lo, hi) if v is not None]
     lines = [y0 * (grid / x0) ** a for a in slopes]
-    for a, line in zip(slopes, lines):
+    for a, line in zip(slopes, lines, strict=True):
         ax.plot(grid, line, "--", color="#d73027", lw=0.9, zorder=1)
     if len(lines) == 2:
         ax.fill_between(grid, np.minimum(*lines), np.maximum(*lines), color="#d73027", alpha=0.12, lw=0, zorder=0)
@@ -515,7 +515,7 @@ def claims_figure(evidence: Evidence):
     if not claims:
         raise ValueError(f"{evidence.result_id} evidence has no claims to plot")
     fig, axes = plt.subplots(len(claims), 1, figsize=(6.5, 0.75 * len(claims) + 0.6), squeeze=False)
-    for ax, c in zip(axes[:, 0], claims):
+    for ax, c in zip(axes[:, 0], claims, strict=True):
         colour, marker = OUTCOME_STYLE[HOLDS if c.passed else FAILS]
         values = [v for v in (c.observed, c.bound) if v is not None and math.isfinite(v)]
         if values:

@@ -155,16 +155,16 @@ def test_sgd_is_torch_optim_sgd_bit_for_bit(momentum, weight_decay):
         opt = make(ps)
         for step, gs in enumerate(grads):
             opt.zero_grad()
-            for p, gr in zip(ps, gs):
+            for p, gr in zip(ps, gs, strict=True):
                 p.grad = gr.clone()
             if step == 3:
                 from theorems.optim.batched_sgd import _set_rate
                 _set_rate(opt, 0.02)
             opt.step()
         runs.append(ps)
-    for ours, theirs in zip(runs[0], runs[1]):
+    for ours, theirs in zip(runs[0], runs[1], strict=True):
         assert torch.equal(ours, theirs)
-    for ours, theirs in zip(runs[0], runs[2]):
+    for ours, theirs in zip(runs[0], runs[2], strict=True):
         assert torch.equal(ours, theirs)
     assert not torch.equal(runs[0][0], start[0])
 

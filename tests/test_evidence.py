@@ -101,7 +101,7 @@ def test_from_dict_round_trips():
         if ev.tightness is not None:
             assert same_float(back.tightness, ev.tightness)
         assert len(back.claims) == len(ev.claims)
-        for c0, c1 in zip(ev.claims, back.claims):
+        for c0, c1 in zip(ev.claims, back.claims, strict=True):
             assert (c1.name, c1.passed, c1.relation, c1.message) == (c0.name, c0.passed, c0.relation, c0.message)
             assert same_float(c1.observed, c0.observed) and same_float(c1.bound, c0.bound)
         assert back.reproduce() == ev.reproduce()
@@ -214,8 +214,8 @@ def test_context_same_seed_same_draws():
     da = [a.randn(3, 4), a.rand(5), a.randn(2)]
     db = [b.randn(3, 4), b.rand(5), b.randn(2)]
     dc = [c.randn(3, 4), c.rand(5), c.randn(2)]
-    assert all(torch.equal(x, y) for x, y in zip(da, db))
-    assert not any(torch.equal(x, y) for x, y in zip(da, dc))
+    assert all(torch.equal(x, y) for x, y in zip(da, db, strict=True))
+    assert not any(torch.equal(x, y) for x, y in zip(da, dc, strict=True))
     assert all(x.dtype == torch.float64 and x.device.type == "cpu" for x in da)
     assert not torch.equal(da[0][:2, :2].flatten(), da[2])  # successive draws differ
     # independent of torch's global RNG

@@ -84,7 +84,7 @@ def test_each_mutant_changes_one_site_and_parses():
         assert mutated != SOURCE
         ast.parse(mutated)
         old, new = SOURCE.splitlines(), mutated.splitlines()
-        changed = [i + 1 for i, (a, b) in enumerate(zip(old, new)) if a != b]
+        changed = [i + 1 for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
         assert changed == [m.line], (m, changed)
     flipped = next(m for m in pool if m.what == "at_most -> at_least").apply(SOURCE)
     assert 'Claim.at_least("b", y, 2.5 * p["c"], "d", atol=TOL), dict(' in flipped

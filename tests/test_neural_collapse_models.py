@@ -128,7 +128,7 @@ def test_warm_started_sweep_never_goes_up_and_stays_above_the_gufm_optimum():
     ref = closed_form("ce", K, D, lam).value
     points = depth_sweep(spec, ctx, X0, labels, "ce", [2, 3, 4], 2, lambda L: (lam, lam), lambda _: ref,
                          max_iter=30, gtol=1e-9, probe_iter=5, plateau_rtol=0.05)
-    for a, b in zip(points, points[1:]):
+    for a, b in zip(points, points[1:], strict=False):
         assert bool((b.run.objective <= a.run.objective * (1 + 1e-12)).all())
     assert all(bool((pt.gap >= 0).all()) for pt in points)
     assert all(pt.row()["plateau_drop"] is not None for pt in points)

@@ -22,7 +22,7 @@ def test_each_formula_token_becomes_inline_mathml_that_keeps_its_text(text, form
     # the text between the formulas is unchanged, and each formula's letters are all there
     pieces = re.split(r"<math>.*?</math>", out)
     assert "".join(pieces) == re.sub("|".join(re.escape(f) for f in formulas), "", text)
-    for f, m in zip(formulas, re.findall(r"<math>(.*?)</math>", out)):
+    for f, m in zip(formulas, re.findall(r"<math>(.*?)</math>", out), strict=True):
         letters = re.sub(r"<[^>]+>", "", m).replace("&#x0002A;", "*")
         assert letters == re.sub(r"[_^{}]", "", f)
 

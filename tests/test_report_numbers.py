@@ -25,7 +25,7 @@ OBSERVED = 0.012345
 
 
 def _sweep_evidence() -> Evidence:
-    ys = [2.0 * n ** -1.5234 * e for n, e in zip(SIZES, NOISE)]
+    ys = [2.0 * n ** -1.5234 * e for n, e in zip(SIZES, NOISE, strict=True)]
     fit = fit_power_law(SIZES, ys)
     claim = Claim.at_most("exponent_at_most", fit.exponent, PREDICTED[1])
     return Evidence(result_id="x.sweep", form="as_printed", params={}, holds=claim.passed, observed=claim.observed,

@@ -65,7 +65,7 @@ def test_euclidean_gradients_match_autograd(ctx):
     W1, W2 = ctx.randn(6, 4).requires_grad_(True), ctx.randn(6, 2).requires_grad_(True)
     g = torch.autograd.grad(trace_loss(W1, W2, C), (W1, W2))
     a = euclid_grads(W1.detach(), W2.detach(), C)
-    assert all(torch.allclose(x, y, atol=1e-12) for x, y in zip(g, a))
+    assert all(torch.allclose(x, y, atol=1e-12) for x, y in zip(g, a, strict=True))
 
 
 def test_grassmann_step_is_first_order_consistent_with_its_flow(ctx):

@@ -86,7 +86,7 @@ def test_the_default_end_points_are_maxima():
     assert math.isclose(ev.details["tangent_curvature_largest"][0], -1 / math.sqrt(D), rel_tol=1e-6)
     frac = ev.details["basin_fraction"]
     grows = next(c for c in ev.claims if c.name == "basin_grows")
-    assert math.isclose(grows.observed, min(b - a for a, b in zip(frac, frac[1:])), abs_tol=1e-12)
+    assert math.isclose(grows.observed, min(b - a for a, b in zip(frac, frac[1:], strict=False)), abs_tol=1e-12)
 
 
 def end_points(c_max: float, inits: int = 1000) -> torch.Tensor:

@@ -65,7 +65,7 @@ def test_written_out_gradients_are_autograds(models, proto, zeta):
     ref_loss, ref = _autograd(W, Vs, batch, mags, lay, proto, quadratic)
     assert torch.allclose(loss, ref_loss, **F64)
     assert len(grads) == len(ref)
-    for g, r in zip(grads, ref):
+    for g, r in zip(grads, ref, strict=True):
         assert g.shape == r.shape and torch.allclose(g, r, **F64)
         assert r.abs().max() > 1e-6  # a gradient, not zeros on both sides
 
@@ -89,7 +89,7 @@ def test_written_out_gradients_at_outputs_near_the_normalisation_epsilon():
     ref_loss, ref = _autograd(W, Vs, batch, mags, lay, proto, quadratic)
     assert torch.allclose(loss, ref_loss, **F64)
     assert float(ref[1][1].abs().max()) > 1e3  # the 1/ε of the normalisation reaches the small networks' V
-    for g, r in zip(grads, ref):
+    for g, r in zip(grads, ref, strict=True):
         assert torch.allclose(g, r, rtol=1e-9, atol=1e-11 * float(r.abs().max()))
 
 

@@ -302,7 +302,7 @@ class _Sites(ast.NodeVisitor):
     def visit_Compare(self, node):
         if self.context:
             left = node.left
-            for op, right in zip(node.ops, node.comparators):
+            for op, right in zip(node.ops, node.comparators, strict=True):
                 if type(op) in CMP_SWAPS:
                     token, news = CMP_SWAPS[type(op)]
                     span = _operator_between(self.lines, left, right, token)
@@ -315,7 +315,7 @@ class _Sites(ast.NodeVisitor):
     def visit_BoolOp(self, node):
         if self.context:
             token, new = ("and", "or") if isinstance(node.op, ast.And) else ("or", "and")
-            spans = [_operator_between(self.lines, a, b, token) for a, b in zip(node.values, node.values[1:])]
+            spans = [_operator_between(self.lines, a, b, token) for a, b in zip(node.values, node.values[1:], strict=False)]
             if spans and spans[0]:
                 self.out.append(Mutant(*spans[0][0], *spans[0][1], new, "comparison", f"{token} -> {new}"))
         self.generic_visit(node)
@@ -584,7 +584,7 @@ def _tests_naming(path: Path, names: tuple[str, ...], short: tuple[str, ...] = (
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             pairs = [(t, node.value) for t in targets]
-            pairs = [p for t, v in pairs for p in (zip(t.elts, v.elts) if isinstance(t, ast.Tuple) and isinstance(
+            pairs = [p for t, v in pairs for p in (zip(t.elts, v.elts, strict=False) if isinstance(t, ast.Tuple) and isinstance(
                 v, ast.Tuple) and len(t.elts) == len(v.elts) else [(t, v)])]  # `A, B = X, Y`: A uses X only
             defs += [({n.id for n in ast.walk(t) if isinstance(n, ast.Name)}, ast.get_source_segment(source, v))
                      for t, v in pairs]

@@ -29,7 +29,7 @@ def test_trend_is_measured_not_judged(run):
     rho = spearmanr(ev.details["strengths"], err).statistic if max(err) > min(err) else 0.0
     assert spearman.observed == pytest.approx(rho, abs=1e-12)
     curves = ev.details["sigma_curves"]
-    worst = max(max(a - b for a, b in zip(lo, hi)) for lo, hi in zip(curves, curves[1:]))
+    worst = max(max(a - b for a, b in zip(lo, hi, strict=True)) for lo, hi in zip(curves, curves[1:], strict=False))
     assert ev.claim("concentration_monotone").observed == worst
 
 

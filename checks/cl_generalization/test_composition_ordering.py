@@ -24,7 +24,7 @@ def test_composition_ordering_fails_when_a_transformation_destroys_the_class(run
     rho = ev.claim("spearman_concentration_vs_error").observed
     tau = kendalltau(ev.details["delta_at_sigma0"], ev.details["mean_test_error"]).statistic
     assert rho > 0 and tau > 0 and abs(rho) >= abs(tau)
-    errors = dict(zip(ev.details["compositions"], ev.details["mean_test_error"]))
+    errors = dict(zip(ev.details["compositions"], ev.details["mean_test_error"], strict=True))
     claim = ev.claim("sharpest_is_best")
     assert claim.observed == errors["(a, d)"] and claim.bound == min(v for k, v in errors.items() if k != "(a, d)")
     control = run(E3, destroy="d", allow_violation=True)

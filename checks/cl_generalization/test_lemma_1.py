@@ -93,4 +93,4 @@ def test_lemma_1_classifiers_err_where_each_is_defined_to():
     assert errs("worst") == [[False, True, False, False]]
     assert errs("nearest_centre") == [[False, False, True, False]]
     assert errs("wrong_on_good") == [[True, True, True, False]]
-    assert not any(e and g for e, g in zip(errs("random")[0], good[0].tolist()))
+    assert not any(e and g for e, g in zip(errs("random")[0], good[0].tolist(), strict=True))

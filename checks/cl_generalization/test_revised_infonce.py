@@ -24,7 +24,7 @@ def test_revised_infonce_ordering_depends_on_the_augmentation(run):
     for s in ("s06", "s1"):
         rev = ev.details[f"error_revised_tau_02_{s}"]
         for row in ("simclr_tau_1", "simclr_tau_05", "simclr_tau_02"):
-            gaps = [a - b for a, b in zip(rev, ev.details[f"error_{row}_{s}"])]
+            gaps = [a - b for a, b in zip(rev, ev.details[f"error_{row}_{s}"], strict=True)]
             assert ev.claim(f"revised_vs_{row}_{s}").observed == pytest.approx(max(gaps), abs=1e-15)
 
 

@@ -37,7 +37,7 @@ def _params(**kw):
 @pytest.mark.parametrize("table", T.TABLES)
 def test_cells_are_nested_view_sets(table):
     cells = T.build_cells(_params(), _ctx())[table]
-    for (poor, _, _), (rich, _, _) in zip(cells, cells[1:]):
+    for (poor, _, _), (rich, _, _) in zip(cells, cells[1:], strict=False):
         assert torch.equal(poor.clean, rich.clean)  # the same points in every cell
         real_poor = int((poor.view_w[0] > 0).sum())
         real_rich = int((rich.view_w[0] > 0).sum())
@@ -140,9 +140,9 @@ def test_table_numbers_and_claims_are_the_recorded_ones(run):
     methods = [T.LABELS[m] for m in T.RESULT.defaults["methods"]]
     assert [r["cell"] for r in d["table_1"]] == ["(a)", "(a, b)", "(a, b, c)", "(a, b, c, d)", "(a, b, c, d, e)"]
     assert len(d["table_2"]) == len(T.RESULT.defaults["strengths"])
-    for table, key in zip(T.TABLES, ("table_1", "table_2")):
+    for table, key in zip(T.TABLES, ("table_1", "table_2"), strict=True):
         rows = d[key]
-        for code, label in zip(T.RESULT.defaults["methods"], methods):
+        for code, label in zip(T.RESULT.defaults["methods"], methods, strict=True):
             errs = np.array([r[label]["errors"] for r in rows])
             assert errs.shape[1] == T.RESULT.defaults["seeds"]
             mean = errs.mean(1)
@@ -162,7 +162,7 @@ def test_table_numbers_and_claims_are_the_recorded_ones(run):
         # concentration: the identity holds (nested view sets), and δ(σ₀) is nonincreasing down the table
         assert ev.claim(f"concentration_monotone_{table}").passed
         delta = [r["delta_at_sigma0"] for r in rows]
-        assert all(b <= a for a, b in zip(delta, delta[1:])) and delta[-1] < delta[0]
+        assert all(b <= a for a, b in zip(delta, delta[1:], strict=False)) and delta[-1] < delta[0]
 
 
 def test_destroying_the_class_breaks_every_monotone_claim(run):
@@ -227,7 +227,7 @@ def test_identity_claims_are_at_most_claims(run):
     for table in T.TABLES:
         claim = ev.claim(f"concentration_monotone_{table}")
         curves = ev.details[f"{'table_1' if table == 'nested' else 'table_2'}_sigma_curves"]
-        worst = max(max(a - b for a, b in zip(lo, hi)) for lo, hi in zip(curves, curves[1:]))
+        worst = max(max(a - b for a, b in zip(lo, hi, strict=True)) for lo, hi in zip(curves, curves[1:], strict=False))
         assert claim.relation == "<=" and claim.observed == worst and claim.bound == 0.0
 
 

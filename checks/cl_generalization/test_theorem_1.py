@@ -117,7 +117,7 @@ def test_theorem_1_R_eps_counts_view_sets_wider_than_eps_only(run):
     (R_ε = 0); on BINDING every diameter is 2 (to rounding), so R_ε = 1 below it."""
     result = registry.get("cl_generalization.theorem_1")
     ev = run(result.id, **dict(result.binding[0].params))
-    R = dict(zip(ev.details["eps_grid"], ev.details["R_grid"]))
+    R = dict(zip(ev.details["eps_grid"], ev.details["R_grid"], strict=True))
     top = ev.details["max_diameter"]
     assert R[top] == 0.0, R
     assert all(r == 1.0 for e, r in R.items() if e < top * (1 - 1e-9)), R

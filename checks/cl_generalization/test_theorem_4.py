@@ -80,7 +80,7 @@ def test_theorem_4_sharp_step_is_judged_at_its_tightest_pair(run):
     """With K = 3 classes the six ordered pairs k ≠ ℓ give different sharp bounds; the proof step is judged at the
     pair where |μ_kᵀμ_ℓ| − √(((√L₂+√τ)² − (d−K))/(2p_kp_ℓ)) is largest (recomputed here from the per-pair lists)."""
     ev = run("cl_generalization.theorem_4", sizes=[6, 6, 6])
-    gaps = [abs(dot) - b for dot, b in zip(ev.details["centre_products"], ev.details["sharp_bounds"])]
+    gaps = [abs(dot) - b for dot, b in zip(ev.details["centre_products"], ev.details["sharp_bounds"], strict=True)]
     assert len(gaps) == 6 and max(gaps) - min(gaps) > 1.0, gaps
     assert ev.claim("sharp_bound").observed == max(gaps), (ev.claim("sharp_bound"), gaps)
 

@@ -140,7 +140,7 @@ def test_fusion_trend_formula_step_is_the_worst_step():
         return log_gamma_B(8, math.sin(phi), math.cos(math.pi / 4 + phi))
 
     by_eps = [lg(e) for e in p["eps_values"]]
-    rises = [b - a for a, b in zip(by_eps, by_eps[1:])]
+    rises = [b - a for a, b in zip(by_eps, by_eps[1:], strict=False)]
     assert steps["eps"] == max(rises)
 
 
@@ -197,8 +197,8 @@ def test_fusion_trend_formula_steps_are_the_worst_steps_on_every_axis():
 
     by_n = [lg(2 * nu, 0.01, 45.0) for nu in p["nus"]]
     by_angle = [lg(8, 0.01, a) for a in p["angles"]]
-    n_steps = [b - a for a, b in zip(by_n, by_n[1:])]
-    angle_steps = [a - b for a, b in zip(by_angle, by_angle[1:])]
+    n_steps = [b - a for a, b in zip(by_n, by_n[1:], strict=False)]
+    angle_steps = [a - b for a, b in zip(by_angle, by_angle[1:], strict=False)]
     assert len(set(n_steps)) == 2 and len(set(angle_steps)) == 2
     steps = FT.formula_steps(p)
     assert steps["n"] == max(n_steps) and steps["angle"] == max(angle_steps)

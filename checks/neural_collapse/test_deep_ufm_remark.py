@@ -35,7 +35,7 @@ def test_deep_ufm_controls_break_what_they_should(run):
     res = theorems.get(DU.ID)
     want = [["deep_ufm_above_shallow_optimum"], ["trained_reaches_shallow_optimum"], ["trained_inner_layers_zero"],
             ["trained_reaches_shallow_optimum", "trained_collapsed"]]
-    for spec, names in zip(res.controls, want):
+    for spec, names in zip(res.controls, want, strict=True):
         ev = run_spec(run, res, spec)
         assert ev.converged, (spec, ev.explain())
         assert sorted(c.name for c in ev.failed_bounds) == sorted(names), (spec, ev.explain())

@@ -252,7 +252,7 @@ def test_cost_model_predicts_the_deep_end(rid, module, depths, extra, suite):
         p = {q.name: q.default for q in res.params} | kw
         predicted.append(module.cost(p).work / OPS_PER_SECOND)
         measured.append(_cpu_of(rid, **kw))
-    for m, q in zip(measured, predicted):
+    for m, q in zip(measured, predicted, strict=True):
         assert q / COST_FACTOR <= m <= q * COST_FACTOR, (depths, measured, predicted)
     ratio = (measured[1] / measured[0]) / (predicted[1] / predicted[0])
     assert 0.5 <= ratio <= 2.0, (depths, measured, predicted)

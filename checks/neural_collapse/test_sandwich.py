@@ -69,7 +69,7 @@ def test_sandwich_local_slopes_take_the_worst_pair_of_depths():
 
     def rows(excess):
         return [sandwich.Row(L, 1.0, None, 1.0 + e, info={"upper": 1.0 + e, "trained_here": True, "upper_source": ""})
-                for L, e in zip((5, 6, 8, 10, 12), excess)]
+                for L, e in zip((5, 6, 8, 10, 12), excess, strict=True)]
 
     falling = [1 / L for L in (5, 6, 8, 10, 12)]
     claims = {c.name: c for c in sandwich.certified_claims(rows(falling), 1.0, p, 3, 2, 8)[0]}
@@ -85,7 +85,7 @@ def _rows(depths, excess, lower=1.0, trained=None):
 
     return [Row(L, lower, None, trained[i] if trained else lower + e,
                 info={"upper": lower + e, "upper_source": "trained", "trained_here": True})
-            for i, (L, e) in enumerate(zip(depths, excess))]
+            for i, (L, e) in enumerate(zip(depths, excess, strict=True))]
 
 
 SW_P = dict(loss="ce", lam=0.05, rate_shift=0.0, target=0.5)

@@ -37,7 +37,7 @@ def test_table_1_ci_instance(run):
     assert ev.holds, ev.explain()
     row = ev.details["table"]["P=3 beta=2"]
     for mu in ("mu_no", "mu_bp"):  # σ² detached ahead for each seed and μ setting
-        assert all(a > b for a, b in zip(row[f"{mu}_var_no"], row[f"{mu}_var_bp"]))
+        assert all(a > b for a, b in zip(row[f"{mu}_var_no"], row[f"{mu}_var_bp"], strict=True))
     assert not run(TAB1, form=AP, margin=0.3, allow_violation=True).holds
 
 

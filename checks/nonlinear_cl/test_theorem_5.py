@@ -39,7 +39,7 @@ def test_theorem_5_delta_nearly_zero(run):
     assert ev.holds and 0 <= ev.details["min_delta_over_max"] < 1e-3
     delta, alt = ev.details["delta"], ev.details["delta_alt_printed"]
     assert ev.claim("delta_nonnegative").observed == min(delta)  # the smallest δ_k is the one judged
-    worst = max(abs(a - b) for a, b in zip(alt, delta)) / max(abs(x) for x in delta)
+    worst = max(abs(a - b) for a, b in zip(alt, delta, strict=True)) / max(abs(x) for x in delta)
     assert ev.claim("alternative_delta_as_printed").observed == pytest.approx(worst, rel=1e-12)
 
 

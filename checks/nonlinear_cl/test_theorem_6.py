@@ -69,7 +69,7 @@ def test_theorem_6_one_dimensional_proof_steps_hold_and_the_winner_rule_does_not
 def test_theorem_6_claims_are_the_grid_statistics(run):
     ev = run(T6)
     frac = ev.details["basin_fraction"]
-    assert ev.claim("basin_grows").observed == pytest.approx(min(b - a for a, b in zip(frac, frac[1:])), abs=1e-12)
+    assert ev.claim("basin_grows").observed == pytest.approx(min(b - a for a, b in zip(frac, frac[1:], strict=False)), abs=1e-12)
     with pytest.raises(HypothesisViolation, match="c_max ≠ 0"):
         theorems.check(T6, c_max=0.0, allow_violation=True)  # no grid at all: not a control
 

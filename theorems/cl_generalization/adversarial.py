@@ -63,7 +63,7 @@ def _adam(xs: list[torch.Tensor], best: list[torch.Tensor], best_val: torch.Tens
         val = objective(*xs)
         better = val.detach() < best_val
         if bool(better.any()):
-            for b, x in zip(best, xs):
+            for b, x in zip(best, xs, strict=True):
                 b[better] = x.detach()[better]
             best_val = torch.where(better, val.detach(), best_val)
         finite = torch.isfinite(val)
@@ -74,7 +74,7 @@ def _adam(xs: list[torch.Tensor], best: list[torch.Tensor], best_val: torch.Tens
     with torch.no_grad():
         last = objective(*xs)
         better = last < best_val
-        for b, x in zip(best, xs):
+        for b, x in zip(best, xs, strict=True):
             b[better] = x.detach()[better]
         best_val = torch.where(better, last, best_val)
     return best_val

@@ -143,7 +143,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     bstar = np.array([[cap(r["variants"]["repaired"]["best"]) for r in row] for row in sw["rows"]])
     bstar_f = np.array([[cap(r["variants"]["repaired_delta_f"]["best"]) for r in row] for row in sw["rows"]])
     oracle = np.array([[cap(r["oracle_B_L1"]) for r in row] for row in sw["rows"]])
-    mono = max(float((a - b).max()) for a, b in zip(sw["sigma"], sw["sigma"][1:]))
+    mono = max(float((a - b).max()) for a, b in zip(sw["sigma"], sw["sigma"][1:], strict=False))
     mean_err = err.mean(1)
     rho = spearmanr(strengths, mean_err).statistic if np.ptp(mean_err) > 0 else 0.0
     claims = [

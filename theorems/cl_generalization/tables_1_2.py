@@ -201,7 +201,7 @@ def simsiam(H, pred, W):
 @torch.no_grad()
 def ema(key: list, params: list, momentum: float) -> None:
     """MoCo's key encoder: θ_k ← μ θ_k + (1 − μ) θ_q, in place."""
-    for kp, w in zip(key, params):
+    for kp, w in zip(key, params, strict=True):
         kp.mul_(momentum).add_(w.detach(), alpha=1 - momentum)
 
 
@@ -331,11 +331,11 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     details["mechanism_cells"] = {}
     t = train(cells["nested"] + cells["strength"], p, ctx)  # both tables' models: one batched problem
     offset = 0
-    for table, key in zip(TABLES, ("table_1", "table_2")):
+    for table, key in zip(TABLES, ("table_1", "table_2"), strict=True):
         r = measure(cells[table], t, offset, p)
         offset += len(cells[table]) * len(methods) * p["seeds"]
         mean, sd = r["nc"].mean(-1), r["nc"].std(-1)
-        mono = max(float((a - b).max()) for a, b in zip(r["sigma"], r["sigma"][1:]))
+        mono = max(float((a - b).max()) for a, b in zip(r["sigma"], r["sigma"][1:], strict=False))
         claims.append(Claim.at_most(f"concentration_monotone_{table}", mono, 0.0,
                                     "max over consecutive cells and common δ of σ_poorer(δ) − σ_richer(δ)",
                                     kind="identity"))

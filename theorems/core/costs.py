@@ -93,7 +93,7 @@ def fit_one(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
     if sxx / len(xs) < MIN_LOG_SPREAD ** 2:
         p = 1.0
     else:
-        p = min(1.0, max(0.0, sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx))
+        p = min(1.0, max(0.0, sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx))
     c = sum(t for _, t in points) / sum(w ** p for w, _ in points)
     return c, p
 
@@ -215,7 +215,7 @@ class PlanRow:
 def plan_rows(instances: Sequence[Any], predictions: Sequence[Prediction]) -> list[PlanRow]:
     """One row per result, in plan order: its instances, predicted CPU seconds, largest instance, and bases."""
     rows: dict[str, dict[str, Any]] = {}
-    for inst, pred in zip(instances, predictions):
+    for inst, pred in zip(instances, predictions, strict=True):
         row = rows.setdefault(inst.result_id, dict(instances=0, seconds=0.0, largest=0.0, bases={}, beyond=0.0))
         row["instances"] += 1
         row["beyond"] += pred.beyond

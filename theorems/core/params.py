@@ -241,7 +241,7 @@ class Param:
         if not lo <= len(items) <= hi:
             raise self._error(result_id, value, f"a list of {lo} to {hi} values")
         out = tuple(self._one(v, result_id, value) for v in items)
-        if self.increasing and any(b <= a for a, b in zip(out, out[1:])):
+        if self.increasing and any(b <= a for a, b in zip(out, out[1:], strict=False)):
             raise self._error(result_id, value, "strictly increasing values")
         if self.distinct and len(set(out)) != len(out):
             raise self._error(result_id, value, "distinct values")

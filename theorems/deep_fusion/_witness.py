@@ -60,7 +60,7 @@ def block_diagonal_lp_bounds(X: torch.Tensor, labels: torch.Tensor) -> tuple[tor
     same = lab[:, None] == lab[None, :]
     U, S, _ = torch.linalg.svd(X.detach().cpu(), full_matrices=False)
     out, upper = [], []
-    for Ub, Sb in zip(U, S):
+    for Ub, Sb in zip(U, S, strict=True):
         # A = XMXᵀ only sees M on the row space of X: reduce to Y = U S (n×q), A = Y Z Yᵀ, Z ∈ R^{q×q} free
         q = int((Sb > NULL_RTOL * Sb[0]).sum())
         Y = Ub[:, :q] * Sb[:q]

@@ -271,7 +271,7 @@ def appendix_b_steps(Xt: torch.Tensor, W: torch.Tensor, labels: torch.Tensor, d:
     out["B5_cross_upper"] = _pairs_min((ub5 - G) / ub5.abs(), ~same)
     logA = torch.where(G > 0, ai + aj + torch.log(G.clamp_min(torch.finfo(G.dtype).tiny)),
                        torch.full_like(G, -math.inf))  # log A′ (−inf where A′ ≤ 0)
-    args = list(zip(d.tolist(), D.tolist()))
+    args = list(zip(d.tolist(), D.tolist(), strict=True))
     const = lambda f: torch.tensor([f(n, x, y) for x, y in args], dtype=Xt.dtype, device=Xt.device)  # noqa: E731
     out["B6_same_lower"] = _pairs_min(logA, same) - const(log_B6_same)
     out["B6_cross_upper"] = const(log_B6_cross) - _pairs_max(logA, ~same)

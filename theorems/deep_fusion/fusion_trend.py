@@ -89,10 +89,10 @@ def sweep_point(ctx, p: dict, nu: int, angle: float, eps_list: list[float]):
     for eps in eps_list:
         Xt = add_noise(ctx, clean.X, eps, "exact")
         d, D = delta_Delta(effective_eps(clean.X, Xt).clamp_min(0.0), rho)
-        lg = torch.tensor([log_gamma_B(clean.n, a, b) for a, b in zip(d.tolist(), D.tolist())], dtype=Xt.dtype,
+        lg = torch.tensor([log_gamma_B(clean.n, a, b) for a, b in zip(d.tolist(), D.tolist(), strict=True)], dtype=Xt.dtype,
                           device=Xt.device)
         rows.append((block_log_ratio(Xt, M, clean.labels, "exp"), lg, d < D))
-    return [torch.stack(t) for t in zip(*rows)]
+    return [torch.stack(t) for t in zip(*rows, strict=True)]
 
 
 def fit_slope(x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:
@@ -117,9 +117,9 @@ def formula_steps(p: dict) -> dict[str, float]:
     by_n = [lg(2 * nu, p["eps"], p["angle_deg"]) for nu in nus]
     by_eps = [lg(2 * p["nu"], e, p["angle_deg"]) for e in eps_list]
     by_angle = [lg(2 * p["nu"], p["eps"], a) for a in angles]
-    return {"n": max(b - a for a, b in zip(by_n, by_n[1:])),  # must fall with n
-            "eps": max(b - a for a, b in zip(by_eps, by_eps[1:])),  # must fall as ε grows (rise as ε falls)
-            "angle": max(a - b for a, b in zip(by_angle, by_angle[1:]))}  # must rise with θ
+    return {"n": max(b - a for a, b in zip(by_n, by_n[1:], strict=False)),  # must fall with n
+            "eps": max(b - a for a, b in zip(by_eps, by_eps[1:], strict=False)),  # must fall as ε grows (rise as ε falls)
+            "angle": max(a - b for a, b in zip(by_angle, by_angle[1:], strict=False))}  # must rise with θ
 
 
 def evaluate(p: dict, form: str, ctx) -> Outcome:

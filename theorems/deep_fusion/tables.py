@@ -104,22 +104,22 @@ def cells() -> dict[str, str]:
     """Every printed cell by name ``table:row:column`` (the names ``perturb`` takes)."""
     out = {}
     for (ds, head, size), vals in TABLE_2.items():
-        for col, v in zip(("unsup", "sup", "hours"), vals):
+        for col, v in zip(("unsup", "sup", "hours"), vals, strict=True):
             out[f"t2:{ds}/{head}/{size}:{col}"] = v
     for (ds, size), vals in TABLE_2_GAINS.items():
-        for col, v in zip(("unsup_gain", "sup_gain"), vals):
+        for col, v in zip(("unsup_gain", "sup_gain"), vals, strict=True):
             out[f"t2:{ds}/TF/{size}:{col}"] = v
     for b, vals in TABLE_3.items():
-        for col, v in zip(("FFN_unsup", "FFN_hours", "TF_unsup", "TF_hours"), vals):
+        for col, v in zip(("FFN_unsup", "FFN_hours", "TF_unsup", "TF_hours"), vals, strict=True):
             out[f"t3:{b}:{col}"] = v
     for t, vals in TABLE_4.items():
-        for col, v in zip(("FFN", "TF"), vals):
+        for col, v in zip(("FFN", "TF"), vals, strict=True):
             out[f"t4:{t}:{col}"] = v
     for w, vals in TABLE_5.items():
-        for col, v in zip(("FFN", "TF"), vals):
+        for col, v in zip(("FFN", "TF"), vals, strict=True):
             out[f"t5:{w}:{col}"] = v
     for (head, layers), vals in TABLE_6.items():
-        for col, v in zip(("backbone", "head"), vals):
+        for col, v in zip(("backbone", "head"), vals, strict=True):
             out[f"t6:{head}/{layers}:{col}"] = v
     return out
 

@@ -251,7 +251,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
     claims += more
     details.update(extra)
     dl, Dl = d0.tolist(), D0.tolist()
-    logB = torch.tensor([log_gamma_B(n, a, b) for a, b in zip(dl, Dl)], dtype=Xt.dtype, device=Xt.device)
+    logB = torch.tensor([log_gamma_B(n, a, b) for a, b in zip(dl, Dl, strict=True)], dtype=Xt.dtype, device=Xt.device)
     logB = logB + math.log(p["gamma_factor"])  # ≠ 1: a deliberately wrong constant (negative control)
     logR_proof = block_log_ratio(Xt, W @ W.transpose(-1, -2), labels, p["sharpness"], p["aggregation"])
     best, found, winner = witness_search(ctx, p, Xt, W, labels, logB)

@@ -164,7 +164,7 @@ def plateau_certificate(run_status, probe_status, drop, plateau_rtol) -> tuple[l
     iterations and lowered the gap by ≤ ``plateau_rtol``; else the probe's own), whether it is converged (the
     first-order 'gtol' certificate only) and whether it is resolved ('gtol' or 'plateau')."""
     status = [GTOL if a == GTOL else ("plateau" if (dr <= plateau_rtol and b == MAX_ITER) else b)
-              for a, b, dr in zip(run_status, probe_status, drop)]
+              for a, b, dr in zip(run_status, probe_status, drop, strict=True)]
     return status, [st == GTOL for st in status], [st in (GTOL, "plateau") for st in status]
 
 

@@ -332,7 +332,7 @@ def _construction_rate(p: dict, built: dict, lower: float) -> tuple[list[Claim],
     ref, what = reference(p, built)
     claims, details = S.rate_claims(depths, excess, ref, what, shift=p["rate_shift"])
     claims.append(S.landing_claim(built))
-    normalised = [e / r for e, r in zip(excess, ref)]
+    normalised = [e / r for e, r in zip(excess, ref, strict=True)]
     norm_fit = S.fit_power_law(depths, normalised).to_dict()
     claims.append(Claim.measurement("normalised_excess_exponent", norm_fit["exponent"], 0.0,
                                     f"fitted exponent of (U(L) − L*)/r(L), r = {what} (bounded ⇔ ≤ 0)"))

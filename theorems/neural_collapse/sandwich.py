@@ -266,7 +266,7 @@ def certified_sweep(p: dict, ctx, spec, inputs, labels, theta0, sched, lower: fl
         run = train_to_plateau(masked, x0, reference=lower, window=p["window"], rtol=PLATEAU_RTOL,
                                max_iter=p["train_iter"], gtol=TRAIN_GTOL,
                                plateaued=plateaued, stationary=stationary)
-        cands = [(float(f), src, i) for i, (f, src) in enumerate(zip(run.f.tolist(), sources))]
+        cands = [(float(f), src, i) for i, (f, src) in enumerate(zip(run.f.tolist(), sources, strict=True))]
         if b is not None:
             cands.append((b.objective, "construction", None))
         if prev is not None:  # the previous depth's best network with zero blocks: the same function, no cost

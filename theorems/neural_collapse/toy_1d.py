@@ -139,7 +139,7 @@ def evaluate(p: dict, form: str, ctx) -> Outcome:
         Claim.at_least("optimiser_not_below_closed_form", min(ratios_below), 1.0,
                        "min over depths and starts of the cost found / the closed form C_m(L) (a certified lower "
                        "bound)", rtol=RTOL),
-        Claim.at_most("optimiser_reaches_closed_form", max(f / c for f, c in zip(found, closed)), 1.0,
+        Claim.at_most("optimiser_reaches_closed_form", max(f / c for f, c in zip(found, closed, strict=True)), 1.0,
                       "max over depths of the best cost found / C_m(L) (attained)", rtol=RTOL),
         Claim.close("cost_vanishes_at_rate_1_over_L", fit.exponent, PREDICTED,
                     "fitted log–log exponent of the optimal cost over depth (the paper: a²/L)", atol=EXP_TOL),

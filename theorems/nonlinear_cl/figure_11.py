@@ -125,7 +125,7 @@ def _run(p: dict, ctx, start: torch.Tensor, pairs: list, zeta: float, bn: bool) 
         streams = torch.tensor([m.stream for m in models], device=ctx.device)
         sym = torch.zeros(len(models), dtype=torch.bool, device=ctx.device)
         plus, _ = chi_scores(run.W, run.filt_mask, tasks.cand[streams], sym)
-        rows = [(pairs[m.stream][1], m.M // pairs[m.stream][1], c) for m, c in zip(models, plus.tolist())]
+        rows = [(pairs[m.stream][1], m.M // pairs[m.stream][1], c) for m, c in zip(models, plus.tolist(), strict=True)]
         _RUNS[key] = (rows, run.finite)
         while len(_RUNS) > _RUNS_SIZE:
             _RUNS.pop(next(iter(_RUNS)))

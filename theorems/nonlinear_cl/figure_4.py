@@ -282,10 +282,10 @@ def run_grid(p: dict, ctx):
     plus, minus = chi_scores(run.W, run.filt_mask, tasks.cand[streams], sym)
     plus0, _ = chi_scores(run.W0, run.filt_mask, tasks.cand[streams], sym)
     table: dict = {}
-    for m, cp, cm, c0 in zip(models, plus.tolist(), minus.tolist(), plus0.tolist()):
+    for m, cp, cm, c0 in zip(models, plus.tolist(), minus.tolist(), plus0.tolist(), strict=True):
         P = pairs[m.stream][1]
         table.setdefault((P, m.M // P, m.activation, m.loss), ([], [], []))
-        for lst, v in zip(table[(P, m.M // P, m.activation, m.loss)], (cp, cm, c0)):
+        for lst, v in zip(table[(P, m.M // P, m.activation, m.loss)], (cp, cm, c0), strict=True):
             lst.append(v)
     return table, run, (Ps, betas, acts, losses)
 
@@ -305,7 +305,7 @@ def grid_claims(table, axes, margin: float, form: str = AS_PRINTED, full_length:
                                                               for P, b in spec for ls in losses), margin,
                                      f"min over P > 1, β > 1 (and {'/'.join(losses)}) of χ̄₊(ReLU) − χ̄₊(linear)"))
         claims += noise("relu_beats_linear", [[r - li for r, li in zip(seeds(P, b, "relu", ls),
-                                                                        seeds(P, b, "linear", ls))]
+                                                                        seeds(P, b, "linear", ls), strict=True)]
                                               for P, b in spec for ls in losses])
         others = [a for a in acts if a in ("leaky", "quadratic")]
         if others:
@@ -341,7 +341,7 @@ def grid_claims(table, axes, margin: float, form: str = AS_PRINTED, full_length:
         gain = lambda P, a, ls: chi(P, bmax, a, ls) - chi(P, bmin, a, ls)  # noqa: E731
         claims.append(Claim.at_least("relu_gains_from_beta", min(gain(P, "relu", ls) for P in Ps for ls in losses),
                                      margin, f"min over P of χ̄₊(ReLU, β = {bmax}) − χ̄₊(ReLU, β = {bmin})"))
-        gains = lambda P, a, ls: [y - x for x, y in zip(seeds(P, bmin, a, ls), seeds(P, bmax, a, ls))]  # noqa: E731
+        gains = lambda P, a, ls: [y - x for x, y in zip(seeds(P, bmin, a, ls), seeds(P, bmax, a, ls), strict=True)]  # noqa: E731
         claims += noise("relu_gains_from_beta", [gains(P, "relu", ls) for P in Ps for ls in losses])
         # "In contrast, linear models are much less affected by over-parameterization" (than ReLU, which gains).
         # Asserted on runs of the printed length only: in a miniature linear at large β has not settled (100 steps:
@@ -353,7 +353,7 @@ def grid_claims(table, axes, margin: float, form: str = AS_PRINTED, full_length:
         # per seed, with the sign of linear's mean gain, so that the mean over seeds is the claim's value
         sign = lambda P, ls: 1.0 if gain(P, "linear", ls) >= 0 else -1.0  # noqa: E731
         claims += noise("linear_less_affected", [[r - sign(P, ls) * li for r, li in zip(gains(P, "relu", ls),
-                                                                                          gains(P, "linear", ls))]
+                                                                                          gains(P, "linear", ls), strict=True)]
                                                  for P in Ps for ls in losses])
         claims.append(Claim.measurement("relu_beta_effect_at_init", min(at_init(P, bmax, "relu", ls)
                                                                         - at_init(P, bmin, "relu", ls)
@@ -365,7 +365,7 @@ def grid_claims(table, axes, margin: float, form: str = AS_PRINTED, full_length:
                                         message="max over P of |Δ_β χ̄₊(linear)| ('much less affected by "
                                                 "over-parameterization')"))
         mono = [chi(P, b2, "relu", ls) - chi(P, b1, "relu", ls) for P in Ps for ls in losses
-                for b1, b2 in zip(sorted(betas), sorted(betas)[1:])]
+                for b1, b2 in zip(sorted(betas), sorted(betas)[1:], strict=False)]
         claims.append(Claim.measurement("relu_beta_steps_min", min(mono), message="min over P and successive β of "
                                         "the step of χ̄₊(ReLU) ('the larger β is, the better')"))
     # The grade of a claim with seed noise: the mean over the seeds at its decisive point, with that standard error.

@@ -64,7 +64,7 @@ def polar_nodes(gm: GaussianMixture, lo: float, hi: float, cuts: list[float]):
     wr = torch.as_tensor(0.5 * R * wr, dtype=dt, device=dev) * r  # Jacobian r
     edges = [lo, *sorted(c for c in cuts if lo < c < hi), hi]
     phis, wphis = [], []
-    for a, b in zip(edges[:-1], edges[1:]):
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
         phis.append(torch.as_tensor(0.5 * (b - a) * tp + 0.5 * (a + b), dtype=dt, device=dev))
         wphis.append(torch.as_tensor(0.5 * (b - a) * wp, dtype=dt, device=dev))
     phi, wphi = torch.cat(phis), torch.cat(wphis)
@@ -143,7 +143,7 @@ def s_frame(gm: GaussianMixture, u: torch.Tensor):
 def s_nodes(breaks: list[float], dtype, device):
     tp, wp = legendre(N_S)
     xs, ws = [], []
-    for a, b in zip(breaks[:-1], breaks[1:]):
+    for a, b in zip(breaks[:-1], breaks[1:], strict=True):
         if b > a:
             xs.append(torch.as_tensor(0.5 * (b - a) * tp + 0.5 * (a + b), dtype=dtype, device=device))
             ws.append(torch.as_tensor(0.5 * (b - a) * wp, dtype=dtype, device=device))

@@ -145,7 +145,7 @@ def run_variants(p: dict, ctx) -> dict:
     sym = torch.zeros(len(models), dtype=torch.bool, device=ctx.device)
     plus, _ = chi_scores(run.W, run.filt_mask, tasks.cand[streams], sym)
     table: dict = {}
-    for m, c in zip(models, plus.tolist()):
+    for m, c in zip(models, plus.tolist(), strict=True):
         P = pairs[m.stream][1]
         table.setdefault((P, m.M // P, *m.bn_variant), []).append(c)
     return table, loss_drop(run)

@@ -233,7 +233,7 @@ def layout(models: list[Model], proto: Protocol, device) -> Layout:
     variants = [m.bn_variant or (proto.mu_backprop, proto.var_backprop) for m in (models[i] for i in order)]
     variant = None
     if len(set(variants)) > 1:
-        per_unit = [v for v, i in zip(variants, order) for _ in range(K * models[i].M)]
+        per_unit = [v for v, i in zip(variants, order, strict=True) for _ in range(K * models[i].M)]
         variant = (torch.tensor([v[0] for v in per_unit], device=device),
                    torch.tensor([v[1] for v in per_unit], device=device))
     elif variants[0] != (proto.mu_backprop, proto.var_backprop):
@@ -317,7 +317,7 @@ def forward(W: torch.Tensor, Vs: list[torch.Tensor], batch: Batch, mags: torch.T
     else:
         T = H[:, None, :].expand(-1, 2, D)
     ys = [torch.bmm(V.view(-1, d_out, M), t.reshape(-1, M, 2 * D)).transpose(1, 2).reshape(-1, d_out)
-          for V, t, (M, _, _) in zip(Vs, torch.split(T, lay.group_units), lay.groups)]
+          for V, t, (M, _, _) in zip(Vs, torch.split(T, lay.group_units), lay.groups, strict=True)]
     table = ys[0] if len(ys) == 1 else torch.cat(ys)  # rows ((b·K + k)·2 + v)·D + a
     z = one_hot_linear(table, *_bag_index(batch, lay))
     return z.view(-1, 2, N, d_out)
@@ -425,9 +425,9 @@ def losses_and_grads(W: torch.Tensor, Vs: list[torch.Tensor], batch: Batch, mags
         T = H[:, None, :].expand(-1, 2, D)
     # the top layer's tables as in forward, each block (b, k) computed transposed, (2D, M)·(M, d_out): its rows
     # come out in table order (no copy), and the backward's products below read contiguous operands
-    ts = [t.reshape(-1, M, 2 * D) for t, (M, _, _) in zip(torch.split(T, lay.group_units), lay.groups)]
+    ts = [t.reshape(-1, M, 2 * D) for t, (M, _, _) in zip(torch.split(T, lay.group_units), lay.groups, strict=True)]
     ys = [torch.bmm(t.transpose(1, 2), V.view(-1, d_out, t.shape[1]).transpose(1, 2)).view(-1, d_out)
-          for V, t in zip(Vs, ts)]
+          for V, t in zip(Vs, ts, strict=True)]
     table = ys[0] if len(ys) == 1 else torch.cat(ys)  # rows ((b·K + k)·2 + v)·D + a
     index, (reads, starts) = _bag_index(batch, lay)
     z = torch.nn.functional.embedding_bag(index, table, mode="sum").view(-1, 2, N, d_out)
@@ -435,8 +435,8 @@ def losses_and_grads(W: torch.Tensor, Vs: list[torch.Tensor], batch: Batch, mags
     # the transpose of the one-hot sum: table row r collects the output rows that read it
     dtable = torch.nn.functional.embedding_bag(reads, dz.reshape(-1, d_out), starts, mode="sum")
     dVs, dTs = [], []
-    sizes = [u // M * 2 * D for u, (M, _, _) in zip(lay.group_units, lay.groups)]  # B_g·K·2D table rows
-    for V, t, (M, _, _), dy in zip(Vs, ts, lay.groups, torch.split(dtable, sizes)):
+    sizes = [u // M * 2 * D for u, (M, _, _) in zip(lay.group_units, lay.groups, strict=True)]  # B_g·K·2D table rows
+    for V, t, (M, _, _), dy in zip(Vs, ts, lay.groups, torch.split(dtable, sizes), strict=True):
         dy = dy.view(-1, 2 * D, d_out)  # (B_g·K, 2D, d_out)
         dVs.append(torch.bmm(t, dy).transpose(1, 2).contiguous().view(V.shape))  # dVᵀ = T·dY per block (b, k)
         dTs.append(torch.bmm(V.view(-1, d_out, M).transpose(1, 2), dy.transpose(1, 2)).view(-1, 2, D))
@@ -571,7 +571,7 @@ def train_each(gen: torch.Generator, tasks: TokenTasks, models: list[Model], pro
                                           proto.independent_pairs) for s in range(0, proto.steps, CHUNK)]).to(device)
         mags = tasks.mags.to(TRAIN_DTYPE)
         nets, Ws = [], []
-        for m, (W0, V0) in zip(models, inits):
+        for m, (W0, V0) in zip(models, inits, strict=True):
             W, V = W0.clone().to(device).requires_grad_(True), V0.reshape(proto.d_out, -1).clone().to(device)
             V.requires_grad_(True)
             mu, var = m.bn_variant or (proto.mu_backprop, proto.var_backprop)

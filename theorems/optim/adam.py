@@ -37,7 +37,7 @@ class Adam:
         b1, b2 = self.betas
         bias1 = 1 - b1 ** self.steps
         bias2_sqrt = (1 - b2 ** self.steps) ** 0.5
-        for p, m, v in zip(self.params, self._m, self._v):
+        for p, m, v in zip(self.params, self._m, self._v, strict=True):
             if p.grad is None:
                 continue
             g = p.grad

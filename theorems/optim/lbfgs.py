@@ -107,7 +107,7 @@ def batched_lbfgs(
             q -= a[:, None] * Y[j]
             alphas.append(a)
         r = gamma[:, None] * q
-        for j, a in zip(reversed(order), reversed(alphas)):
+        for j, a in zip(reversed(order), reversed(alphas), strict=True):
             b = rho[j] * (Y[j] * r).sum(1)
             r += (a - b)[:, None] * S[j]
         d = -r

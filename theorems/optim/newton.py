@@ -340,7 +340,7 @@ def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torc
         size = max(1, SOLVE_CHUNK_FLOATS // per)
         parts = [arrow_solve(model.take(torch.arange(i, min(i + size, B), device=mu.device)), mu[i:i + size])
                  for i in range(0, B, size)]
-        return tuple(torch.cat(x) for x in zip(*parts))  # type: ignore[return-value]
+        return tuple(torch.cat(x) for x in zip(*parts, strict=True))  # type: ignore[return-value]
     eye_q = torch.eye(q, dtype=mu.dtype, device=mu.device)
     Lx, ok_x = block_cholesky(model.D + mu[:, None, None, None] * eye_q)
     ok_blocks = ok_x.all(dim=-1)
@@ -513,7 +513,7 @@ def batched_arrow_newton(
         stalled = ~converged & (mu_a > mu_max)
         stop = converged | stalled
         if bool(stop.any()):
-            for i, conv, stall in zip(act.tolist(), converged.tolist(), stalled.tolist()):
+            for i, conv, stall in zip(act.tolist(), converged.tolist(), stalled.tolist(), strict=True):
                 if conv or stall:
                     status[i] = GTOL if conv else STALLED
             final.put_rows(act[stop], model.take(torch.nonzero(stop).flatten()))

@@ -224,7 +224,7 @@ def integrate_batched(rhs: Callable, y0, T: float, *,
         raise ValueError(f"T must be a positive finite time, got {T}")
     if t_eval is not None:
         t_eval = [float(v) for v in t_eval]
-        if any(b <= a for a, b in zip(t_eval, t_eval[1:])) or t_eval[0] < 0 or abs(t_eval[-1] - T) > 1e-12 * T:
+        if any(b <= a for a, b in zip(t_eval, t_eval[1:], strict=False)) or t_eval[0] < 0 or abs(t_eval[-1] - T) > 1e-12 * T:
             raise ValueError("t_eval must increase strictly from ≥ 0 to T")
     xp = _xp(y0)
     # A blow-up is detected (non-finite error estimate) and reported in ``message``: numpy's warnings on the way

@@ -115,7 +115,7 @@ def _null_vector(cols: list[list[Fraction]]) -> list[Fraction] | None:
         for r in range(m):
             if r != row and A[r][c] != 0:
                 f = A[r][c]
-                A[r] = [a - f * b for a, b in zip(A[r], A[row])]
+                A[r] = [a - f * b for a, b in zip(A[r], A[row], strict=True)]
         pivots.append(c)
         row += 1
     free = [c for c in range(k) if c not in pivots]
@@ -142,7 +142,7 @@ def _in_cluster_certificate(vectors: list[list[Fraction]], labels: list[int]):
                 if all(x <= 0 for x in v):
                     v = [-x for x in v]
                 if all(x >= 0 for x in v) and any(v):
-                    return c, dict(zip(sub, v))
+                    return c, dict(zip(sub, v, strict=True))
     return None
 
 
@@ -154,7 +154,7 @@ def _span_certificate(vectors: list[list[Fraction]], labels: list[int]):
             for sub in itertools.combinations(others, size):
                 v = _null_vector([vectors[f]] + [vectors[q] for q in sub])
                 if v is not None and v[0] != 0:
-                    return f, {q: -x / v[0] for q, x in zip(sub, v[1:])}
+                    return f, {q: -x / v[0] for q, x in zip(sub, v[1:], strict=True)}
     return None
 
 
@@ -252,7 +252,7 @@ def _unit(v: list[arb]) -> list[arb]:
 
 
 def _dot(a: list[arb], b: list[arb]) -> arb:
-    return sum((x * y for x, y in zip(a, b)), arb(0))
+    return sum((x * y for x, y in zip(a, b, strict=True)), arb(0))
 
 
 @rigorous("deep_fusion.noise_lemma", "case2_lower_bound", _noise_point)
@@ -305,7 +305,7 @@ def _rho_lower(lines: list[list[arb]]) -> arb:
     rho_k = []
     for k, uk in enumerate(lines):
         seed = [ball(1), ball(0), ball(0)] if not bool(abs(uk[0]) > 0.9) else [ball(0), ball(1), ball(0)]
-        a = [s - _dot(seed, uk) * x for s, x in zip(seed, uk)]
+        a = [s - _dot(seed, uk) * x for s, x in zip(seed, uk, strict=True)]
         a = _unit(a)
         b = [uk[1] * a[2] - uk[2] * a[1], uk[2] * a[0] - uk[0] * a[2], uk[0] * a[1] - uk[1] * a[0]]  # uk × a
         others = [u for l, u in enumerate(lines) if l != k]
@@ -313,7 +313,7 @@ def _rho_lower(lines: list[list[arb]]) -> arb:
         best = max(range(RHO_SEARCH), key=lambda i: min(abs(p * _m.cos(_m.pi * i / RHO_SEARCH)
                                                            + s * _m.sin(_m.pi * i / RHO_SEARCH)) for p, s in af))
         theta = arb.pi() * best / RHO_SEARCH
-        u = [theta.cos() * x + theta.sin() * y for x, y in zip(a, b)]
+        u = [theta.cos() * x + theta.sin() * y for x, y in zip(a, b, strict=True)]
         rho_k.append(_amin([abs(_dot(v, u)) for v in others]))
     return _amin(rho_k)
 

@@ -67,7 +67,7 @@ def event_probability(delta: list[Fraction]) -> Fraction:
         cuts |= {c for c in (-1 - dj, 1 - dj) if 0 < c < 1}
     ends = sorted(cuts)
     total = Fraction(0)
-    for a, b in zip(ends, ends[1:]):
+    for a, b in zip(ends, ends[1:], strict=False):
         mid = (a + b) / 2
         poly: Poly = [Fraction(1)]
         for dj in delta:
@@ -117,7 +117,7 @@ def _general_point_of(claim: str):
         if claim == "general_top_156":
             need(P[0] < (e[0] - e[1]) / 2 * (1 - SCREEN_RTOL), "the float evidence fails the claim (screen)")
         else:
-            need(max(p - b for p, b in zip(P[1:], details["bound_157"])) > 0, "the float evidence fails the claim")
+            need(max(p - b for p, b in zip(P[1:], details["bound_157"], strict=True)) > 0, "the float evidence fails the claim")
         return {"eps": e}
     return point_of
 
@@ -173,7 +173,7 @@ def eigenvalues_desc(M: list[list[Fraction]]) -> list[arb]:
         need(z.imag.contains(0), "real eigenvalues")
         roots.append(z.real)
     roots.sort(key=lambda r: float(r.mid()), reverse=True)
-    need(all(bool(a > b) for a, b in zip(roots, roots[1:])), "eigenvalue enclosures that do not overlap")
+    need(all(bool(a > b) for a, b in zip(roots, roots[1:], strict=False)), "eigenvalue enclosures that do not overlap")
     return roots
 
 

@@ -185,7 +185,7 @@ def check_expected_c(X: list[list[float]], formula: list[list[float]]) -> float:
     to the largest entry). Returns the largest relative difference."""
     ref = exact_expected_c(X)
     scale = max(abs(v) for row in ref for v in row) or Fraction(1)
-    worst = max(abs(exact(f) - r) / scale for frow, rrow in zip(formula, ref) for f, r in zip(frow, rrow))
+    worst = max(abs(exact(f) - r) / scale for frow, rrow in zip(formula, ref, strict=True) for f, r in zip(frow, rrow, strict=True))
     if worst > Fraction(EXPECTED_C_RTOL):
         raise SuiteError(f"expected_c: the float −Cov̂(X) differs from the exact E[C̃ | X]/n = x̄x̄ᵀ − XᵀX/n by "
                          f"{float(worst):.3g} of its largest entry (> {EXPECTED_C_RTOL:g})")
@@ -218,7 +218,7 @@ def remark_2_coupling(point: dict):
     need(z >= 2 and len(flat) == z * d, "z ≥ 2 outputs")
     n = len(point["x"])
     X = arb_mat([[ball(v) for v in row] for row in point["x"]])  # (n, d)
-    D = arb_mat([[ball(a) - ball(b) for a, b in zip(nr, pr)] for nr, pr in zip(point["neg"], point["pos"])])
+    D = arb_mat([[ball(a) - ball(b) for a, b in zip(nr, pr, strict=True)] for nr, pr in zip(point["neg"], point["pos"], strict=True)])
     T = arb_mat([flat[l * d:(l + 1) * d] for l in range(z)]).transpose()  # (d, z): columns θ_l
     q_, p_ = X * T, D * T  # q_il = x_iᵀθ_l, p_il = δ_iᵀθ_l
     rows, sig = [], []

@@ -76,7 +76,7 @@ def _features(model: str, ctx, d: int, h: int):
 def ntk_blocks(jac, X, Xp) -> torch.Tensor:
     """K(x, x') = J(x)J(x')ᵀ per pair, (pairs, z, z): what both claims judge (a test moves one entry of one pair
     to check that they take the worst pair)."""
-    return torch.stack([jac(a) @ jac(b).T for a, b in zip(X, Xp)])
+    return torch.stack([jac(a) @ jac(b).T for a, b in zip(X, Xp, strict=True)])
 
 
 @one_thread

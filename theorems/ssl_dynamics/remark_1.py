@@ -98,7 +98,7 @@ def gd(params, loss_fn, eta: float, steps: int, record) -> list:
     for _ in range(steps):
         prm = [q.detach().requires_grad_(True) for q in prm]
         grads = torch.autograd.grad(loss_fn(prm), prm)
-        prm = [(q - eta * g).detach() for q, g in zip(prm, grads)]
+        prm = [(q - eta * g).detach() for q, g in zip(prm, grads, strict=True)]
         out.append(record(prm))
     return out
 
