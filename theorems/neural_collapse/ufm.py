@@ -278,8 +278,10 @@ def ufm_newton_model(Wp: torch.Tensor, U: torch.Tensor, labels: torch.Tensor, lo
         AWT = (pWT - prob[..., None] * pWT.sum(-2, keepdim=True)) / N
         P_U = (prob[..., :, None] * U[..., None, :]).reshape(B, N, K * p)  # rows p_i ⊗ u_i
         diag_part = (prob.transpose(-1, -2) @ (U[..., :, None] * U[..., None, :]).reshape(B, N, p * p)) / N
-        A = torch.baddbmm(lam * torch.eye(K * p, dtype=Wp.dtype, device=Wp.device), P_U.transpose(-1, -2), P_U,
-                          alpha=-1.0 / N)
+        # beta=0: the uninitialised input is ignored (not read), and λI goes on the diagonal in place: no K·p × K·p
+        # identity built and read per evaluation (~0.1 ms of ~1.7 at K=10 n=20 d=32)
+        A = torch.baddbmm(Wp.new_empty(B, K * p, K * p), P_U.transpose(-1, -2), P_U, beta=0.0, alpha=-1.0 / N)
+        A.diagonal(dim1=-2, dim2=-1).add_(lam)
         A.view(B, K, p, K, p).diagonal(dim1=1, dim2=3).add_(diag_part.view(B, K, p, p).permute(0, 2, 3, 1))
     D = WT.transpose(-1, -2) @ AWT  # (B, N, q, q): a batched product beat the broadcast-and-sum ~1.5×
     D.diagonal(dim1=-2, dim2=-1).sub_(c[..., None])

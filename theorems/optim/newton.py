@@ -358,7 +358,8 @@ def arrow_solve(model: ArrowModel, mu: torch.Tensor) -> tuple[torch.Tensor, torc
         sw = torch.cholesky_solve(rhs, Lw)[..., 0]
         Sw = sw.view(B, K, p)
         v = torch.cat([model.a @ Sw.transpose(-1, -2), model.b @ Sw], dim=-1)  # (B, N, K+p): S_w a_i, S_wᵀ b_i
-        Fsw = (R[..., :K + p] @ v[..., None])[..., 0]
+        # broadcast-and-sum: ~2× faster than a batched matvec of the N strided (q × (K+p)) slices of R (0.08 vs 0.16 ms)
+        Fsw = (R[..., :K + p] * v[..., None, :]).sum(-1)
         sx = -_backward_t(Lx, R[..., K + p] + Fsw)
         return sw, sx, ok_blocks & (info_w == 0)
     # contiguous copies: the broadcasts below on strided slices of R ran ~3× slower than the copies cost
