@@ -44,10 +44,10 @@ LOSSES = ("mse", "ce")
 CURV_RTOL = 1e-8
 CURV_ITERS = 120
 # Up to this tangent dimension K(d−1) + N(d−2) the measured λ_min is the exact spectrum of the dense Hessian
-# (eigvalsh; ufm_second_order's default, which tests use as the reference, certifies by it too), and the inertia
-# test's scale is the Hessian's largest column norm: below CURV_ITERS Lanczos would run to the full dimension anyway,
-# at the cost of one Python step per dimension, and a little beyond it the dense eigensolver is still cheaper than
-# the capped Lanczos and gives exact values.
+# (eigvalsh; ufm_second_order's default, which tests use as the reference, certifies by it too): below CURV_ITERS
+# Lanczos would run to the full dimension anyway, at the cost of one Python step per dimension, and a little beyond it
+# the dense eigensolver is still cheaper than the capped Lanczos and gives exact values. (The inertia test's scale is
+# the Hessian's largest column norm at every size: ufm_second_order.)
 DENSE_CURV_MAX = 256
 # Restarts are solved in chunks of at most this many floats of Newton model (the arrow blocks of one chunk), so that a
 # chunk's working set stays in cache and the time grows linearly with the restarts (one batch of 1024 small
