@@ -190,6 +190,46 @@ each at B=1, ~1.4 s of 2.8 s: the block Cholesky and triangular solves of 200 30
 calls each; the Gram products and gathers ~2 ms, cache-bound under this load), the models (0.5 s, ``ufm.py``), the
 float64 polish (2 steps a start, 0.5 s) and the second-order test (0.25 s, half of it 6 Lanczos products on all 16
 starts at once).
+
+Sixth pass (2026-12-08 00:51–01:30 UTC, same machine shared by eight sessions, torch 2.13 CPU, 1 thread). Split at
+K=10 before it (CPU s of one solve, 2.6 s): 306 float32 arrow solves at ~4.0–4.5 ms (1.2–1.4 s), 281 float32 models
+at ~1.4 ms (0.4 s), 48 float64 solves (32 polish, 16 certificate) at ~8–10 ms (0.4–0.5 s), the Newton loop's own
+bookkeeping ~0.2 s, the second-order test ~0.25 s. Kept (each its own commit, same iterations, factorizations and
+certificate counts: 338, 16/16): (1) the CE block H_WW without a K·p × K·p identity per evaluation (``baddbmm``
+with beta=0 and λ added on the diagonal in place): the float32 model 1.5 → 0.95 ms hot; (2) the Gram-form solve takes
+Rᵀ = [P Q g]ᵀL⁻ᵀ by one right-sided triangular solve on the model's contiguous rows (AWT, T, g_x) instead of
+stacking transposed views and LAPACK's transposing copy: stacking + solve + Gram product 0.80–0.85 vs 1.48–1.53 ms
+hot; (3) the inertia test's scale ŝ is the largest column norm of H at every size (``arrow_column_norm``, ≤ max|λ|
+like the Ritz value it replaces beyond DENSE_CURV_MAX, and smaller there, so the test is stricter: ŝ ≈ 0.13 against
+max|λ| ≈ 0.28), which drops 6 Hessian products of every start (~0.1 s); the proven statement (λ_min/max|λ| >
+−CURV_RTOL, Cholesky of H + σI) and the tolerance are unchanged. Before/after at K=10, alternated processes of
+``compare``'s protocol (3 interleaved pairs each; ``main`` at 9d15b15 against this version; per pair batched s,
+scipy s, ratio):
+
+    main   2.930 / 7.585 2.59x   2.566 / 7.483 2.92x   2.641 / 7.245 2.74x   (median 2.83x)
+    this   3.691 / 7.652 2.07x   2.313 / 7.945 3.43x   2.487 / 7.616 3.06x   (median 3.08x; the first pair ran
+                                                                              beside another solve of this session)
+    main   2.957 / 7.185 2.43x   2.483 / 7.227 2.91x   2.358 / 7.116 3.02x   (median 2.89x)
+    this   2.222 / 6.971 3.14x   2.268 / 7.035 3.10x   2.169 / 7.106 3.28x   (median 3.17x)
+
+One run of ``python benchmarks/bench_solver_scipy.py`` each, main (01:02–01:04 UTC) then this version (01:04–01:06):
+
+    | problem                  | R    | main: batched s / scipy s  | this: batched s / scipy s  | cert/reach |
+    |--------------------------|------|----------------------------|----------------------------|------------|
+    | CE  K=4 n=3 d=6          | 256  | 0.053 / 1.626 = 30.6x      | 0.047 / 1.637 = 34.8x      | 256/256    |
+    | MSE K=4 n=3 d=6          | 256  | 0.076 / 8.921 = 117.1x     | 0.082 / 9.435 = 115.2x     | 256/256    |
+    | CE  K=10 n=20 d=32       | 16   | 2.755 / 7.616 = 2.8x       | 2.520 / 7.641 = 3.0x       | 16/16      |
+
+    restart scaling, CE K=4: main R=256/512/1024 0.051/0.114/0.185 s (exponent 0.94); this 0.043/0.089/0.172 s
+    (R=1024/R=256 = 3.99, exponent 1.00).
+
+The K=4 rows run the compiled path (``optim.fused``), which this pass does not change: their differences are the load.
+Tried and dropped: two restarts per chunk at K=10 (no gain, 2.43–2.55 vs 2.49–2.93 s), the packed Gram operands
+written into preallocated buffers instead of gathered and concatenated (1.69 vs 1.39–1.47 ms), a float64 polish
+started at μ = 1e-7–1e-9 (still 2 polish steps: the first step lands at ~7e-8 whatever μ, the float32 point's own
+error). What is left at K=10: the float32 solves (~4 ms: the Schur assembly ~1.2 ms, its cross product of N·(Kp)²
+flops the largest part, the x blocks' 200 LAPACK Cholesky and triangular calls ~1 ms), then the models and the float64
+polish.
 """
 
 from __future__ import annotations
