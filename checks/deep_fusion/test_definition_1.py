@@ -10,20 +10,9 @@ from checks.pinning import assert_hypothesis_edge, assert_identity_pin
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
-from theorems.deep_fusion import (
-    algorithm_1,
-    definition_1,
-    fusion_trend,
-    noise_lemma,
-    tables,
-    theorem_1,
-    theorem_2,
-    theorem_2_depth,
-    trained_attention,
-)
+from theorems.deep_fusion import definition_1
 
-T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, noise_lemma, theorem_2, algorithm_1,
-                                                     theorem_2_depth, tables, trained_attention, fusion_trend))
+D1 = definition_1.ID
 
 
 EDGES = [

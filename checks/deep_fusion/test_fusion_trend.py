@@ -12,21 +12,10 @@ import torch
 import theorems
 from checks.pinning import assert_hypothesis_edge
 from theorems.core import recording
-from theorems.deep_fusion import (
-    algorithm_1,
-    definition_1,
-    fusion_trend,
-    noise_lemma,
-    tables,
-    theorem_1,
-    theorem_2,
-    theorem_2_depth,
-    trained_attention,
-)
+from theorems.deep_fusion import fusion_trend
 from theorems.deep_fusion.fusion import log_gamma_B
 
-T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, noise_lemma, theorem_2, algorithm_1,
-                                                     theorem_2_depth, tables, trained_attention, fusion_trend))
+FT = fusion_trend.ID
 
 
 # ------------------------------------------------------------------------------------------------------

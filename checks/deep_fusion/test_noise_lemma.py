@@ -12,21 +12,11 @@ import torch
 from checks.pinning import assert_hypothesis_edge
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
-from theorems.deep_fusion import (
-    algorithm_1,
-    definition_1,
-    fusion_trend,
-    noise_lemma,
-    tables,
-    theorem_1,
-    theorem_2,
-    theorem_2_depth,
-    trained_attention,
-)
+from theorems.deep_fusion import noise_lemma, theorem_2
 from theorems.deep_fusion.fusion import base_B6, log_gamma_B, log_gamma_O
 
-T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, noise_lemma, theorem_2, algorithm_1,
-                                                     theorem_2_depth, tables, trained_attention, fusion_trend))
+NL = noise_lemma.ID
+T2 = theorem_2.ID
 
 
 # Hand-formula references are float64 expressions of a few terms: agreement to this is exact arithmetic.

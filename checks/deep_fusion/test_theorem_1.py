@@ -14,21 +14,10 @@ from checks.pinning import assert_hypothesis_edge, assert_identity_pin, probe
 from theorems.core import recording, registry
 from theorems.core.context import Context
 from theorems.core.verdict import counterexample_problem, run_spec
-from theorems.deep_fusion import (
-    algorithm_1,
-    definition_1,
-    fusion_trend,
-    noise_lemma,
-    tables,
-    theorem_1,
-    theorem_2,
-    theorem_2_depth,
-    trained_attention,
-)
+from theorems.deep_fusion import theorem_1
 from theorems.deep_fusion._witness import block_diagonal_lp
 
-T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, noise_lemma, theorem_2, algorithm_1,
-                                                     theorem_2_depth, tables, trained_attention, fusion_trend))
+T1 = theorem_1.ID
 
 
 # Hand-formula references are float64 expressions of a few terms: agreement to this is exact arithmetic.

@@ -14,21 +14,10 @@ from checks.pinning import assert_hypothesis_edge, probe
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
 from theorems.core.context import Context
-from theorems.deep_fusion import (
-    algorithm_1,
-    definition_1,
-    fusion,
-    fusion_trend,
-    noise_lemma,
-    tables,
-    theorem_1,
-    theorem_2,
-    theorem_2_depth,
-    trained_attention,
-)
+from theorems.deep_fusion import algorithm_1, fusion, theorem_2
 
-T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, noise_lemma, theorem_2, algorithm_1,
-                                                     theorem_2_depth, tables, trained_attention, fusion_trend))
+T2 = theorem_2.ID
+A1 = algorithm_1.ID
 
 
 # ======================================================================================================
