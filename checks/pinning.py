@@ -85,3 +85,27 @@ def uncached_probe(rid: str, **params):
     import theorems
 
     return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
+
+
+def assert_claim_fails(rid: str, claim: str, identity: bool) -> None:
+    """``claim`` fails on the default instance: an identity raises IdentityFailure naming it, a bound is recorded
+    as failed."""
+    if identity:
+        assert_identity_fails(rid, claim)
+    else:
+        c = probe(rid).claim(claim)
+        assert not c.passed, c
+
+
+def second_call_changed(monkeypatch, module, name: str, change):
+    """``module.name`` patched so that its second call returns ``change`` of a copy of what it returned (the first
+    and later calls unchanged): the second seed / restart made worse. Returns the list that counts the calls."""
+    original, calls = getattr(module, name), []
+
+    def moved(*a, **k):
+        out = original(*a, **k)
+        calls.append(1)
+        return change(dict(out)) if len(calls) == 2 else out
+
+    monkeypatch.setattr(module, name, moved)
+    return calls

@@ -12,8 +12,7 @@ import theorems
 from checks.pinning import assert_hypothesis_edge, assert_identity_fails, assert_identity_pin, probe
 from theorems import ParameterError
 
-INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
-                                                              "augmentation_trend"))
+TREND = "cl_generalization.augmentation_trend"
 
 
 # -- augmentation trend (open) ------------------------------------------------------------------------------
@@ -31,9 +30,6 @@ def test_trend_is_measured_not_judged(run):
     curves = ev.details["sigma_curves"]
     worst = max(max(a - b for a, b in zip(lo, hi, strict=True)) for lo, hi in zip(curves, curves[1:], strict=False))
     assert ev.claim("concentration_monotone").observed == worst
-
-
-L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
 
 
 @pytest.mark.parametrize(

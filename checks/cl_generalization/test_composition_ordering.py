@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
+from checks.cl_generalization.stand_ins import no_training
 from checks.pinning import assert_hypothesis_edge, probe
 from theorems import HypothesisViolation, ParameterError
 
@@ -29,13 +30,6 @@ def test_composition_ordering_fails_when_a_transformation_destroys_the_class(run
     assert claim.observed == errors["(a, d)"] and claim.bound == min(v for k, v in errors.items() if k != "(a, d)")
     control = run(E3, destroy="d", allow_violation=True)
     assert control.details["sharpest"] == "(a, d)" and not control.claim("sharpest_is_best").passed
-
-
-L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
-
-
-INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
-                                                              "augmentation_trend"))
 
 
 # -- the paper's own preconditions and the declared domains -------------------------------------------------
@@ -82,15 +76,6 @@ def test_composition_ordering_runs_the_compositions_the_slide_prints():
     assert [_name(c) for c in COMPOSITIONS] == ["(a, b)", "(a, c)", "(a, d)", "(a, e)"]
 
 
-def _no_training():
-    import torch
-
-    from theorems.cl_generalization.encoders import Training
-
-    z = torch.zeros(1, dtype=torch.float64)
-    return Training(z, z, z, 1)
-
-
 # monkeypatch, not a Pin: it replaces CO.measure, code that a Pin (a parameter or constant set to a literal) cannot move
 @pytest.mark.parametrize("errs, sharpest_best, rho", [
     ([0.1, 0.3, 0.3, 0.3], True, None),   # the sharpest composition (smallest δ) is the best: holds
@@ -104,7 +89,7 @@ def test_composition_ordering_on_literal_measurements(monkeypatch, errs, sharpes
 
     def measure(p, ctx):
         return dict(delta=[0.1, 0.2, 0.3, 0.4], test_err=[[e] for e in errs], train_err=[[0.0]] * 4,
-                    record=_no_training())
+                    record=no_training())
 
     monkeypatch.setattr(CO, "measure", measure)
     ev = probe(CO.ID)

@@ -10,7 +10,7 @@ import theorems
 from checks.pinning import assert_hypothesis_edge
 from theorems import HypothesisViolation, ParameterError
 
-L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
+L1 = "cl_generalization.lemma_1"
 
 
 # -- Lemma 1 ------------------------------------------------------------------------------------------------
@@ -34,10 +34,6 @@ def test_no_instance_can_be_built_even_as_a_control(rid, params, hypothesis):
     with pytest.raises(HypothesisViolation) as err:
         theorems.check(rid, allow_violation=True, **params)
     assert hypothesis in str(err.value)
-
-
-INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
-                                                              "augmentation_trend"))
 
 
 @pytest.mark.parametrize(

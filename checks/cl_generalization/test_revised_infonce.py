@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
+from checks.cl_generalization.stand_ins import no_training
 from checks.pinning import assert_hypothesis_edge, probe
 from theorems import HypothesisViolation
 
@@ -26,13 +27,6 @@ def test_revised_infonce_ordering_depends_on_the_augmentation(run):
         for row in ("simclr_tau_1", "simclr_tau_05", "simclr_tau_02"):
             gaps = [a - b for a, b in zip(rev, ev.details[f"error_{row}_{s}"], strict=True)]
             assert ev.claim(f"revised_vs_{row}_{s}").observed == pytest.approx(max(gaps), abs=1e-15)
-
-
-L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
-
-
-INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
-                                                              "augmentation_trend"))
 
 
 # -- the paper's own preconditions and the declared domains -------------------------------------------------
@@ -72,15 +66,6 @@ def test_revised_infonce_checkpoints_are_the_four_epochs():
     assert checkpoints(800) == [200, 400, 600, 800] and checkpoints(2) == [1, 2], (checkpoints(800), checkpoints(2))
 
 
-def _no_training():
-    import torch
-
-    from theorems.cl_generalization.encoders import Training
-
-    z = torch.zeros(1, dtype=torch.float64)
-    return Training(z, z, z, 1)
-
-
 # monkeypatch, not a Pin: it replaces RI.curves, code that a Pin (a parameter or constant set to a literal) cannot move
 def test_revised_infonce_claims_take_the_worst_checkpoint(monkeypatch):
     """Error curves given literally: the revised loss equal to every SimCLR row except 0.1 worse at the last of two
@@ -92,7 +77,7 @@ def test_revised_infonce_claims_take_the_worst_checkpoint(monkeypatch):
     def curves(p, ctx):
         err = torch.zeros(len(p["strengths"]), len(RI.ROWS), 2, 1, dtype=torch.float64)
         err[0, RI.ROWS.index("revised_tau_02"), 1, 0] = 0.1
-        return dict(err=err, checkpoints=[1, 2], record=_no_training())
+        return dict(err=err, checkpoints=[1, 2], record=no_training())
 
     monkeypatch.setattr(RI, "curves", curves)
     ev = probe(RI.ID, strengths=[0.6, 1.0])

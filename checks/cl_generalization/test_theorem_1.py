@@ -15,7 +15,7 @@ from theorems.cl_generalization.theorem_1 import BINDING as T1_BINDING
 from theorems.cl_generalization.theorem_1 import FAR_VIEWS
 from theorems.core import registry
 
-L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
+T1 = "cl_generalization.theorem_1"
 
 
 # -- Theorem 1 ----------------------------------------------------------------------------------------------
@@ -61,10 +61,6 @@ def test_no_instance_can_be_built_even_as_a_control(rid, params, hypothesis):
     with pytest.raises(HypothesisViolation) as err:
         theorems.check(rid, allow_violation=True, **params)
     assert hypothesis in str(err.value)
-
-
-INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
-                                                              "augmentation_trend"))
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from theorems.cl_generalization.theorem_2 import ADVERSARIAL, BINDING, TRAINED
 from theorems.core import registry
 from theorems.strategies import cl_theorem_2_params
 
-L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
+T2 = "cl_generalization.theorem_2"
 
 
 # -- Theorem 2 ----------------------------------------------------------------------------------------------
@@ -129,10 +129,6 @@ def test_theorem_2_on_trained_encoders(run):
     assert ev.holds, ev.explain()
     assert len(ev.details["per_seed_err"]) == 2
     assert ev.details["infonce_final_loss"][0] < ev.details["infonce_initial_loss"][0]
-
-
-INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
-                                                              "augmentation_trend"))
 
 
 # -- the paper's own preconditions and the declared domains -------------------------------------------------

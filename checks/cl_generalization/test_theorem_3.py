@@ -14,7 +14,7 @@ from checks.pinning import assert_hypothesis_edge, assert_identity_fails, assert
 from theorems import HypothesisViolation, ParameterError
 from theorems.cl_generalization.theorem_3 import LOG_16_MINUS_E
 
-L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
+T3 = "cl_generalization.theorem_3"
 
 
 # -- Theorem 3 ----------------------------------------------------------------------------------------------
@@ -29,8 +29,7 @@ def test_theorem_3_vacuity_and_repair(run):
     assert max(ev.details["repair_bounds"]) < 0
 
 
-INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
-                                                              "augmentation_trend"))
+L2 = "cl_generalization.lemma_2"
 
 
 # -- the paper's own preconditions and the declared domains -------------------------------------------------
