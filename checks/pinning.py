@@ -109,3 +109,11 @@ def second_call_changed(monkeypatch, module, name: str, change):
 
     monkeypatch.setattr(module, name, moved)
     return calls
+
+
+def assert_named_iff(rid: str, form, params: dict, name: str, present: bool) -> None:
+    """The declared hypotheses name one containing ``name`` on ``params`` exactly when ``present`` (one side of a
+    hypothesis edge: just outside it named, just inside not)."""
+    found = hypotheses_named(rid, form, params)
+    hit = any(name in h for h in found)
+    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"

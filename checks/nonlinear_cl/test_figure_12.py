@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import hypotheses_named, uncached_probe
+from checks.pinning import assert_named_iff, uncached_probe
 from theorems import HypothesisViolation
 
 F12 = "nonlinear_cl.figure_12"
@@ -63,9 +63,7 @@ def test_figure_12_an_empty_ratio_range_is_refused_even_with_allow_violation():
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = hypotheses_named(rid, form, params)
-    hit = any(name in h for h in found)
-    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+    assert_named_iff(rid, form, params, name, present)
 
 
 # monkeypatch, not a Pin: F.train, F.roughness is a function no parameter or module constant reaches

@@ -5,19 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, hypotheses_named
-from theorems.core import registry
+from checks.pinning import assert_hypothesis_edge, assert_named_iff, hypotheses_named
 
 L4 = "nonlinear_cl.lemma_4"
 N = "nonlinear_cl."
 NL = "nonlinear_cl."
-
-
-def _names(rid, params):
-
-    result = registry.get(rid)
-    form = result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
 
 
 EDGES = [
@@ -63,15 +55,13 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
 @pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = hypotheses_named(rid, form, params)
-    hit = any(name in h for h in found)
-    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+    assert_named_iff(rid, form, params, name, present)
 
 
 def test_infonce_alpha_may_be_differentiated():
     """stop_gradient=False with InfoNCE's α breaks only 'α held fixed' (the control); the refusal of other α's
     (only InfoNCE's α depends on θ) is not named there."""
-    names = _names(NL + "lemma_4", dict(stop_gradient=False, alpha="infonce"))
+    names = hypotheses_named(NL + "lemma_4", None, dict(stop_gradient=False, alpha="infonce"))
     assert names and not any("needs alpha='infonce'" in n for n in names), names
 
 

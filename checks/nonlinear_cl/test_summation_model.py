@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, hypotheses_named
+from checks.pinning import assert_hypothesis_edge, assert_named_iff
 from theorems.nonlinear_cl import examples
 from theorems.nonlinear_cl.examples import SUM_BINDING_ABOVE, SUM_BINDING_BELOW
 
@@ -55,9 +55,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
 @pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
                          ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = hypotheses_named(rid, form, params)
-    hit = any(name in h for h in found)
-    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+    assert_named_iff(rid, form, params, name, present)
 
 
 # -- §3 examples -------------------------------------------------------------------------------------------------------
