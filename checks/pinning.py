@@ -117,3 +117,13 @@ def assert_named_iff(rid: str, form, params: dict, name: str, present: bool) -> 
     found = hypotheses_named(rid, form, params)
     hit = any(name in h for h in found)
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+
+
+def assert_refused_naming(rid: str, params: dict, text: str, errors) -> None:
+    """``theorems.check(rid, **params)`` raises one of ``errors`` (the typed refusal, before computing) with ``text``
+    (the hypothesis or parameter it names) in its message."""
+    import theorems
+
+    with pytest.raises(errors) as err:
+        theorems.check(rid, **params)
+    assert text in str(err.value)

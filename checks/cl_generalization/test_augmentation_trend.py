@@ -8,8 +8,13 @@ import dataclasses
 
 import pytest
 
-import theorems
-from checks.pinning import assert_hypothesis_edge, assert_identity_fails, assert_identity_pin, probe
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_identity_fails,
+    assert_identity_pin,
+    assert_refused_naming,
+    probe,
+)
 from theorems import ParameterError
 
 TREND = "cl_generalization.augmentation_trend"
@@ -37,9 +42,7 @@ def test_trend_is_measured_not_judged(run):
     [(TREND, dict(strengths="1,0.5,0"), "strengths")],
 )
 def test_structural_input_is_refused_by_the_declarations(rid, params, name):
-    with pytest.raises(ParameterError) as err:
-        theorems.check(rid, **params)
-    assert name in str(err.value)
+    assert_refused_naming(rid, params, name, ParameterError)
 
 
 P = "cl_generalization."

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming
 from theorems import HypothesisViolation, ParameterError
 
 L1 = "cl_generalization.lemma_1"
@@ -44,9 +44,7 @@ def test_no_instance_can_be_built_even_as_a_control(rid, params, hypothesis):
     ],
 )
 def test_structural_input_is_refused_by_the_declarations(rid, params, name):
-    with pytest.raises(ParameterError) as err:
-        theorems.check(rid, **params)
-    assert name in str(err.value)
+    assert_refused_naming(rid, params, name, ParameterError)
 
 
 P = "cl_generalization."

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-import theorems
 from checks.cl_generalization.stand_ins import barlow_twins_seeds_twice
-from checks.pinning import assert_hypothesis_edge, probe, second_call_changed
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, probe, second_call_changed
 from theorems import HypothesisViolation
 from theorems.cl_generalization.barlow_twins import BINDING as BT_BINDING
 from theorems.core import registry
@@ -27,9 +26,7 @@ def test_lemma_2_cauchy_schwarz_nearly_binds(run):
     [(L2, dict(bt_norm="none"), "E f_i² = 1")],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, HypothesisViolation)
 
 
 P = "cl_generalization."

@@ -16,6 +16,7 @@ from checks.pinning import (
     assert_hypothesis_edge,
     assert_identity_fails,
     assert_identity_pin,
+    assert_refused_naming,
     probe,
 )
 from theorems import HypothesisViolation
@@ -142,9 +143,7 @@ def test_theorem_2_on_trained_encoders(run):
     ],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, HypothesisViolation)
 
 
 @pytest.mark.parametrize(

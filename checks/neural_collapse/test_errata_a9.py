@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, assert_registered_pin
 from theorems import HypothesisViolation, ParameterError
 from theorems.core import recording
 from theorems.core.verdict import run_spec
@@ -28,9 +28,7 @@ def test_registered_with_the_status_the_evidence_supports(rid, status):
     (A9, dict(others_at="inside"), "margin"),
 ])
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises((HypothesisViolation, ParameterError)) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, (HypothesisViolation, ParameterError))
 
 
 # -- proof steps of Theorem 4.3 ------------------------------------------------------------------------------

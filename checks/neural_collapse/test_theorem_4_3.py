@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 import torch
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, assert_registered_pin
 from theorems import HypothesisViolation, ParameterError
 from theorems.core import registry
 from theorems.core.errors import IdentityFailure
@@ -45,9 +45,7 @@ def test_registered_with_the_status_the_evidence_supports(rid, status):
     (T43, dict(attaining=True), "attaining network"),
 ])
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises((HypothesisViolation, ParameterError)) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, (HypothesisViolation, ParameterError))
 
 
 # -- Theorem 4.3, step 1 ----------------------------------------------------------------------------------

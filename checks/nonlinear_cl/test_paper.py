@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import theorems
+from checks.pinning import assert_refused_naming
 from theorems import HypothesisViolation, ParameterError
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
@@ -193,9 +194,7 @@ def test_values_outside_the_domain_are_refused_with_the_parameter_named(rid, par
     ],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, HypothesisViolation)
 
 
 @pytest.mark.parametrize("rid, status", [(L1, "verified"), (L2, "trend"), (L4, "verified"), (L7, "verified-corrected"),

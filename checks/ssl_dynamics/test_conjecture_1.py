@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming
 from checks.probes import evaluate_claims
 from theorems import HypothesisViolation
 
@@ -32,9 +31,7 @@ def test_conjecture_1_sigmoid_trend_control(run):
     ],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(P + rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(P + rid, params, hypothesis, HypothesisViolation)
 
 
 HYPOTHESIS_EDGES = [

@@ -9,7 +9,7 @@ import math
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, assert_registered_pin
 from checks.probes import computed_once, evaluate_outcome, one_entry_off, signed_excess
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
@@ -57,9 +57,7 @@ def test_figure_3_printed_sign_is_ascent(run):
     ],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(P + rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(P + rid, params, hypothesis, HypothesisViolation)
 
 
 @pytest.mark.parametrize("rid, params, name", [("figure_3", dict(widths="100,10"), "widths")])

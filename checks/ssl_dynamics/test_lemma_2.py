@@ -9,7 +9,7 @@ import math
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, excess, probe
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, excess, probe
 from checks.probes import evaluate_claims
 from theorems import HypothesisViolation
 from theorems.ssl_dynamics import lemma_2
@@ -104,9 +104,7 @@ def test_lemma_2_epsilon_vanishes_and_coordinate_frame_fails(run):
     ],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(P + rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(P + rid, params, hypothesis, HypothesisViolation)
 
 
 @pytest.mark.parametrize("rid, params, name", [("lemma_2", dict(s=1.0), "s")])

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming
 from theorems import HypothesisViolation
 from theorems.core import recording
 from theorems.core.context import Context
@@ -167,9 +167,7 @@ def test_remark_2_infonce_keeps_rank_where_loss_1_collapses(run):
     [("remark_2", dict(z=1), "z ≥ 2 outputs")],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(P + rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(P + rid, params, hypothesis, HypothesisViolation)
 
 
 @pytest.mark.parametrize("rid, params, hypothesis", [("remark_2", dict(z=6), "z ≤ d")])

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, excess
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, excess
 from checks.probes import evaluate_claims
 from theorems import HypothesisViolation
 from theorems.core import recording
@@ -35,9 +35,7 @@ def test_remark_3_fixed_projector(run):
     ],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(P + rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(P + rid, params, hypothesis, HypothesisViolation)
 
 
 @pytest.mark.parametrize("rid, params, hypothesis", [("remark_3", dict(r=4, z=3), "r ≤ z")])

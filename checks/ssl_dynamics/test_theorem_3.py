@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, excess
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, excess
 from checks.probes import computed_once, evaluate_outcome, registered_control, signed_excess
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
@@ -135,9 +135,7 @@ def test_theorem_3_asymptotic_rate_matches_two_sided(run, params):
     ],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(P + rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(P + rid, params, hypothesis, HypothesisViolation)
 
 
 @pytest.mark.parametrize("rid, params, name", [("theorem_3", dict(lams="-1,x"), "lams")])
