@@ -119,11 +119,15 @@ def assert_named_iff(rid: str, form, params: dict, name: str, present: bool) -> 
     assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
 
 
-def assert_refused_naming(rid: str, params: dict, text: str, errors) -> None:
+def assert_refused_naming(rid: str, params: dict, text: str, errors, allow_violation: bool = False) -> None:
     """``theorems.check(rid, **params)`` raises one of ``errors`` (the typed refusal, before computing) with ``text``
-    (the hypothesis or parameter it names) in its message."""
+    (the hypothesis or parameter it names) in its message; with ``allow_violation``, even as a negative control (a
+    structural hypothesis: no instance can be built outside it)."""
     import theorems
 
     with pytest.raises(errors) as err:
-        theorems.check(rid, **params)
+        if allow_violation:
+            theorems.check(rid, allow_violation=True, **params)
+        else:
+            theorems.check(rid, **params)
     assert text in str(err.value)
