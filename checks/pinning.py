@@ -131,3 +131,13 @@ def assert_refused_naming(rid: str, params: dict, text: str, errors, allow_viola
         else:
             theorems.check(rid, **params)
     assert text in str(err.value)
+
+
+def row_ids(rows) -> list[str]:
+    """Test ids of parametrised rows that lead with a result id: ``<id>-<row number>``."""
+    return [f"{r}-{i}" for i, (r, *_) in enumerate(rows)]
+
+
+def short_row_ids(rows) -> list[str]:
+    """`row_ids` with the result's name only (its paper package left off)."""
+    return [f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(rows)]

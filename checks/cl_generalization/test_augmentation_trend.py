@@ -14,6 +14,7 @@ from checks.pinning import (
     assert_identity_pin,
     assert_refused_naming,
     probe,
+    row_ids,
 )
 from theorems import ParameterError
 
@@ -57,7 +58,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -9,7 +9,13 @@ import math
 
 import pytest
 
-from checks.pinning import assert_claim_fails, assert_hypothesis_edge, assert_refused_naming, second_call_changed
+from checks.pinning import (
+    assert_claim_fails,
+    assert_hypothesis_edge,
+    assert_refused_naming,
+    row_ids,
+    second_call_changed,
+)
 from theorems import HypothesisViolation, ParameterError
 
 INFONCE = "cl_generalization.infonce_decomposition"
@@ -75,7 +81,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

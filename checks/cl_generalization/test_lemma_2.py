@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from checks.cl_generalization.stand_ins import barlow_twins_seeds_twice
-from checks.pinning import assert_hypothesis_edge, assert_refused_naming, probe, second_call_changed
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, probe, row_ids, second_call_changed
 from theorems import HypothesisViolation
 from theorems.cl_generalization.barlow_twins import BINDING as BT_BINDING
 from theorems.core import registry
@@ -47,7 +47,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

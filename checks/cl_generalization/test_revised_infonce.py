@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from checks.cl_generalization.stand_ins import no_training
-from checks.pinning import assert_hypothesis_edge, assert_refused_naming, probe
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, probe, row_ids
 from theorems import HypothesisViolation
 
 E4 = "cl_generalization.revised_infonce"
@@ -50,7 +50,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -15,6 +15,7 @@ from checks.pinning import (
     assert_identity_pin,
     assert_refused_naming,
     probe,
+    row_ids,
 )
 from theorems import HypothesisViolation, ParameterError
 from theorems.cl_generalization.theorem_3 import LOG_16_MINUS_E
@@ -87,7 +88,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_identity_fails, probe
+from checks.pinning import assert_hypothesis_edge, assert_identity_fails, probe, row_ids
 from theorems.deep_fusion import algorithm_1
 
 A1 = algorithm_1.ID
@@ -73,7 +73,7 @@ def test_algorithm_1_keeps_the_best_value_it_visits(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
+                         ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_identity_pin
+from checks.pinning import assert_hypothesis_edge, assert_identity_pin, row_ids
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
@@ -56,7 +56,7 @@ def test_definition_1_offset_sets_the_margin(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
+                         ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

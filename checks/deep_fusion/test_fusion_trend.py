@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording
 from theorems.deep_fusion import fusion_trend
 from theorems.deep_fusion.fusion import log_gamma_B
@@ -96,7 +96,7 @@ def test_fusion_trend_declarations(run):
     assert all(2 < ev.details[f"z_{axis}"] < 1e3 for axis in ("n", "eps", "angle"))  # finite z-scores
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

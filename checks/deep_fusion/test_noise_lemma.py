@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
 from theorems.deep_fusion import noise_lemma, theorem_2
@@ -136,7 +136,7 @@ def test_noise_lemma_claims_take_the_worst_instance(run):
     assert adv.details["case2_min_minus_Delta"] < ev.details["case2_min_minus_Delta"]
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
 from theorems.deep_fusion import tables
@@ -93,7 +93,7 @@ def test_tables_sentences_that_hold_hold_as_printed(run):
     assert time.claim("batch_time_optimal_tf").observed == pytest.approx(2.98 - 2.65, abs=1e-12)
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

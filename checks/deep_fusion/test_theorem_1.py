@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_identity_pin, probe
+from checks.pinning import assert_hypothesis_edge, assert_identity_pin, probe, row_ids
 from theorems.core import recording, registry
 from theorems.core.context import Context
 from theorems.core.verdict import counterexample_problem, run_spec
@@ -160,7 +160,7 @@ def test_theorem_1_k2_rho_tilde_never_beats_definition_1(run):
 
 
 @pytest.mark.parametrize("rid, form, params, name", EDGES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
+                         ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

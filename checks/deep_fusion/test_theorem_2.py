@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, probe
+from checks.pinning import assert_hypothesis_edge, probe, row_ids
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
 from theorems.core.context import Context
@@ -170,7 +170,7 @@ def test_theorem_2_default_steps_are_finite_and_gamma_B_certifies_no_increase(ru
     assert ev.claim("log_gamma_B_max_separable").observed < 0  # γ_B < 1 there: the factor certifies no increase
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

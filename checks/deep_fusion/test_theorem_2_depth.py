@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_identity_pin
+from checks.pinning import assert_hypothesis_edge, assert_identity_pin, row_ids
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
@@ -45,7 +45,7 @@ def test_depth_registered_controls_and_binding(run):
         assert run(TD, **b.params).holds, b
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

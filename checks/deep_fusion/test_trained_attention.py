@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording
 from theorems.data.digits import class_sizes
 from theorems.deep_fusion import trained_attention
@@ -156,7 +156,7 @@ def test_trained_attention_nu_edge_is_half_the_smallest_digit_class():
     assert_hypothesis_edge(RID, None, dict(data="digits", K=K, nu=half + 1), "ν ≤ half a digit class")
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import theorems
 from checks.neural_collapse.sweep_rows import CERTIFIED, certified, literal_sweep, log_log_slope
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording, registry
 from theorems.core.context import Context
 from theorems.core.errors import HypothesisViolation, ParameterError
@@ -154,7 +154,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 

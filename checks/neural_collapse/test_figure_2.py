@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 import theorems
 from checks.neural_collapse.sweep_rows import certified, literal_sweep, log_log_slope
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording
 from theorems.core.errors import HypothesisViolation
 from theorems.core.verdict import run_spec
@@ -102,7 +102,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_named_iff
+from checks.pinning import assert_named_iff, short_row_ids
 from theorems import HypothesisViolation
 from theorems.core import recording
 
@@ -68,7 +68,7 @@ def test_figure_11_paired_runs_share_tasks_and_initialisation():
 
 
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
+                         ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 

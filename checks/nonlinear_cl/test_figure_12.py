@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_named_iff, uncached_probe
+from checks.pinning import assert_named_iff, short_row_ids, uncached_probe
 from theorems import HypothesisViolation
 
 F12 = "nonlinear_cl.figure_12"
@@ -61,7 +61,7 @@ def test_figure_12_an_empty_ratio_range_is_refused_even_with_allow_violation():
 
 
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
+                         ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, uncached_probe
+from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids, uncached_probe
 from theorems import HypothesisViolation
 
 AP = "as_printed"
@@ -96,13 +96,13 @@ def test_figure_1_right_searched_instance_is_settled_and_keeps_the_status_open(r
 
 
 @pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
+                         ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, uncached_probe
+from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids, uncached_probe
 
 L3 = "nonlinear_cl.lemma_3"
 AP = "as_printed"
@@ -58,13 +58,13 @@ def test_lemma_3_quadratic_is_off_by_the_constant_of_the_monomial_result(run):
     assert ev.claim("energy_identity").observed == pytest.approx(3.0, rel=1e-9)
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
 @pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
+                         ids=short_row_ids(EDGE_NAMES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 

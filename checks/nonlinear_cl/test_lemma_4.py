@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, hypotheses_named
+from checks.pinning import assert_hypothesis_edge, assert_named_iff, hypotheses_named, row_ids, short_row_ids
 
 L4 = "nonlinear_cl.lemma_4"
 N = "nonlinear_cl."
@@ -47,13 +47,13 @@ def test_lemma_4_binding_instance_has_exact_kinks(run):
     assert ev.holds and ev.details["zero_preactivations"] > 0
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
 @pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
+                         ids=short_row_ids(EDGE_NAMES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 

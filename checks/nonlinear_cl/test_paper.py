@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_refused_naming
+from checks.pinning import assert_refused_naming, row_ids
 from theorems import HypothesisViolation, ParameterError
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
@@ -278,7 +278,7 @@ def test_default_and_registered_binding_instances_hold(run, rid):
 
 
 @pytest.mark.parametrize("rid, where, spec, claims", BOUND_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(BOUND_EDGES)])
+                         ids=row_ids(BOUND_EDGES))
 def test_registered_instance_fails_within_ten_times_the_bound(run, rid, where, spec, claims):
     result = registry.get(rid)
     assert spec in [dict(c) for c in getattr(result, where)], f"{rid}: {spec} is not in {where}"

@@ -9,7 +9,7 @@ import math
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_refused_naming, assert_registered_pin
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, assert_registered_pin, row_ids
 from checks.probes import computed_once, evaluate_outcome, one_entry_off, signed_excess
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
@@ -107,7 +107,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -121,7 +121,7 @@ REGISTERED_PINS = [
 
 
 @pytest.mark.parametrize("rid, control, claims", REGISTERED_PINS,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(REGISTERED_PINS)])
+                         ids=row_ids(REGISTERED_PINS))
 def test_registered_control_pins_the_tolerance(run, rid, control, claims):
     assert_registered_pin(run, rid, control, claims)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_refused_naming
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, row_ids
 from checks.probes import evaluate_claims
 from theorems import HypothesisViolation
 from theorems.core import registry
@@ -39,7 +39,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

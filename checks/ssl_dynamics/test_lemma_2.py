@@ -9,7 +9,7 @@ import math
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_refused_naming, excess, probe
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, excess, probe, row_ids
 from checks.probes import evaluate_claims
 from theorems import HypothesisViolation
 from theorems.ssl_dynamics import lemma_2
@@ -42,7 +42,7 @@ NAMED_VIOLATIONS = [("ssl_dynamics.lemma_2", dict(widths=(10, 30)), "a width wit
 
 
 @pytest.mark.parametrize("rid, params, hypothesis", NAMED_VIOLATIONS,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(NAMED_VIOLATIONS)])
+                         ids=row_ids(NAMED_VIOLATIONS))
 def test_check_names_the_violated_hypothesis(rid, params, hypothesis):
     assert_refused_naming(rid, params, hypothesis, theorems.HypothesisViolation)
 
@@ -130,7 +130,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

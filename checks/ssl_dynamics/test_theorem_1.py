@@ -9,7 +9,7 @@ import math
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_refused_naming
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, row_ids
 from checks.probes import evaluate_outcome, signed_excess
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
@@ -55,7 +55,7 @@ NAMED_VIOLATIONS = [
 
 
 @pytest.mark.parametrize("rid, params, hypothesis", NAMED_VIOLATIONS,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(NAMED_VIOLATIONS)])
+                         ids=row_ids(NAMED_VIOLATIONS))
 def test_check_names_the_violated_hypothesis(rid, params, hypothesis):
     assert_refused_naming(rid, params, hypothesis, theorems.HypothesisViolation)
 
@@ -120,7 +120,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_refused_naming, excess
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, excess, row_ids
 from checks.probes import computed_once, evaluate_outcome, registered_control, signed_excess
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
@@ -77,7 +77,7 @@ NAMED_VIOLATIONS = [
 
 
 @pytest.mark.parametrize("rid, params, hypothesis", NAMED_VIOLATIONS,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(NAMED_VIOLATIONS)])
+                         ids=row_ids(NAMED_VIOLATIONS))
 def test_check_names_the_violated_hypothesis(rid, params, hypothesis):
     assert_refused_naming(rid, params, hypothesis, theorems.HypothesisViolation)
 
@@ -165,7 +165,7 @@ HYPOTHESIS_EDGES = [
 
 
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+                         ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -176,7 +176,7 @@ OUTCOME_PINS = [("ssl_dynamics.theorem_3", dict(T=9.7), ("limit",), recording.NO
 
 
 @pytest.mark.parametrize("rid, control, claims, outcome", OUTCOME_PINS,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(OUTCOME_PINS)])
+                         ids=row_ids(OUTCOME_PINS))
 def test_registered_control_ends_just_outside_the_tolerance(run, rid, control, claims, outcome):
     """The control fails (or does not converge: ``outcome``) 1–10 allowances outside each of ``claims``."""
     result = registered_control(rid, control)
