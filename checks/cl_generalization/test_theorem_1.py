@@ -87,8 +87,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=row_ids(HYPOTHESIS_EDGES))
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -163,7 +162,6 @@ def test_theorem_1_random_map_on_style_content_is_style_blind():
 NAMED_VIOLATIONS = [("cl_generalization.theorem_1", dict(eta_scale=0.5), "η(ε)")]
 
 
-@pytest.mark.parametrize("rid, params, hypothesis", NAMED_VIOLATIONS,
-                         ids=row_ids(NAMED_VIOLATIONS))
+@pytest.mark.parametrize("rid, params, hypothesis", NAMED_VIOLATIONS, ids=row_ids(NAMED_VIOLATIONS))
 def test_check_names_the_violated_hypothesis(rid, params, hypothesis):
     assert_refused_naming(rid, params, hypothesis, theorems.HypothesisViolation)

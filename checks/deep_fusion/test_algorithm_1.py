@@ -72,8 +72,7 @@ def test_algorithm_1_keeps_the_best_value_it_visits(run):
     assert ev.details["relative_gap_best_restart_mean"] < 0.03, ev.details
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES,
-                         ids=row_ids(EDGES))
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

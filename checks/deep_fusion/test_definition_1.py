@@ -55,8 +55,7 @@ def test_definition_1_offset_sets_the_margin(run):
     assert 0 < ev.details["rho_min"] <= 0.8e-3 * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES,
-                         ids=row_ids(EDGES))
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

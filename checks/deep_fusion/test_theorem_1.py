@@ -159,8 +159,7 @@ def test_theorem_1_k2_rho_tilde_never_beats_definition_1(run):
     assert run(T1).details["K2_rho_tilde_minus_rho_def1_max"] <= 1e-12
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES,
-                         ids=row_ids(EDGES))
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -65,8 +65,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=row_ids(HYPOTHESIS_EDGES))
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 
@@ -78,8 +77,7 @@ REGISTERED_PINS = [
 ]
 
 
-@pytest.mark.parametrize("rid, control, claims, kinds", REGISTERED_PINS,
-                         ids=row_ids(REGISTERED_PINS))
+@pytest.mark.parametrize("rid, control, claims, kinds", REGISTERED_PINS, ids=row_ids(REGISTERED_PINS))
 def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds):
     assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
 

@@ -61,7 +61,6 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
-                         ids=short_row_ids(EDGE_NAMES))
+@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES, ids=short_row_ids(EDGE_NAMES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)

@@ -67,8 +67,7 @@ def test_figure_11_paired_runs_share_tasks_and_initialisation():
         theorems.check(F11, zetas=(2.0, 3.0), steps=5)
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=short_row_ids(EDGES))
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES, ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 

@@ -60,8 +60,7 @@ def test_figure_12_an_empty_ratio_range_is_refused_even_with_allow_violation():
         theorems.check(F12, ratio_low=1.5, ratio_high=0.5, allow_violation=True)
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=short_row_ids(EDGES))
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES, ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 

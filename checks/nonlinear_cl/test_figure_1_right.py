@@ -95,14 +95,12 @@ def test_figure_1_right_searched_instance_is_settled_and_keeps_the_status_open(r
     assert ev.claim("pi_settled_share").observed < 1.0
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=short_row_ids(EDGES))
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES, ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=row_ids(HYPOTHESIS_EDGES))
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

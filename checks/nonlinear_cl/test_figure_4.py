@@ -176,8 +176,7 @@ def test_figure_4_temperature_is_a_declared_hypothesis():
         theorems.check("nonlinear_cl.figure_4", tau=10)
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=short_row_ids(EDGES))
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES, ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 

@@ -74,8 +74,7 @@ def test_figure_8_controls_have_few_maxima(run, params, n_maxima):
     assert not ev.claim("relu_at_least_8_maxima").passed and ev.observed == n_maxima
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=short_row_ids(EDGES))
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES, ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 
@@ -86,8 +85,7 @@ def test_hypothesis_is_named(rid, params, name):
         theorems.check(rid, **params)
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=row_ids(HYPOTHESIS_EDGES))
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

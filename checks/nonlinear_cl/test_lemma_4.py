@@ -9,16 +9,15 @@ from checks.pinning import assert_hypothesis_edge, assert_named_iff, hypotheses_
 
 L4 = "nonlinear_cl.lemma_4"
 N = "nonlinear_cl."
-NL = "nonlinear_cl."
 
 
 EDGES = [
     ("nonlinear_cl.lemma_4", None, dict(formula_scale=1.001), "exact formula (12)"),
     ("nonlinear_cl.lemma_4", None, dict(activation="leaky"), None),
-    (NL + "lemma_4", None, dict(activation="relu"), None),
-    (NL + "lemma_4", None, dict(stop_gradient=False, alpha="infonce"), "α held fixed"),
-    (NL + "lemma_4", None, dict(stop_gradient=False, alpha="random"), "stop_gradient=False needs alpha='infonce'"),
-    (NL + "lemma_4", None, dict(formula_scale=0.999), "exact formula (12)"),
+    (N + "lemma_4", None, dict(activation="relu"), None),
+    (N + "lemma_4", None, dict(stop_gradient=False, alpha="infonce"), "α held fixed"),
+    (N + "lemma_4", None, dict(stop_gradient=False, alpha="random"), "stop_gradient=False needs alpha='infonce'"),
+    (N + "lemma_4", None, dict(formula_scale=0.999), "exact formula (12)"),
     ('nonlinear_cl.lemma_4', None, dict(activation='quadratic'), "homogeneous activation h(x) = h'(x)x (Assumption 1)"),
     ('nonlinear_cl.lemma_4', None, dict(stop_gradient=False), 'α held fixed (stop-gradient, eq. 2)'),
     ('nonlinear_cl.lemma_4', None, dict(stop_gradient=False), "stop_gradient=False needs alpha='infonce'"),
@@ -52,8 +51,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
-                         ids=short_row_ids(EDGE_NAMES))
+@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES, ids=short_row_ids(EDGE_NAMES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 
@@ -61,7 +59,7 @@ def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, pres
 def test_infonce_alpha_may_be_differentiated():
     """stop_gradient=False with InfoNCE's α breaks only 'α held fixed' (the control); the refusal of other α's
     (only InfoNCE's α depends on θ) is not named there."""
-    names = hypotheses_named(NL + "lemma_4", None, dict(stop_gradient=False, alpha="infonce"))
+    names = hypotheses_named(N + "lemma_4", None, dict(stop_gradient=False, alpha="infonce"))
     assert names and not any("needs alpha='infonce'" in n for n in names), names
 
 

@@ -80,14 +80,12 @@ def test_linear_vs_relu_unconverged_run_does_not_hold(run):
     assert ev.converged is False and not ev.holds
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=short_row_ids(EDGES))
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES, ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=row_ids(HYPOTHESIS_EDGES))
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -277,8 +277,7 @@ def test_default_and_registered_binding_instances_hold(run, rid):
         assert run(rid, **result.binding[0].params).details["zero_preactivations"] > 0
 
 
-@pytest.mark.parametrize("rid, where, spec, claims", BOUND_EDGES,
-                         ids=row_ids(BOUND_EDGES))
+@pytest.mark.parametrize("rid, where, spec, claims", BOUND_EDGES, ids=row_ids(BOUND_EDGES))
 def test_registered_instance_fails_within_ten_times_the_bound(run, rid, where, spec, claims):
     result = registry.get(rid)
     assert spec in [dict(c) for c in getattr(result, where)], f"{rid}: {spec} is not in {where}"

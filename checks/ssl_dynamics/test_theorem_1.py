@@ -54,8 +54,7 @@ NAMED_VIOLATIONS = [
 ]
 
 
-@pytest.mark.parametrize("rid, params, hypothesis", NAMED_VIOLATIONS,
-                         ids=row_ids(NAMED_VIOLATIONS))
+@pytest.mark.parametrize("rid, params, hypothesis", NAMED_VIOLATIONS, ids=row_ids(NAMED_VIOLATIONS))
 def test_check_names_the_violated_hypothesis(rid, params, hypothesis):
     assert_refused_naming(rid, params, hypothesis, theorems.HypothesisViolation)
 
@@ -119,8 +118,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=row_ids(HYPOTHESIS_EDGES))
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -76,8 +76,7 @@ NAMED_VIOLATIONS = [
 ]
 
 
-@pytest.mark.parametrize("rid, params, hypothesis", NAMED_VIOLATIONS,
-                         ids=row_ids(NAMED_VIOLATIONS))
+@pytest.mark.parametrize("rid, params, hypothesis", NAMED_VIOLATIONS, ids=row_ids(NAMED_VIOLATIONS))
 def test_check_names_the_violated_hypothesis(rid, params, hypothesis):
     assert_refused_naming(rid, params, hypothesis, theorems.HypothesisViolation)
 
@@ -164,8 +163,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=row_ids(HYPOTHESIS_EDGES))
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -175,8 +173,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
 OUTCOME_PINS = [("ssl_dynamics.theorem_3", dict(T=9.7), ("limit",), recording.NOT_CONVERGED)]
 
 
-@pytest.mark.parametrize("rid, control, claims, outcome", OUTCOME_PINS,
-                         ids=row_ids(OUTCOME_PINS))
+@pytest.mark.parametrize("rid, control, claims, outcome", OUTCOME_PINS, ids=row_ids(OUTCOME_PINS))
 def test_registered_control_ends_just_outside_the_tolerance(run, rid, control, claims, outcome):
     """The control fails (or does not converge: ``outcome``) 1–10 allowances outside each of ``claims``."""
     result = registered_control(rid, control)
