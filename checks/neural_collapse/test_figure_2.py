@@ -11,23 +11,18 @@ from __future__ import annotations
 
 import pytest
 import theorems
-from checks.neural_collapse.sweep_rows import certified, literal_sweep, log_log_slope
+from checks.neural_collapse.figures import assert_on_the_digits_stand_in, certified, literal_sweep, log_log_slope
 from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording
 from theorems.core.errors import HypothesisViolation
 from theorems.core.verdict import run_spec
-from theorems.data import digits as DIGITS
 from theorems.neural_collapse import figure_1 as F1
 from theorems.neural_collapse import figure_2 as F2
 
 
 @pytest.mark.parametrize("rid", [F2.ID])
 def test_figures_run_on_the_digits_stand_in_and_say_so(rid, run):
-    ev = run(rid)
-    assert ev.details["dataset"] == "digits" == DIGITS.DATASET
-    assert ev.details["stand_in"] == DIGITS.STAND_IN_NOTE
-    assert "stand-in" in theorems.get(rid).title and "not comparable" in DIGITS.STAND_IN_NOTE
-    assert str(theorems.get(rid).status) == ("trend" if rid == F1.ID else "open")
+    assert_on_the_digits_stand_in(run(rid), rid)
 
 
 def test_figure_2_flat_with_every_block_parameter_decayed(run):
