@@ -141,3 +141,10 @@ def row_ids(rows) -> list[str]:
 def short_row_ids(rows) -> list[str]:
     """`row_ids` with the result's name only (its paper package left off)."""
     return [f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(rows)]
+
+
+def bypassing_controls(papers: tuple[str, ...]) -> list[tuple[str, dict]]:
+    """(result id, control) for each registered control that steps over a hypothesis (``allow_violation``) of the
+    results whose ids start with one of ``papers``."""
+    return [(rid, dict(c)) for rid in registry.ids() if rid.startswith(papers)
+            for c in registry.get(rid).controls if c.get("allow_violation")]
