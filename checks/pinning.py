@@ -85,3 +85,66 @@ def uncached_probe(rid: str, **params):
     import theorems
 
     return recording.expect(theorems.check(rid, seed=7, **params), *recording.OUTCOMES)
+
+
+def assert_claim_fails(rid: str, claim: str, identity: bool) -> None:
+    """``claim`` fails on the default instance: an identity raises IdentityFailure naming it, a bound is recorded
+    as failed."""
+    if identity:
+        assert_identity_fails(rid, claim)
+    else:
+        c = probe(rid).claim(claim)
+        assert not c.passed, c
+
+
+def second_call_changed(monkeypatch, module, name: str, change):
+    """``module.name`` patched so that its second call returns ``change`` of a copy of what it returned (the first
+    and later calls unchanged): the second seed / restart made worse. Returns the list that counts the calls."""
+    original, calls = getattr(module, name), []
+
+    def moved(*a, **k):
+        out = original(*a, **k)
+        calls.append(1)
+        return change(dict(out)) if len(calls) == 2 else out
+
+    monkeypatch.setattr(module, name, moved)
+    return calls
+
+
+def assert_named_iff(rid: str, form, params: dict, name: str, present: bool) -> None:
+    """The declared hypotheses name one containing ``name`` on ``params`` exactly when ``present`` (one side of a
+    hypothesis edge: just outside it named, just inside not)."""
+    found = hypotheses_named(rid, form, params)
+    hit = any(name in h for h in found)
+    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+
+
+def assert_refused_naming(rid: str, params: dict, text: str, errors, allow_violation: bool = False) -> None:
+    """``theorems.check(rid, **params)`` raises one of ``errors`` (the typed refusal, before computing) with ``text``
+    (the hypothesis or parameter it names) in its message; with ``allow_violation``, even as a negative control (a
+    structural hypothesis: no instance can be built outside it)."""
+    import theorems
+
+    with pytest.raises(errors) as err:
+        if allow_violation:
+            theorems.check(rid, allow_violation=True, **params)
+        else:
+            theorems.check(rid, **params)
+    assert text in str(err.value)
+
+
+def row_ids(rows) -> list[str]:
+    """Test ids of parametrised rows that lead with a result id: ``<id>-<row number>``."""
+    return [f"{r}-{i}" for i, (r, *_) in enumerate(rows)]
+
+
+def short_row_ids(rows) -> list[str]:
+    """`row_ids` with the result's name only (its paper package left off)."""
+    return [f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(rows)]
+
+
+def bypassing_controls(papers: tuple[str, ...]) -> list[tuple[str, dict]]:
+    """(result id, control) for each registered control that steps over a hypothesis (``allow_violation``) of the
+    results whose ids start with one of ``papers``."""
+    return [(rid, dict(c)) for rid in registry.ids() if rid.startswith(papers)
+            for c in registry.get(rid).controls if c.get("allow_violation")]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_identity_fails, probe
+from checks.pinning import assert_hypothesis_edge, assert_identity_fails, probe, row_ids
 from theorems.cl_generalization import alignment_uniformity as au
 
 AU = au.ID
@@ -74,8 +74,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -6,22 +6,18 @@ from __future__ import annotations
 
 import pytest
 
-import theorems
-from checks.pinning import assert_hypothesis_edge, probe
+from checks.cl_generalization.stand_ins import barlow_twins_seeds_twice
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, probe, row_ids, second_call_changed
 from theorems import HypothesisViolation
 from theorems.cl_generalization.barlow_twins import BINDING as BT_BINDING
 from theorems.core import registry
 from theorems.core.verdict import run_spec
 
-INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
-                                                              "augmentation_trend"))
+L2 = "cl_generalization.lemma_2"
 
 
 def test_lemma_2_cauchy_schwarz_nearly_binds(run):
     assert run(L2, **BT_BINDING).details["max_ratio_L_pos_over_rhs"] > 0.98
-
-
-L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
 
 
 # -- the paper's own preconditions and the declared domains -------------------------------------------------
@@ -30,9 +26,7 @@ L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "th
     [(L2, dict(bt_norm="none"), "E f_i² = 1")],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, HypothesisViolation)
 
 
 P = "cl_generalization."
@@ -52,8 +46,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -66,33 +59,6 @@ def test_lemma_2_reports_a_search_only_when_there_was_one(run):
 
 
 # -- Barlow Twins: every claim over seeds takes the worst seed ----------------------------------------------------
-def _second_call_changed(monkeypatch, module, name, change):
-    original, calls = getattr(module, name), []
-
-    def moved(*a, **k):
-        out = original(*a, **k)
-        calls.append(1)
-        return change(dict(out)) if len(calls) == 2 else out
-
-    monkeypatch.setattr(module, name, moved)
-    return calls
-
-
-def _two_seeds(monkeypatch):
-    """The Barlow Twins features of the instance twice (the random map has one seed): two identical seeds."""
-    import torch
-
-    from theorems.cl_generalization import barlow_twins as B
-
-    features = B.features
-
-    def twice(*a, **k):
-        pop, F, details = features(*a, **k)
-        return pop, torch.cat([F, F]), details
-
-    monkeypatch.setattr(B, "features", twice)
-
-
 # monkeypatch, not a Pin: it patches through a helper (a computed quantity moved by a literal), which no Pin can move
 def test_lemma_2_claims_take_the_worst_seed(monkeypatch):
     """Two seeds, the second one's E‖f₁ − f₂‖² set to 10³ (2√(dL₁) ≈ 0.1): Lemma 2 and the alignment identity fail
@@ -101,8 +67,8 @@ def test_lemma_2_claims_take_the_worst_seed(monkeypatch):
     from theorems.cl_generalization import barlow_twins as B
     from theorems.cl_generalization import population as P
 
-    _two_seeds(monkeypatch)
-    calls = _second_call_changed(monkeypatch, P, "infonce_terms", lambda out: {**out, "align": out["align"] * 0 + 1e3})
+    barlow_twins_seeds_twice(monkeypatch)
+    calls = second_call_changed(monkeypatch, P, "infonce_terms", lambda out: {**out, "align": out["align"] * 0 + 1e3})
     ev = probe(B.LEMMA_2, split_scale=1 + 1e-12, allow_violation=True)
     assert not ev.claim("lemma_2").passed and not ev.claim("alignment_identity").passed, ev.explain()
     assert len(calls) == 2

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
+from checks.pinning import bypassing_controls
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
 
@@ -55,16 +56,11 @@ def test_report_instances_are_valid_and_marked_as_what_they_are(rid, form, param
 PAPERS = ("cl_generalization.",)
 
 
-def _controls():
-    return [(rid, dict(c)) for rid in registry.ids() if rid.startswith(PAPERS)
-            for c in registry.get(rid).controls if c.get("allow_violation")]
-
-
 # Controls whose hypothesis needs the instance's data (decided by the evaluation, not by the declarations)
 COMPUTED: dict = {}  # no control of paper 003 needs its instance's data
 
 
-@pytest.mark.parametrize("rid, control", _controls(), ids=lambda v: v if isinstance(v, str) else None)
+@pytest.mark.parametrize("rid, control", bypassing_controls(PAPERS), ids=lambda v: v if isinstance(v, str) else None)
 def test_each_bypassing_control_violates_a_named_hypothesis(run, rid, control):
     """If the hypothesis check a bypassing control relies on were dropped, the control would be an instance
     inside the hypotheses that fails, and nothing else would notice."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-import theorems
-from checks.pinning import assert_hypothesis_edge, probe
+from checks.cl_generalization.stand_ins import no_training
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, probe, row_ids
 from theorems import HypothesisViolation
 
 E4 = "cl_generalization.revised_infonce"
@@ -28,22 +28,13 @@ def test_revised_infonce_ordering_depends_on_the_augmentation(run):
             assert ev.claim(f"revised_vs_{row}_{s}").observed == pytest.approx(max(gaps), abs=1e-15)
 
 
-L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
-
-
-INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
-                                                              "augmentation_trend"))
-
-
 # -- the paper's own preconditions and the declared domains -------------------------------------------------
 @pytest.mark.parametrize(
     "rid, params, hypothesis",
     [(E4, dict(lam=0.0), "λ > 0")],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, HypothesisViolation)
 
 
 P = "cl_generalization."
@@ -58,8 +49,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -70,15 +60,6 @@ def test_revised_infonce_checkpoints_are_the_four_epochs():
     from theorems.cl_generalization.revised_infonce import checkpoints
 
     assert checkpoints(800) == [200, 400, 600, 800] and checkpoints(2) == [1, 2], (checkpoints(800), checkpoints(2))
-
-
-def _no_training():
-    import torch
-
-    from theorems.cl_generalization.encoders import Training
-
-    z = torch.zeros(1, dtype=torch.float64)
-    return Training(z, z, z, 1)
 
 
 # monkeypatch, not a Pin: it replaces RI.curves, code that a Pin (a parameter or constant set to a literal) cannot move
@@ -92,7 +73,7 @@ def test_revised_infonce_claims_take_the_worst_checkpoint(monkeypatch):
     def curves(p, ctx):
         err = torch.zeros(len(p["strengths"]), len(RI.ROWS), 2, 1, dtype=torch.float64)
         err[0, RI.ROWS.index("revised_tau_02"), 1, 0] = 0.1
-        return dict(err=err, checkpoints=[1, 2], record=_no_training())
+        return dict(err=err, checkpoints=[1, 2], record=no_training())
 
     monkeypatch.setattr(RI, "curves", curves)
     ev = probe(RI.ID, strengths=[0.6, 1.0])

@@ -8,13 +8,18 @@ import math
 
 import pytest
 
-import theorems
-from checks.pinning import assert_hypothesis_edge, assert_identity_fails, probe
+from checks.cl_generalization.stand_ins import barlow_twins_seeds_twice
+from checks.pinning import (
+    assert_claim_fails,
+    assert_hypothesis_edge,
+    assert_refused_naming,
+    row_ids,
+    second_call_changed,
+)
 from theorems import HypothesisViolation
 from theorems.cl_generalization.barlow_twins import BINDING as BT_BINDING
 
-INFONCE, L2, T4, TREND = (f"cl_generalization.{n}" for n in ("infonce_decomposition", "lemma_2", "theorem_4",
-                                                              "augmentation_trend"))
+T4 = "cl_generalization.theorem_4"
 
 
 # -- Barlow Twins -------------------------------------------------------------------------------------------
@@ -36,18 +41,13 @@ def test_theorem_4_holds_on_trained_encoders(run):
     assert ev.details["barlow_twins_final_loss"][0] < ev.details["barlow_twins_initial_loss"][0]
 
 
-L1, T1, T2, T3 = (f"cl_generalization.{n}" for n in ("lemma_1", "theorem_1", "theorem_2", "theorem_3"))
-
-
 # -- the paper's own preconditions and the declared domains -------------------------------------------------
 @pytest.mark.parametrize(
     "rid, params, hypothesis",
     [(T4, dict(tau_scale=0.5), "τ ≥")],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, HypothesisViolation)
 
 
 P = "cl_generalization."
@@ -70,8 +70,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -85,44 +84,7 @@ def test_theorem_4_sharp_step_is_judged_at_its_tightest_pair(run):
     assert ev.claim("sharp_bound").observed == max(gaps), (ev.claim("sharp_bound"), gaps)
 
 
-def _claim_fails(rid, claim, identity):
-    """``claim`` fails on the default instance: an identity raises IdentityFailure naming it, a bound is recorded
-    as failed."""
-    if identity:
-        assert_identity_fails(rid, claim)
-    else:
-        c = probe(rid).claim(claim)
-        assert not c.passed, c
-
-
 # -- Barlow Twins: every claim over seeds takes the worst seed ----------------------------------------------------
-def _second_call_changed(monkeypatch, module, name, change):
-    original, calls = getattr(module, name), []
-
-    def moved(*a, **k):
-        out = original(*a, **k)
-        calls.append(1)
-        return change(dict(out)) if len(calls) == 2 else out
-
-    monkeypatch.setattr(module, name, moved)
-    return calls
-
-
-def _two_seeds(monkeypatch):
-    """The Barlow Twins features of the instance twice (the random map has one seed): two identical seeds."""
-    import torch
-
-    from theorems.cl_generalization import barlow_twins as B
-
-    features = B.features
-
-    def twice(*a, **k):
-        pop, F, details = features(*a, **k)
-        return pop, torch.cat([F, F]), details
-
-    monkeypatch.setattr(B, "features", twice)
-
-
 # monkeypatch, not a Pin: it patches through a helper (a computed quantity moved by a literal), which no Pin can move
 @pytest.mark.parametrize("claim, change, raises", [
     ("theorem_4", lambda r: {**r, "dot_tight": r["rhs_tight"] + 0.01, "gap": 0.01}, False),
@@ -135,7 +97,7 @@ def test_theorem_4_claims_take_the_worst_seed(monkeypatch, claim, change, raises
     RTOL, PSD_ATOL, RTOL·scale): the claim over seeds fails."""
     from theorems.cl_generalization import barlow_twins as B
 
-    _two_seeds(monkeypatch)
-    calls = _second_call_changed(monkeypatch, B, "theorem_4_row", change)
-    _claim_fails(B.THEOREM_4, claim, raises)
+    barlow_twins_seeds_twice(monkeypatch)
+    calls = second_call_changed(monkeypatch, B, "theorem_4_row", change)
+    assert_claim_fails(B.THEOREM_4, claim, raises)
     assert len(calls) == 2

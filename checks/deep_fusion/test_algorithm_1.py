@@ -5,24 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_identity_fails, probe
-from theorems.deep_fusion import (
-    algorithm_1,
-    definition_1,
-    fusion_trend,
-    noise_lemma,
-    tables,
-    theorem_1,
-    theorem_2,
-    theorem_2_depth,
-    trained_attention,
-)
+from checks.pinning import assert_hypothesis_edge, assert_identity_fails, probe, row_ids
+from theorems.deep_fusion import algorithm_1
 
-T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, noise_lemma, theorem_2, algorithm_1,
-                                                     theorem_2_depth, tables, trained_attention, fusion_trend))
+A1 = algorithm_1.ID
 
 
-A1ID = "deep_fusion.algorithm_1"
 SMALL = dict(K=2, r=1, nu=2, m=3, instances=3, restarts=4, T=20)  # 4 samples per instance: a cheap exact ρ
 
 
@@ -84,8 +72,7 @@ def test_algorithm_1_keeps_the_best_value_it_visits(run):
     assert ev.details["relative_gap_best_restart_mean"] < 0.03, ev.details
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
@@ -96,10 +83,10 @@ def test_algorithm_1_lower_bound_claim_takes_the_worst_run(monkeypatch):
     instance 2 (of 3) set 1e-6 above the exact ρ_1 (10⁴ LOWER_ATOLs) fails the identity; every run 0.1 below holds
     (the literal −0.1 is the observed value), so neither a mean nor the best run could stand for the claim."""
     _patched_runs(monkeypatch, 1e-6, instance=2, k=1, run=3)
-    assert_identity_fails(A1ID, "lower_bound_on_exact_rho", **SMALL)
+    assert_identity_fails(A1, "lower_bound_on_exact_rho", **SMALL)
     monkeypatch.undo()
     _patched_runs(monkeypatch, -0.1, instance=2, k=1, run=3)
-    c = probe(A1ID, **SMALL).claim("lower_bound_on_exact_rho")
+    c = probe(A1, **SMALL).claim("lower_bound_on_exact_rho")
     assert c.passed and abs(c.observed + 0.1) < 1e-12, c
 
 
@@ -108,4 +95,4 @@ def test_algorithm_1_lower_bound_claim_reads_min_over_classes(monkeypatch):
     """The same on the first entry (instance 0, class 0, run 0): no position of the patched run escapes the
     maximum."""
     _patched_runs(monkeypatch, 1e-6, instance=0, k=0, run=0)
-    assert_identity_fails(A1ID, "lower_bound_on_exact_rho", **SMALL)
+    assert_identity_fails(A1, "lower_bound_on_exact_rho", **SMALL)

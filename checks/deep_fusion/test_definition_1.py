@@ -6,24 +6,13 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_identity_pin
+from checks.pinning import assert_hypothesis_edge, assert_identity_pin, row_ids
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
-from theorems.deep_fusion import (
-    algorithm_1,
-    definition_1,
-    fusion_trend,
-    noise_lemma,
-    tables,
-    theorem_1,
-    theorem_2,
-    theorem_2_depth,
-    trained_attention,
-)
+from theorems.deep_fusion import definition_1
 
-T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, noise_lemma, theorem_2, algorithm_1,
-                                                     theorem_2_depth, tables, trained_attention, fusion_trend))
+D1 = definition_1.ID
 
 
 EDGES = [
@@ -66,8 +55,7 @@ def test_definition_1_offset_sets_the_margin(run):
     assert 0 < ev.details["rho_min"] <= 0.8e-3 * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_identity_pin, probe
+from checks.pinning import assert_hypothesis_edge, assert_identity_pin, probe, row_ids
 from theorems.core import registry
 from theorems.deep_fusion import theorem_2 as theorem_2
 
@@ -80,7 +80,7 @@ def test_definition_2_wording_tolerance_is_pinned_by_the_near_tie(run):
     assert run(D2).claim("mean_separated_but_not_sharp").observed > 0.0
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -9,24 +9,14 @@ import numpy as np
 import pytest
 import torch
 
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
-from theorems.deep_fusion import (
-    algorithm_1,
-    definition_1,
-    fusion_trend,
-    noise_lemma,
-    tables,
-    theorem_1,
-    theorem_2,
-    theorem_2_depth,
-    trained_attention,
-)
+from theorems.deep_fusion import noise_lemma, theorem_2
 from theorems.deep_fusion.fusion import base_B6, log_gamma_B, log_gamma_O
 
-T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, noise_lemma, theorem_2, algorithm_1,
-                                                     theorem_2_depth, tables, trained_attention, fusion_trend))
+NL = noise_lemma.ID
+T2 = theorem_2.ID
 
 
 # Hand-formula references are float64 expressions of a few terms: agreement to this is exact arithmetic.
@@ -146,7 +136,7 @@ def test_noise_lemma_claims_take_the_worst_instance(run):
     assert adv.details["case2_min_minus_Delta"] < ev.details["case2_min_minus_Delta"]
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -10,25 +10,14 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_identity_pin, probe
+from checks.pinning import assert_hypothesis_edge, assert_identity_pin, probe, row_ids
 from theorems.core import recording, registry
 from theorems.core.context import Context
 from theorems.core.verdict import counterexample_problem, run_spec
-from theorems.deep_fusion import (
-    algorithm_1,
-    definition_1,
-    fusion_trend,
-    noise_lemma,
-    tables,
-    theorem_1,
-    theorem_2,
-    theorem_2_depth,
-    trained_attention,
-)
+from theorems.deep_fusion import theorem_1
 from theorems.deep_fusion._witness import block_diagonal_lp
 
-T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, noise_lemma, theorem_2, algorithm_1,
-                                                     theorem_2_depth, tables, trained_attention, fusion_trend))
+T1 = theorem_1.ID
 
 
 # Hand-formula references are float64 expressions of a few terms: agreement to this is exact arithmetic.
@@ -170,8 +159,7 @@ def test_theorem_1_k2_rho_tilde_never_beats_definition_1(run):
     assert run(T1).details["K2_rho_tilde_minus_rho_def1_max"] <= 1e-12
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

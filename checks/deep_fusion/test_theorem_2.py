@@ -10,25 +10,14 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, probe
+from checks.pinning import assert_hypothesis_edge, probe, row_ids
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
 from theorems.core.context import Context
-from theorems.deep_fusion import (
-    algorithm_1,
-    definition_1,
-    fusion,
-    fusion_trend,
-    noise_lemma,
-    tables,
-    theorem_1,
-    theorem_2,
-    theorem_2_depth,
-    trained_attention,
-)
+from theorems.deep_fusion import algorithm_1, fusion, theorem_2
 
-T1, D1, NL, T2, A1, TD, TB, TA, FT = (m.ID for m in (theorem_1, definition_1, noise_lemma, theorem_2, algorithm_1,
-                                                     theorem_2_depth, tables, trained_attention, fusion_trend))
+T2 = theorem_2.ID
+A1 = algorithm_1.ID
 
 
 # ======================================================================================================
@@ -181,7 +170,7 @@ def test_theorem_2_default_steps_are_finite_and_gamma_B_certifies_no_increase(ru
     assert ev.claim("log_gamma_B_max_separable").observed < 0  # γ_B < 1 there: the factor certifies no increase
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

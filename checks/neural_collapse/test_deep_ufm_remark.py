@@ -9,7 +9,7 @@ import math
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin
+from checks.pinning import assert_hypothesis_edge, assert_registered_pin, row_ids
 from theorems.core.verdict import run_spec
 from theorems.neural_collapse import deep_ufm_remark as DU
 
@@ -88,8 +88,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 
@@ -103,8 +102,7 @@ REGISTERED_PINS = [
 ]
 
 
-@pytest.mark.parametrize("rid, control, claims, kinds", REGISTERED_PINS,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(REGISTERED_PINS)])
+@pytest.mark.parametrize("rid, control, claims, kinds", REGISTERED_PINS, ids=row_ids(REGISTERED_PINS))
 def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds):
     assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
 

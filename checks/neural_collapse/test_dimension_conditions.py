@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, row_ids
 from theorems import HypothesisViolation, ParameterError
 from theorems.neural_collapse import dimension_conditions as DC
 from theorems.neural_collapse.rank_certificate import collapse_floor
@@ -26,9 +26,7 @@ def test_registered_with_the_status_the_evidence_supports(rid, status):
     (DIM, dict(d=3), "d ≥ 4 (L-RN1)"),
 ])
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises((HypothesisViolation, ParameterError)) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, (HypothesisViolation, ParameterError))
 
 
 # -- Corollary 4.5 at d = K (MSE) -------------------------------------------------------------------------------
@@ -66,7 +64,6 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)

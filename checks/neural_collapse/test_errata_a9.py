@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, assert_registered_pin, row_ids
 from theorems import HypothesisViolation, ParameterError
 from theorems.core import recording
 from theorems.core.verdict import run_spec
@@ -28,9 +28,7 @@ def test_registered_with_the_status_the_evidence_supports(rid, status):
     (A9, dict(others_at="inside"), "margin"),
 ])
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises((HypothesisViolation, ParameterError)) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, (HypothesisViolation, ParameterError))
 
 
 # -- proof steps of Theorem 4.3 ------------------------------------------------------------------------------
@@ -67,8 +65,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 
@@ -80,8 +77,7 @@ REGISTERED_PINS = [
 ]
 
 
-@pytest.mark.parametrize("rid, control, claims, kinds", REGISTERED_PINS,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(REGISTERED_PINS)])
+@pytest.mark.parametrize("rid, control, claims, kinds", REGISTERED_PINS, ids=row_ids(REGISTERED_PINS))
 def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds):
     assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
 

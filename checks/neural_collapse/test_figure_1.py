@@ -13,14 +13,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.neural_collapse.figures import (
+    CERTIFIED,
+    assert_on_the_digits_stand_in,
+    certified,
+    literal_sweep,
+    log_log_slope,
+)
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording, registry
 from theorems.core.context import Context
 from theorems.core.errors import HypothesisViolation, ParameterError
 from theorems.core.registry import check
 from theorems.core.result import AS_PRINTED
 from theorems.core.verdict import run_spec
-from theorems.data import digits as DIGITS
 from theorems.neural_collapse import figure_1, sandwich
 from theorems.neural_collapse import figure_1 as F1
 from theorems.neural_collapse import figure_2 as F2
@@ -28,34 +34,18 @@ from theorems.neural_collapse import figure_2 as F2
 
 @pytest.mark.parametrize("rid", [F1.ID])
 def test_figures_run_on_the_digits_stand_in_and_say_so(rid, run):
-    ev = run(rid)
-    assert ev.details["dataset"] == "digits" == DIGITS.DATASET
-    assert ev.details["stand_in"] == DIGITS.STAND_IN_NOTE
-    assert "stand-in" in theorems.get(rid).title and "not comparable" in DIGITS.STAND_IN_NOTE
-    assert str(theorems.get(rid).status) == ("trend" if rid == F1.ID else "open")
-
-
-CERTIFIED = {"plateau", "gtol"}
-
-
-def _slope(rows, key):
-    """The log–log slope of the seed-mean metric, computed here (numpy), not by the module's fit."""
-    return float(np.polyfit(np.log([r["L"] for r in rows]), np.log([r[key] for r in rows]), 1)[0])
-
-
-def _certified(ev):
-    return all(set(r["status"]) <= CERTIFIED for r in ev.details["sweep"])
+    assert_on_the_digits_stand_in(run(rid), rid)
 
 
 def test_figure_1_falls_with_depth_on_certified_networks(run):
     ev = run(F1.ID)
-    assert ev.holds and ev.converged is True and _certified(ev), ev.explain()
+    assert ev.holds and ev.converged is True and certified(ev), ev.explain()
     rows = ev.details["sweep"]
     # the printed schedule: W_L keeps 0.005, the block weights get 0.005/L, biases free (objective (11)'s θ̄)
     assert [r["lam_inner"] for r in rows] == [0.005 / r["L"] for r in rows]
     assert all(r["lam_last"] == 0.005 and r["bias_decay"] is False for r in rows)
     for key in ("nc1", "nc3"):
-        slope = _slope(rows, key)
+        slope = log_log_slope(rows, key)
         assert slope == pytest.approx(ev.claim(f"{key}_falls_with_depth").observed, rel=1e-9)
         assert slope < -0.6  # measured ≈ −1.1: a clear fall, twice the bar
     assert rows[-1]["nc1"] < rows[0]["nc1"] / 3
@@ -64,7 +54,7 @@ def test_figure_1_falls_with_depth_on_certified_networks(run):
 def test_figure_1_falls_with_free_biases_too(run):
     """Objective (11)'s own reading (biases free) is inside figure 1's hypotheses and falls as well."""
     ev = run(F1.ID, **F1.FREE_BIASES)
-    assert ev.holds and _certified(ev), ev.explain()
+    assert ev.holds and certified(ev), ev.explain()
     assert all(r["bias_decay"] is False for r in ev.details["sweep"])
 
 
@@ -74,11 +64,11 @@ def test_figure_1_trend_control_fails_for_the_papers_reason(run):
     res = theorems.get(F1.ID)
     (control,) = res.trend_controls
     ev = run_spec(run, res, control)
-    assert ev.converged is True and _certified(ev)
+    assert ev.converged is True and certified(ev)
     assert {c.name for c in ev.failed_bounds} == {"nc1_falls_with_depth", "nc3_falls_with_depth"}
     rows = ev.details["sweep"]
     assert all(r["lam_inner"] == 0.0025 == r["lam_last"] for r in rows)
-    assert -0.4 < _slope(rows, "nc1") < 0.4  # flat, computed here (measured −0.18)
+    assert -0.4 < log_log_slope(rows, "nc1") < 0.4  # flat, computed here (measured −0.18)
     falling = run(F1.ID)
     # Appendix C's mechanism: under λ/L the blocks buy collapse with norm that gets cheaper with depth
     spent_vanishing = [np.mean(r["block_sq_norm"]) for r in falling.details["sweep"]]
@@ -164,8 +154,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 
@@ -214,12 +203,6 @@ def test_figure_1_identity_and_convergence_take_the_worst_network():
 
 
 # -- Figures 1 and 2: the fall / flatness claims on literal sweeps ---------------------------------------------------
-def _sweep(exponents, objective=(1.5, 1.2)):
-    """Seed-mean NC metrics c·L^a on depths 2, 4, 8 (a per metric) and the trained objectives, L*_GUFM = 1."""
-    return [dict(L=L, gufm_value=1.0, objective=list(objective), **{k: 0.3 * L ** a for k, a in exponents.items()})
-            for L in (2, 4, 8)]
-
-
 @pytest.mark.parametrize("exponents, failing", [
     (dict(nc1=-1.0, nc2a=-1.0, nc3=-1.0), ()),
     (dict(nc1=-0.45, nc2a=-1.0, nc3=-1.0), ("nc1_falls_with_depth",)),  # FALL_EXPONENT = −0.5: 0.05 short fails
@@ -229,7 +212,7 @@ def _sweep(exponents, objective=(1.5, 1.2)):
 def test_figure_1_fall_claims_on_literal_sweeps(exponents, failing):
     from theorems.neural_collapse import figure_1 as F1
 
-    claims, _ = F1.depth_claims(_sweep(exponents), "note", F1.FALL_EXPONENT)
+    claims, _ = F1.depth_claims(literal_sweep(exponents), "note", F1.FALL_EXPONENT)
     assert sorted(c.name for c in claims if not c.passed) == sorted(failing), [str(c) for c in claims]
 
 
@@ -239,7 +222,7 @@ def test_figures_trained_above_gufm_takes_the_lowest_network(low, holds):
     fails the identity, 3e-11 below passes."""
     from theorems.neural_collapse import figure_1 as F1
 
-    rows = _sweep(dict(nc1=-1.0, nc2a=-1.0, nc3=-1.0))
+    rows = literal_sweep(dict(nc1=-1.0, nc2a=-1.0, nc3=-1.0))
     rows[1]["objective"] = [1.4, low]
     (claim,) = F1.identity_claims(rows)
     assert claim.kind == "identity" and claim.passed is holds, claim
@@ -285,7 +268,6 @@ def test_figure_1_registered_control_is_a_near_miss(monkeypatch):
 pytestmark = pytest.mark.xdist_group(F1.ID)
 
 
-
 def test_the_default_reading_is_objective_11s_free_biases():
     defaults = {p.name: p.default for p in theorems.get(F1.ID).params}
     assert defaults["bias_decay"] is False and F1.FREE_BIASES == dict(bias_decay=False)
@@ -303,7 +285,7 @@ def test_the_trend_control_decays_every_block_parameter_at_a_constant_lambda(run
     assert {c.name for c in ev.failed_bounds} == {"nc1_falls_with_depth", "nc3_falls_with_depth"}
     for key in ("nc1", "nc3"):
         # flat, computed here (measured −0.18 / −0.17): outside the bar by more than half of it
-        assert F1.FALL_EXPONENT / 2 < _slope(rows, key) < -F1.FALL_EXPONENT / 2
+        assert F1.FALL_EXPONENT / 2 < log_log_slope(rows, key) < -F1.FALL_EXPONENT / 2
 
 
 def test_the_default_sweep_falls_and_the_control_differs_from_it_by_the_exponent(run):
@@ -312,7 +294,7 @@ def test_the_default_sweep_falls_and_the_control_differs_from_it_by_the_exponent
     assert ev.holds and ev.converged is True, ev.explain()
     control = run_spec(run, res, res.trend_controls[0])
     for key in ("nc1", "nc3"):
-        falls, flat = _slope(ev.details["sweep"], key), _slope(control.details["sweep"], key)
+        falls, flat = log_log_slope(ev.details["sweep"], key), log_log_slope(control.details["sweep"], key)
         assert falls == pytest.approx(ev.claim(f"{key}_falls_with_depth").observed, rel=1e-9)
         assert falls < 2 * F1.FALL_EXPONENT / 1.5 < flat  # measured −1.08 against −0.18 (NC1)
 
@@ -322,4 +304,4 @@ def test_the_alternative_reading_falls_too(run):
     ev = run(F1.ID, **F1.DECAYED_BIASES)
     assert ev.holds and ev.converged is True, ev.explain()
     assert all(r["bias_decay"] is True for r in ev.details["sweep"])
-    assert _slope(ev.details["sweep"], "nc1") < 2 * F1.FALL_EXPONENT / 1.5
+    assert log_log_slope(ev.details["sweep"], "nc1") < 2 * F1.FALL_EXPONENT / 1.5

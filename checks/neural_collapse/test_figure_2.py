@@ -9,47 +9,30 @@ recorded alternative (flat). The draws that make it open are replayed in the tho
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.neural_collapse.figures import assert_on_the_digits_stand_in, certified, literal_sweep, log_log_slope
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording
 from theorems.core.errors import HypothesisViolation
 from theorems.core.verdict import run_spec
-from theorems.data import digits as DIGITS
 from theorems.neural_collapse import figure_1 as F1
 from theorems.neural_collapse import figure_2 as F2
 
 
 @pytest.mark.parametrize("rid", [F2.ID])
 def test_figures_run_on_the_digits_stand_in_and_say_so(rid, run):
-    ev = run(rid)
-    assert ev.details["dataset"] == "digits" == DIGITS.DATASET
-    assert ev.details["stand_in"] == DIGITS.STAND_IN_NOTE
-    assert "stand-in" in theorems.get(rid).title and "not comparable" in DIGITS.STAND_IN_NOTE
-    assert str(theorems.get(rid).status) == ("trend" if rid == F1.ID else "open")
-
-
-CERTIFIED = {"plateau", "gtol"}
-
-
-def _slope(rows, key):
-    """The log–log slope of the seed-mean metric, computed here (numpy), not by the module's fit."""
-    return float(np.polyfit(np.log([r["L"] for r in rows]), np.log([r[key] for r in rows]), 1)[0])
-
-
-def _certified(ev):
-    return all(set(r["status"]) <= CERTIFIED for r in ev.details["sweep"])
+    assert_on_the_digits_stand_in(run(rid), rid)
 
 
 def test_figure_2_flat_with_every_block_parameter_decayed(run):
     ev = run(F2.ID, **F2.DECAYED_BIASES)
-    assert ev.holds and ev.converged is True and _certified(ev), ev.explain()
+    assert ev.holds and ev.converged is True and certified(ev), ev.explain()
     rows = ev.details["sweep"]
     assert all(r["lam_inner"] == 0.0025 == r["lam_last"] and r["bias_decay"] is True for r in rows)
     for key in ("nc1", "nc3"):
-        assert abs(_slope(rows, key)) < 0.4
-        assert _slope(rows, key) == pytest.approx(ev.claim(f"{key}_flat_in_depth").observed, rel=1e-9)
+        assert abs(log_log_slope(rows, key)) < 0.4
+        assert log_log_slope(rows, key) == pytest.approx(ev.claim(f"{key}_flat_in_depth").observed, rel=1e-9)
 
 
 def test_figure_2_trend_control_and_negative_control_fail(run):
@@ -58,7 +41,7 @@ def test_figure_2_trend_control_and_negative_control_fail(run):
     ev = run_spec(run, res, control)
     assert ev.converged is True
     assert {c.name for c in ev.failed_bounds} == {"nc1_flat_in_depth", "nc3_flat_in_depth"}
-    assert _slope(ev.details["sweep"], "nc1") < -0.6
+    assert log_log_slope(ev.details["sweep"], "nc1") < -0.6
     # the printed λ's: 0.005 on W_L, 0.005/L on the block parameters (Section 5)
     assert all(r["lam_last"] == 0.005 and r["lam_inner"] == 0.005 / r["L"] for r in ev.details["sweep"])
     ev = run_spec(run, res, tight)
@@ -98,7 +81,7 @@ def test_free_biases_keep_improving_with_depth(run, suite):
     ev = recording.expect(run_spec(run, theorems.get(F2.ID), {**F2.FREE_BIASES, "allow_violation": True}),
                           recording.FAILS, recording.NOT_CONVERGED)
     rows = ev.details["sweep"]
-    assert _slope(rows, "nc1") < -1.0 and _slope(rows, "nc3") < -1.0
+    assert log_log_slope(rows, "nc1") < -1.0 and log_log_slope(rows, "nc3") < -1.0
     assert min(rows[-1]["gap"]) < min(rows[0]["gap"]) / 10
 
 
@@ -113,19 +96,12 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 
 
 # -- Figures 1 and 2: the fall / flatness claims on literal sweeps ---------------------------------------------------
-def _sweep(exponents, objective=(1.5, 1.2)):
-    """Seed-mean NC metrics c·L^a on depths 2, 4, 8 (a per metric) and the trained objectives, L*_GUFM = 1."""
-    return [dict(L=L, gufm_value=1.0, objective=list(objective), **{k: 0.3 * L ** a for k, a in exponents.items()})
-            for L in (2, 4, 8)]
-
-
 @pytest.mark.parametrize("exponents, failing", [
     (dict(nc1=-0.2, nc2a=-1.0, nc3=0.2), ()),
     (dict(nc1=-0.55, nc2a=0.0, nc3=0.0), ("nc1_flat_in_depth",)),  # FLAT_TOL = 0.5: 0.05 beyond it fails
@@ -135,12 +111,11 @@ def _sweep(exponents, objective=(1.5, 1.2)):
 def test_figure_2_flat_claims_on_literal_sweeps(exponents, failing):
     from theorems.neural_collapse import figure_2 as F2
 
-    claims, _ = F2.flat_claims(_sweep(exponents), F2.FLAT_TOL)
+    claims, _ = F2.flat_claims(literal_sweep(exponents), F2.FLAT_TOL)
     assert sorted(c.name for c in claims if not c.passed) == sorted(failing), [str(c) for c in claims]
 
 
 pytestmark = pytest.mark.xdist_group(F2.ID)
-
 
 
 def test_open_with_the_draws_named_and_no_trend_claimed():
@@ -161,9 +136,9 @@ def test_each_control_fails_both_flatness_claims(index, run):
 
 def test_the_recorded_alternative_is_flat_on_certified_networks(run):
     ev = run(F2.ID, **F2.DECAYED_BIASES)
-    assert ev.holds and ev.converged is True and _certified(ev), ev.explain()
+    assert ev.holds and ev.converged is True and certified(ev), ev.explain()
     assert all(r["bias_decay"] is True for r in ev.details["sweep"])
-    assert all(abs(_slope(ev.details["sweep"], k)) < F2.FLAT_TOL / 2 for k in ("nc1", "nc3"))
+    assert all(abs(log_log_slope(ev.details["sweep"], k)) < F2.FLAT_TOL / 2 for k in ("nc1", "nc3"))
 
 
 def test_the_verdict_depends_on_the_draw(run, suite):
@@ -174,9 +149,9 @@ def test_the_verdict_depends_on_the_draw(run, suite):
         pytest.skip("trains 3 networks per depth for up to 4000 iterations per draw: thorough suite")
     res = theorems.get(F2.ID)
     flat = run_spec(run, res, {**F2.FREE_BIASES, "seed": 1})
-    assert flat.holds and _certified(flat), flat.explain()
+    assert flat.holds and certified(flat), flat.explain()
     steep = recording.expect(run_spec(run, res, {**F2.FREE_BIASES, "seed": 3}), recording.FAILS)
-    assert _certified(steep) and _slope(steep.details["sweep"], "nc1") < -F2.FLAT_TOL
+    assert certified(steep) and log_log_slope(steep.details["sweep"], "nc1") < -F2.FLAT_TOL
     for seed in (1, 3):
         decayed = run_spec(run, res, {**F2.FREE_BIASES, **F2.DECAYED_BIASES, "seed": seed})
-        assert decayed.holds and _certified(decayed), decayed.explain()
+        assert decayed.holds and certified(decayed), decayed.explain()

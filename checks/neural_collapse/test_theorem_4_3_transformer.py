@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.neural_collapse.trained_sweeps import assert_empty_trained_sweep_refused
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, row_ids
 from theorems import HypothesisViolation, ParameterError
 from theorems.neural_collapse import transformer_depth as TD
 
@@ -30,9 +31,7 @@ def test_registered_with_the_status_the_evidence_supports(rid, status):
     (T43T, dict(arch="tx2"), "one linear layer per MLP block"),
 ])
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises((HypothesisViolation, ParameterError)) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, (HypothesisViolation, ParameterError))
 
 
 def test_transformer_printed_gamma_is_a_proof_erratum(run):
@@ -67,8 +66,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
 
@@ -77,12 +75,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
 def test_an_empty_trained_sweep_is_refused_by_the_domain(rid, arch):
     """Pre-LN variants have no construction, only the trained sweep: an empty one is refused before anything runs,
     naming train_depths (the declared domain is 1 to 16 depths)."""
-    from theorems.core import registry
-    from theorems.core.errors import ParameterError
-
-    result = registry.get(NC + rid)
-    with pytest.raises(ParameterError, match="train_depths"):
-        registry.validate_structure(result, dict(arch=arch, train_depths=()), result.default_form)
+    assert_empty_trained_sweep_refused(NC + rid, arch)
 
 
 # monkeypatch, not a Pin: it replaces T._construct: code, which a Pin cannot move

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, hypotheses_named
+from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids
 from theorems.core.context import Context
 from theorems.core.registry import get, validate
 from theorems.nonlinear_cl import batchnorm
@@ -105,16 +105,12 @@ def test_batchnorm_rf_uniformity_is_not_general(run):
     assert weak.claim("rf_spread_bn").observed < 0.01 * weak.claim("rf_spread_plain").observed
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES, ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = hypotheses_named(rid, form, params)
-    hit = any(name in h for h in found)
-    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+    assert_named_iff(rid, form, params, name, present)
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

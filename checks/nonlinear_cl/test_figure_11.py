@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import hypotheses_named
+from checks.pinning import assert_named_iff, short_row_ids
 from theorems import HypothesisViolation
 from theorems.core import recording
 
@@ -67,12 +67,9 @@ def test_figure_11_paired_runs_share_tasks_and_initialisation():
         theorems.check(F11, zetas=(2.0, 3.0), steps=5)
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES, ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = hypotheses_named(rid, form, params)
-    hit = any(name in h for h in found)
-    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+    assert_named_iff(rid, form, params, name, present)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import hypotheses_named, uncached_probe
+from checks.pinning import assert_named_iff, short_row_ids, uncached_probe
 from theorems import HypothesisViolation
 
 F12 = "nonlinear_cl.figure_12"
@@ -60,12 +60,9 @@ def test_figure_12_an_empty_ratio_range_is_refused_even_with_allow_violation():
         theorems.check(F12, ratio_low=1.5, ratio_high=0.5, allow_violation=True)
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES, ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = hypotheses_named(rid, form, params)
-    hit = any(name in h for h in found)
-    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+    assert_named_iff(rid, form, params, name, present)
 
 
 # monkeypatch, not a Pin: F.train, F.roughness is a function no parameter or module constant reaches

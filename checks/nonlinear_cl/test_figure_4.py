@@ -7,7 +7,7 @@ import pytest
 
 import theorems
 from checks.hand_tables import figure_4_chi
-from checks.pinning import hypotheses_named
+from checks.pinning import assert_named_iff, short_row_ids
 from theorems import HypothesisViolation
 from theorems.core import registry
 from theorems.nonlinear_cl.figure_4 import grid_claims
@@ -176,12 +176,9 @@ def test_figure_4_temperature_is_a_declared_hypothesis():
         theorems.check("nonlinear_cl.figure_4", tau=10)
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES, ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = hypotheses_named(rid, form, params)
-    hit = any(name in h for h in found)
-    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+    assert_named_iff(rid, form, params, name, present)
 
 
 # ---------------------------------------------------------------------------------------------------------------

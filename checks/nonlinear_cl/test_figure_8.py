@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, hypotheses_named
+from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids
 from theorems import HypothesisViolation
 from theorems.core import recording
 from theorems.core.registry import get
@@ -74,12 +74,9 @@ def test_figure_8_controls_have_few_maxima(run, params, n_maxima):
     assert not ev.claim("relu_at_least_8_maxima").passed and ev.observed == n_maxima
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name, present", EDGES, ids=short_row_ids(EDGES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = hypotheses_named(rid, form, params)
-    hit = any(name in h for h in found)
-    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+    assert_named_iff(rid, form, params, name, present)
 
 
 @pytest.mark.parametrize("rid, params, name", CASES)
@@ -88,8 +85,7 @@ def test_hypothesis_is_named(rid, params, name):
         theorems.check(rid, **params)
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

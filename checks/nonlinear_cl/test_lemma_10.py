@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 import torch
 
-from checks.pinning import assert_hypothesis_edge, uncached_probe
+from checks.pinning import assert_hypothesis_edge, row_ids, uncached_probe
 
 L10 = "nonlinear_cl.lemma_10"
 NL = "nonlinear_cl."
@@ -27,7 +27,7 @@ def test_lemma_10_kappa_is_of_order_one_over_the_gap_squared(run):
     assert ev.holds and 0.1 < ev.claim("max_kappa_gap2").observed < 10
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, hypotheses_named, uncached_probe
+from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids, uncached_probe
 
 L3 = "nonlinear_cl.lemma_3"
 AP = "as_printed"
 N = "nonlinear_cl."
-NL = "nonlinear_cl."
 
 
 EDGES = [
     ("nonlinear_cl.lemma_3", None, dict(activation="tanh"), "homogeneous activation"),
     ("nonlinear_cl.lemma_3", None, dict(formula_scale=1.001), "exact formula (7)"),
     # common.py (Lemmas 3, 4): Assumption 1's homogeneous activations, α held fixed, the InfoNCE-only switch
-    (NL + "lemma_3", None, dict(activation="quadratic"), "homogeneous activation"),
-    (NL + "lemma_3", None, dict(activation="linear"), None),
+    (N + "lemma_3", None, dict(activation="quadratic"), "homogeneous activation"),
+    (N + "lemma_3", None, dict(activation="linear"), None),
     ('nonlinear_cl.lemma_3', None, dict(activation='quadratic'), "homogeneous activation h(x) = h'(x)x (Assumption 1)"),
     ('nonlinear_cl.lemma_3', None, dict(stop_gradient=False), 'α held fixed (stop-gradient, eq. 2)'),
     ('nonlinear_cl.lemma_3', None, dict(stop_gradient=False), "stop_gradient=False needs alpha='infonce'"),
@@ -58,17 +57,14 @@ def test_lemma_3_quadratic_is_off_by_the_constant_of_the_monomial_result(run):
     assert ev.claim("energy_identity").observed == pytest.approx(3.0, rel=1e-9)
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
+@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES, ids=short_row_ids(EDGE_NAMES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = hypotheses_named(rid, form, params)
-    hit = any(name in h for h in found)
-    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+    assert_named_iff(rid, form, params, name, present)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -5,28 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, hypotheses_named
-from theorems.core import registry
+from checks.pinning import assert_hypothesis_edge, assert_named_iff, hypotheses_named, row_ids, short_row_ids
 
 L4 = "nonlinear_cl.lemma_4"
 N = "nonlinear_cl."
-NL = "nonlinear_cl."
-
-
-def _names(rid, params):
-
-    result = registry.get(rid)
-    form = result.default_form
-    return [v.hypothesis for v in result.hypotheses(registry.validate_structure(result, dict(params), form), form)]
 
 
 EDGES = [
     ("nonlinear_cl.lemma_4", None, dict(formula_scale=1.001), "exact formula (12)"),
     ("nonlinear_cl.lemma_4", None, dict(activation="leaky"), None),
-    (NL + "lemma_4", None, dict(activation="relu"), None),
-    (NL + "lemma_4", None, dict(stop_gradient=False, alpha="infonce"), "α held fixed"),
-    (NL + "lemma_4", None, dict(stop_gradient=False, alpha="random"), "stop_gradient=False needs alpha='infonce'"),
-    (NL + "lemma_4", None, dict(formula_scale=0.999), "exact formula (12)"),
+    (N + "lemma_4", None, dict(activation="relu"), None),
+    (N + "lemma_4", None, dict(stop_gradient=False, alpha="infonce"), "α held fixed"),
+    (N + "lemma_4", None, dict(stop_gradient=False, alpha="random"), "stop_gradient=False needs alpha='infonce'"),
+    (N + "lemma_4", None, dict(formula_scale=0.999), "exact formula (12)"),
     ('nonlinear_cl.lemma_4', None, dict(activation='quadratic'), "homogeneous activation h(x) = h'(x)x (Assumption 1)"),
     ('nonlinear_cl.lemma_4', None, dict(stop_gradient=False), 'α held fixed (stop-gradient, eq. 2)'),
     ('nonlinear_cl.lemma_4', None, dict(stop_gradient=False), "stop_gradient=False needs alpha='infonce'"),
@@ -55,23 +46,20 @@ def test_lemma_4_binding_instance_has_exact_kinks(run):
     assert ev.holds and ev.details["zero_preactivations"] > 0
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
+@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES, ids=short_row_ids(EDGE_NAMES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = hypotheses_named(rid, form, params)
-    hit = any(name in h for h in found)
-    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+    assert_named_iff(rid, form, params, name, present)
 
 
 def test_infonce_alpha_may_be_differentiated():
     """stop_gradient=False with InfoNCE's α breaks only 'α held fixed' (the control); the refusal of other α's
     (only InfoNCE's α depends on θ) is not named there."""
-    names = _names(NL + "lemma_4", dict(stop_gradient=False, alpha="infonce"))
+    names = hypotheses_named(N + "lemma_4", None, dict(stop_gradient=False, alpha="infonce"))
     assert names and not any("needs alpha='infonce'" in n for n in names), names
 
 

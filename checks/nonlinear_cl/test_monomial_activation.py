@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, row_ids
 
 MONO = "nonlinear_cl.monomial_activation"
 AP = "as_printed"
@@ -49,6 +49,6 @@ def test_monomial_binding_has_a_large_dynamic_range(run):
     assert ev.holds and ev.details["energy_min"] > 1e6, ev.explain()
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import theorems
+from checks.pinning import assert_refused_naming, row_ids
 from theorems import HypothesisViolation, ParameterError
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
@@ -193,9 +194,7 @@ def test_values_outside_the_domain_are_refused_with_the_parameter_named(rid, par
     ],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(rid, params, hypothesis, HypothesisViolation)
 
 
 @pytest.mark.parametrize("rid, status", [(L1, "verified"), (L2, "trend"), (L4, "verified"), (L7, "verified-corrected"),
@@ -278,8 +277,7 @@ def test_default_and_registered_binding_instances_hold(run, rid):
         assert run(rid, **result.binding[0].params).details["zero_preactivations"] > 0
 
 
-@pytest.mark.parametrize("rid, where, spec, claims", BOUND_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(BOUND_EDGES)])
+@pytest.mark.parametrize("rid, where, spec, claims", BOUND_EDGES, ids=row_ids(BOUND_EDGES))
 def test_registered_instance_fails_within_ten_times_the_bound(run, rid, where, spec, claims):
     result = registry.get(rid)
     assert spec in [dict(c) for c in getattr(result, where)], f"{rid}: {spec} is not in {where}"

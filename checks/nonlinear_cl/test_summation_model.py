@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, hypotheses_named
+from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids
 from theorems.nonlinear_cl import examples
 from theorems.nonlinear_cl.examples import SUM_BINDING_ABOVE, SUM_BINDING_BELOW
 
@@ -47,17 +47,14 @@ def test_summation_wrong_threshold_fails_the_iff(run):
     assert not ev.claim("lme_iff_below_threshold").passed and ev.details["signed_gap_u1"] < 0
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
 
-@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES,
-                         ids=[f"{r.split('.')[-1]}-{i}" for i, (r, *_) in enumerate(EDGE_NAMES)])
+@pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES, ids=short_row_ids(EDGE_NAMES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
-    found = hypotheses_named(rid, form, params)
-    hit = any(name in h for h in found)
-    assert hit == present, f"{rid} {form} {params}: {name!r} {'not ' if present else ''}named; named: {found}"
+    assert_named_iff(rid, form, params, name, present)
 
 
 # -- §3 examples -------------------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, excess
+from checks.pinning import assert_hypothesis_edge, excess, row_ids
 from theorems import HypothesisViolation
 from theorems.core import recording
 from theorems.nonlinear_cl.theorem_1 import BINDING_2D, BINDING_3D, PAST_THRESHOLD
@@ -94,7 +94,7 @@ def test_theorem_1_tolerances_are_pinned(run):
     assert not ev.claim("contraction_at_proof_rate").passed and ev.claim("perturbations_return").passed
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

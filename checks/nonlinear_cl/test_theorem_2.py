@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording, registry
 
 T2 = "nonlinear_cl.theorem_2"
@@ -52,7 +52,7 @@ def test_theorem_2_reference_formula_tolerance_is_pinned(run):
     assert not ev.claim("fd_matches_exact_formula").passed
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

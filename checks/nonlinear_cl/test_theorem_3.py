@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, excess
+from checks.pinning import assert_hypothesis_edge, excess, row_ids
 from theorems import HypothesisViolation
 from theorems.core import recording
 from theorems.core.registry import get
@@ -145,7 +145,7 @@ def test_theorem_3_a_cycle_not_yet_closed_is_not_certified(run):
     assert 1.0e-9 < ev.details["two_cycle_gap"] < 1.3e-9
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

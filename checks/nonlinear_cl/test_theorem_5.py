@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from checks.pinning import assert_hypothesis_edge, excess
+from checks.pinning import assert_hypothesis_edge, excess, row_ids
 
 T5 = "nonlinear_cl.theorem_5"
 NL = "nonlinear_cl."
@@ -52,7 +52,7 @@ def test_theorem_5_tolerances_are_pinned(run):
     assert not run(T5, dependent=True, allow_violation=True).claim("theorem_5_equals_lemma_4").passed
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, _, _, _) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording
 
 T6R = "nonlinear_cl.theorem_6_remark"
@@ -44,7 +44,7 @@ def test_theorem_6_remark_no_modulation_is_one_over_d(run):
     assert ev.claim("d_times_P0").observed == pytest.approx(1 - 2.0**-10, rel=1e-12)
 
 
-@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=[f"{r}-{i}" for i, (r, *_) in enumerate(EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, excess
+from checks.pinning import assert_hypothesis_edge, excess, row_ids
 from checks.probes import evaluate_claims
 from theorems.core import recording, registry
 from theorems.core.context import Context
@@ -93,8 +93,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, excess
+from checks.pinning import assert_hypothesis_edge, excess, row_ids
 from checks.probes import evaluate_claims
 from theorems.core import registry
 from theorems.core.context import Context
@@ -51,8 +51,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, row_ids
 from checks.probes import evaluate_claims
 from theorems import HypothesisViolation
 from theorems.core import registry
@@ -29,9 +28,7 @@ def test_lemma_1_two_layer_control_refutes_the_appendix_claim(run):
     [("lemma_1", dict(kernel_scale=1.1), "closed form")],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(P + rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(P + rid, params, hypothesis, HypothesisViolation)
 
 
 HYPOTHESIS_EDGES = [
@@ -41,8 +38,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

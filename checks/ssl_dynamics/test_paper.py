@@ -8,6 +8,7 @@ import math
 import pytest
 
 import theorems
+from checks.pinning import bypassing_controls
 from theorems.core import registry
 from theorems.core.errors import HypothesisViolation, ParameterError
 from theorems.core.result import Status
@@ -55,12 +56,7 @@ def test_cost_grows_with_every_size(rid):
 PAPERS = ("ssl_dynamics.",)
 
 
-def _controls():
-    return [(rid, dict(c)) for rid in registry.ids() if rid.startswith(PAPERS)
-            for c in registry.get(rid).controls if c.get("allow_violation")]
-
-
-@pytest.mark.parametrize("rid, control", _controls(), ids=lambda v: v if isinstance(v, str) else None)
+@pytest.mark.parametrize("rid, control", bypassing_controls(PAPERS), ids=lambda v: v if isinstance(v, str) else None)
 def test_each_bypassing_control_violates_a_named_hypothesis(rid, control):
     """A registered control that bypasses the hypotheses (``allow_violation``) must violate one: if the
     hypothesis check it relies on were dropped, the control would be an instance inside the hypotheses that

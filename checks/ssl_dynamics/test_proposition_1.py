@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, excess
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, excess, row_ids
 from checks.probes import claims_of, evaluate_claims, evaluate_outcome
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
@@ -107,9 +107,7 @@ def test_proposition_1_printed_noncontrastive_sign_is_wrong(run):
     ],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(P + rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(P + rid, params, hypothesis, HypothesisViolation)
 
 
 @pytest.mark.parametrize("rid, params, name", [("proposition_1", dict(eta=0.0), "eta")])
@@ -149,8 +147,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 

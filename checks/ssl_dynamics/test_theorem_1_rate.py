@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, row_ids
 from theorems import HypothesisViolation
 
 P = "ssl_dynamics."
@@ -27,9 +26,7 @@ def test_theorem_1_rate_in_predicted_range(run, act, w2):
     [("theorem_1_rate", dict(activation="sigmoid"), "φ(0) = 0")],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(P + rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(P + rid, params, hypothesis, HypothesisViolation)
 
 
 HYPOTHESIS_EDGES = [
@@ -39,7 +36,6 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import theorems
-from checks.pinning import assert_hypothesis_edge
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, row_ids
 from checks.probes import claims_of, evaluate_outcome, with_global_error
 from theorems import HypothesisViolation
 from theorems.core.context import Context
@@ -74,9 +74,7 @@ P = "ssl_dynamics."
     ],
 )
 def test_bad_input_names_the_hypothesis(rid, params, hypothesis):
-    with pytest.raises(HypothesisViolation) as err:
-        theorems.check(P + rid, **params)
-    assert hypothesis in str(err.value)
+    assert_refused_naming(P + rid, params, hypothesis, HypothesisViolation)
 
 
 HYPOTHESIS_EDGES = [
@@ -87,8 +85,7 @@ HYPOTHESIS_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES,
-                         ids=[f"{r}-{i}" for i, (r, *_) in enumerate(HYPOTHESIS_EDGES)])
+@pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
 
