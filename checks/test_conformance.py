@@ -1,7 +1,7 @@
 """The checks every registered result must pass run here on every result the run registers: they are written
 once, in the package (`theorems.conformance`), so that anyone's results can be held to them too (``pytest
 --theorems-conformance PKG``, `theorems.pytest_plugin`). This file adds what is particular to the built-in
-papers: the edge calls that the fuzz campaign (tools/fuzz.py) once found ending in a raw exception.
+papers: the edge calls that fuzzing (tools/fuzz.py) once found ending in a raw exception.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from theorems.core.evidence import Evidence
 
 # Calls at the edges that tools/fuzz.py found ending in a raw exception (each fixed in the result's module); they
 # must now end cleanly, like every edge call above.
-FUZZ_FINDINGS = [
+FUZZED_EDGE_CALLS = [
     ("nonlinear_cl.lemma_2", dict(N_min=4, doublings=2, replicates=8, tau=0.001)),  # α underflows: L = 0
     ("neural_collapse.theorem_4_3", dict(lam=0.0, seeds=1)),  # L*_GUFM = 0: a ratio to zero
     ("neural_collapse.theorem_4_3_depth", dict(d=3, depths=(19, 37))),  # no construction below d = 4
@@ -32,8 +32,8 @@ FUZZ_FINDINGS = [
 ]
 
 
-@pytest.mark.parametrize("result_id, params", FUZZ_FINDINGS, ids=[f"{r}-{sorted(p)}" for r, p in FUZZ_FINDINGS])
-def test_edge_calls_the_fuzz_campaign_found_end_cleanly(result_id, params):
+@pytest.mark.parametrize("result_id, params", FUZZED_EDGE_CALLS, ids=[f"{r}-{sorted(p)}" for r, p in FUZZED_EDGE_CALLS])
+def test_fuzzed_edge_calls_end_cleanly(result_id, params):
     with _hang_guard(120, f"{result_id} {params}"):
         try:
             with recording.expecting(*recording.OUTCOMES):  # an edge call must end cleanly, whatever its verdict
