@@ -148,3 +148,131 @@ def bypassing_controls(papers: tuple[str, ...]) -> list[tuple[str, dict]]:
     results whose ids start with one of ``papers``."""
     return [(rid, dict(c)) for rid in registry.ids() if rid.startswith(papers)
             for c in registry.get(rid).controls if c.get("allow_violation")]
+
+
+def assert_fails_within_ten_times_the_bound(run, rid: str, where: str, spec: dict, claims) -> None:
+    """``spec`` is registered among ``rid``'s ``where`` (controls or counterexamples) and fails each of ``claims``
+    (bound or proof-step claims) by a ratio in (1, 10]: the bound constant (or a z-threshold) loosened ×10 lets it
+    pass."""
+    result = registry.get(rid)
+    assert spec in [dict(c) for c in getattr(result, where)], f"{rid}: {spec} is not in {where}"
+    # a counterexample is one of the printed statement
+    form = "as_printed" if where == "counterexamples" else None
+    ev = recording.expect(run_spec(run, result, spec, form=form), recording.FAILS)
+    for name in claims:
+        c = ev.claim(name)
+        assert c.kind in ("bound", "proof_step") and c.bound > 0 and not c.passed, c
+        ratio = c.observed / c.bound if c.relation == "<=" else c.bound / c.observed
+        assert 1.0 < ratio <= 10.0, f"{rid}: {name} is {ratio:.3g}× its bound on {spec}"
+
+
+def assert_binding_near_its_edge(run, rid: str, params: dict, slack: float) -> None:
+    """``params`` is a registered binding instance of ``rid`` and holds with normalised slack in [0, ``slack``]: its
+    tightest bound claim is near its edge, so a binding moved off its edge fails."""
+    result = registry.get(rid)
+    binding = [b for b in result.binding if dict(b.params) == params]
+    assert binding, f"{rid}: {params} is not a registered binding instance"
+    ev = run_spec(run, result, params, binding[0].form)
+    assert ev.holds and 0.0 <= ev.slack <= slack, f"{rid}: slack {ev.slack:.3g} on its binding instance"
+
+
+def assert_registered_bindings(rid: str, params: list[dict]) -> None:
+    """``rid``'s registered binding instances are exactly ``params`` (where its module's docstring says each
+    hypothesis binds), in order."""
+    assert [dict(b.params) for b in registry.get(rid).binding] == params
+
+
+def assert_default_proof_steps_fail_only_at_errata(run, rid: str) -> None:
+    """The default instance carries proof steps, and those that fail there are exactly ``rid``'s registered proof
+    errata of the default form (a proof step broken by a wrong constant would not move the statement's verdict)."""
+    result = registry.get(rid)
+    ev = run(rid)
+    steps = [c for c in ev.claims if c.kind == "proof_step"]
+    errata = {e.claim for e in result.proof_errata if not e.params and e.form == result.default_form}
+    assert steps and {c.name for c in steps if not c.passed} == errata, ev.explain()
+
+
+def assert_report_instances_flag_exactly_the_negative_controls(rid: str) -> None:
+    """Each of ``rid``'s report instances (ci suite) has allow_violation=True iff its parameters step over a
+    hypothesis (no evaluation needed)."""
+    from theorems.core.suite import get_suite
+
+    result = registry.get(rid)
+    for form, params, allow in result.report_instances(get_suite("ci")):
+        _, violations = registry.validate(result, params, form)
+        assert bool(violations) == allow, (rid, form, params, violations)
+
+
+def assert_out_of_domain_refused(rid: str, params: dict) -> None:
+    """``params`` holds a value outside its parameter's domain (the last one): the check refuses it with a
+    ParameterError naming that parameter, even as a negative control."""
+    from theorems import ParameterError
+
+    assert_refused_naming(rid, params, list(params)[-1], ParameterError, allow_violation=True)
+
+
+def assert_hypothesis_refused(rid: str, params: dict, hypothesis: str) -> None:
+    """``params`` steps over a hypothesis: the check refuses it with a HypothesisViolation naming ``hypothesis``."""
+    from theorems import HypothesisViolation
+
+    assert_refused_naming(rid, params, hypothesis, HypothesisViolation)
+
+
+def assert_registered_controls_step_over_and_fail(run, rid: str) -> None:
+    """``rid`` registers controls; each asks for allow_violation, is refused without it (HypothesisViolation), and
+    fails a bound claim with it."""
+    import theorems
+    from theorems import HypothesisViolation
+
+    result = registry.get(rid)
+    assert result.controls
+    for spec in result.controls:
+        assert spec.get("allow_violation") is True, spec
+        params = {k: v for k, v in spec.items() if k != "allow_violation"}
+        with pytest.raises(HypothesisViolation):
+            theorems.check(rid, **params)
+        assert run_spec(run, result, spec).failed_bounds, spec
+
+
+def assert_default_and_bindings_hold(run, rid: str) -> None:
+    """The default instance and each registered binding instance of ``rid`` hold."""
+    result = registry.get(rid)
+    assert run(rid).holds
+    for b in result.binding:
+        ev = run(rid, **b.params)
+        assert ev.holds, ev.explain()
+
+
+def assert_energy_identity_pinned_just_outside(run, rid: str) -> None:
+    """The printed formula scaled by 1 + 1e-9 fails the energy identity at 1e-9 (10× its 1e-10 tolerance), the
+    Riemannian gradient moving beyond 1e-10 with it."""
+    ev = run(rid, form="as_printed", formula_scale=1 + 1e-9, allow_violation=True)
+    c = ev.claim("energy_identity")
+    assert not c.passed and c.observed == pytest.approx(1e-9, rel=1e-3)  # 10× the 1e-10 tolerance
+    assert ev.claim("riemannian_gradient").observed > 1e-10
+
+
+def assert_verified_and_controls_fail_outside(run, rid: str) -> None:
+    """``rid`` is verified, holds on its default and binding instances, and each registered control is refused
+    without allow_violation (HypothesisViolation) and, converged, fails a bound claim with it."""
+    import theorems
+    from theorems import HypothesisViolation
+
+    result = registry.get(rid)
+    assert str(result.status) == "verified"
+    assert run(rid).holds
+    for b in result.binding:
+        assert run(rid, **b.params).holds
+    for spec in result.controls:
+        params = {k: v for k, v in spec.items() if k != "allow_violation"}
+        with pytest.raises(HypothesisViolation):
+            theorems.check(rid, **params)
+        ev = run_spec(run, result, spec)
+        assert ev.converged is True and ev.failed_bounds, spec
+
+
+def assert_first_control_fails_at(run, rid: str, ratio: float) -> None:
+    """``rid``'s first registered control fails, observed ``ratio`` (to 0.01)."""
+    spec = next(iter(registry.get(rid).controls))
+    ev = run(rid, **spec)
+    assert not ev.holds and ev.observed == pytest.approx(ratio, abs=0.01)

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_named_iff,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+    short_row_ids,
+)
 
 ACL = "nonlinear_cl.alpha_cl_gradient"
 N = "nonlinear_cl."
@@ -54,3 +60,7 @@ def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, pres
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.alpha_cl_gradient")

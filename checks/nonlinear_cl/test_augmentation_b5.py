@@ -9,7 +9,15 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids, uncached_probe
+from checks.pinning import (
+    assert_default_and_bindings_hold,
+    assert_hypothesis_edge,
+    assert_named_iff,
+    assert_registered_controls_step_over_and_fail,
+    row_ids,
+    short_row_ids,
+    uncached_probe,
+)
 from theorems.core import recording
 from theorems.nonlinear_cl import augmentation_b5
 
@@ -136,3 +144,11 @@ def test_b5_the_best_maximiser_is_the_one_with_the_largest_energy(monkeypatch):
     patch_maximiser(monkeypatch, rows={1: (3e-3, 0.0, math.sqrt(1 - 9e-6))})
     ev = uncached_probe(B5, starts=2)
     assert ev.claim("orbit_speed").observed > 0.5, ev.explain()
+
+
+def test_registered_controls_are_outside_the_hypotheses_and_fail(run):
+    assert_registered_controls_step_over_and_fail(run, "nonlinear_cl.augmentation_b5")
+
+
+def test_default_and_registered_binding_instances_hold(run):
+    assert_default_and_bindings_hold(run, "nonlinear_cl.augmentation_b5")

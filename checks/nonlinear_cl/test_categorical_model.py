@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_hypothesis_refused,
+    assert_named_iff,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+    short_row_ids,
+)
 from theorems import HypothesisViolation
 from theorems.nonlinear_cl.examples import CAT_BINDING
 
@@ -67,3 +74,9 @@ def test_categorical_rare_pattern_is_still_an_lme(run):
     assert ev.holds and ev.details["min_p(1-p)"] == pytest.approx(1e-6 * (1 - 1e-6), rel=1e-9)
 
 
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.categorical_model")
+
+
+def test_bad_input_names_the_hypothesis():
+    assert_hypothesis_refused("nonlinear_cl.categorical_model", dict(p_min=0.5), "p_min")

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_named_iff,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+    short_row_ids,
+)
 
 C2 = "nonlinear_cl.corollary_2"
 N = "nonlinear_cl."
@@ -64,3 +70,7 @@ def test_hypothesis_edge_is_named(rid, form, params, name):
 @pytest.mark.parametrize("rid, form, params, name, present", EDGE_NAMES, ids=short_row_ids(EDGE_NAMES))
 def test_hypothesis_named_exactly_outside_its_edge(rid, form, params, name, present):
     assert_named_iff(rid, form, params, name, present)
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.corollary_2")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_named_iff, short_row_ids
+from checks.pinning import assert_named_iff, assert_verified_and_controls_fail_outside, short_row_ids
 from theorems import HypothesisViolation
 from theorems.core import recording
 
@@ -105,3 +105,7 @@ def test_figure_11_paper_protocol_is_section_5s():
     assert tuple(F.PAPER_PROTOCOL["zetas"]) == (2.0, 5.0, 10.0)
     assert (tuple(F.PAPER_PROTOCOL["Ps"]), tuple(F.PAPER_PROTOCOL["betas"])) == ((1, 3), (1, 2))
     assert "Ps=1,3 betas=1,2 zetas=2,5,10 seeds=3 steps=5000 batch=128" in " ".join(F.__doc__.split())
+
+
+def test_status_and_registered_controls_fail_outside_the_hypotheses(run):
+    assert_verified_and_controls_fail_outside(run, "nonlinear_cl.figure_11")

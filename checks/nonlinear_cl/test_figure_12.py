@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_named_iff, short_row_ids, uncached_probe
+from checks.pinning import assert_named_iff, assert_verified_and_controls_fail_outside, short_row_ids, uncached_probe
 from theorems import HypothesisViolation
 
 F12 = "nonlinear_cl.figure_12"
@@ -86,3 +86,7 @@ def test_figure_12_margin_on_a_hand_made_roughness(monkeypatch, ratio, holds):
     monkeypatch.setattr(F, "roughness", fake_roughness)
     c = uncached_probe("nonlinear_cl.figure_12", seeds=1).claim("augmentation_smooths_filters")
     assert c.passed is holds and c.observed == pytest.approx(ratio) and c.bound == pytest.approx(0.9), c
+
+
+def test_status_and_registered_controls_fail_outside_the_hypotheses(run):
+    assert_verified_and_controls_fail_outside(run, "nonlinear_cl.figure_12")

@@ -7,7 +7,15 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids, uncached_probe
+from checks.pinning import (
+    assert_default_and_bindings_hold,
+    assert_hypothesis_edge,
+    assert_named_iff,
+    assert_registered_controls_step_over_and_fail,
+    row_ids,
+    short_row_ids,
+    uncached_probe,
+)
 from theorems import HypothesisViolation
 
 AP = "as_printed"
@@ -133,3 +141,11 @@ def test_figure_1_right_judges_the_worst_pattern(monkeypatch):
     c = ev.claim("lme_near_each_pattern")
     assert not c.passed and c.observed < 0, c
     assert min(ev.details["best_score_per_pattern"][1:]) > 0  # the other patterns keep an LME near them
+
+
+def test_registered_controls_are_outside_the_hypotheses_and_fail(run):
+    assert_registered_controls_step_over_and_fail(run, "nonlinear_cl.figure_1_right")
+
+
+def test_default_and_registered_binding_instances_hold(run):
+    assert_default_and_bindings_hold(run, "nonlinear_cl.figure_1_right")

@@ -7,7 +7,7 @@ import pytest
 
 import theorems
 from checks.hand_tables import figure_4_chi
-from checks.pinning import assert_named_iff, short_row_ids
+from checks.pinning import assert_hypothesis_refused, assert_named_iff, short_row_ids
 from theorems import HypothesisViolation
 from theorems.core import registry
 from theorems.nonlinear_cl.figure_4 import grid_claims
@@ -209,3 +209,7 @@ def test_figure_4_claims_take_the_worse_loss():
     for name, value in expected.items():
         assert claims[name].observed == pytest.approx(value, abs=1e-12), (name, claims[name])
     assert not claims["relu_beats_linear"].passed and claims["linear_beats_relu_at_P1"].passed
+
+
+def test_bad_input_names_the_hypothesis():
+    assert_hypothesis_refused("nonlinear_cl.figure_4", dict(Ps="1", betas="5"), "a regime of Fig. 4")

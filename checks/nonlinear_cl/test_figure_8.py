@@ -10,7 +10,13 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_named_iff,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+    short_row_ids,
+)
 from theorems import HypothesisViolation
 from theorems.core import recording
 from theorems.core.registry import get
@@ -152,3 +158,7 @@ def test_figure_8_flat_tolerance(amp, maxima):
 
     th = torch.arange(3600, dtype=torch.float64) * (2 * math.pi / 3600)
     assert len(figure_8.local_maxima(1 + amp * torch.cos(3 * th))) == maxima
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.figure_8")

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids, uncached_probe
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_named_iff,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+    short_row_ids,
+    uncached_probe,
+)
 from theorems.core import registry
 
 # =====================================================================================================================
@@ -97,3 +104,7 @@ def test_lemma_1_features_nonnegative_judges_every_feature(monkeypatch):
     monkeypatch.setattr(lemma_1, "gaussian_features", fake)
     c = uncached_probe("nonlinear_cl.lemma_1", order=8).claim("features_nonnegative")
     assert not c.passed and c.observed == pytest.approx(-0.5), c
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.lemma_1")

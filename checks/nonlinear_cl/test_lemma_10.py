@@ -8,7 +8,14 @@ import dataclasses
 import pytest
 import torch
 
-from checks.pinning import assert_hypothesis_edge, row_ids, uncached_probe
+from checks.pinning import (
+    assert_fails_within_ten_times_the_bound,
+    assert_first_control_fails_at,
+    assert_hypothesis_edge,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+    uncached_probe,
+)
 
 L10 = "nonlinear_cl.lemma_10"
 NL = "nonlinear_cl."
@@ -50,3 +57,20 @@ def test_lemma_10_judges_the_worst_step(monkeypatch):
     monkeypatch.setattr(lemma_10, "run", fake)
     c = uncached_probe("nonlinear_cl.lemma_10").claim("ratio_difference_bound")
     assert not c.passed and c.observed == pytest.approx(2.0, rel=1e-12), c
+
+
+def test_registered_instance_fails_within_ten_times_the_bound(run):
+    """A bound constant (or a z-threshold) pinned by a registered failing instance whose observed value lies in
+    (bound, 10·bound]: the constant loosened ×10 lets it pass."""
+    assert_fails_within_ten_times_the_bound(
+        run, "nonlinear_cl.lemma_10", "controls",
+        dict(model="batch", N=16, aug=4.0, seed=1, include_indefinite=True, allow_violation=True),
+        ("ratio_difference_bound",))  # 1.6
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.lemma_10")
+
+
+def test_fails_on_the_indefinite_steps(run):
+    assert_first_control_fails_at(run, "nonlinear_cl.lemma_10", 1.62)

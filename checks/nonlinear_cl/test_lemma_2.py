@@ -9,7 +9,14 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids, uncached_probe
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_named_iff,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+    short_row_ids,
+    uncached_probe,
+)
 from theorems import ParameterError
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
@@ -129,3 +136,7 @@ def test_lemma_2_clt_rate_bound_on_a_hand_made_fit(monkeypatch, exponent, holds)
     c = uncached_probe("nonlinear_cl.lemma_2", alpha="uniform", N_min=8, doublings=2, replicates=8).claim(
         "error_falls_at_clt_rate")
     assert c.passed is holds and c.observed == exponent, c
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.lemma_2")

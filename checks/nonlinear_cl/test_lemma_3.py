@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids, uncached_probe
+from checks.pinning import (
+    assert_default_and_bindings_hold,
+    assert_energy_identity_pinned_just_outside,
+    assert_hypothesis_edge,
+    assert_named_iff,
+    assert_registered_controls_step_over_and_fail,
+    row_ids,
+    short_row_ids,
+    uncached_probe,
+)
+from theorems.core import registry
 
 L3 = "nonlinear_cl.lemma_3"
 AP = "as_printed"
@@ -91,3 +101,18 @@ def test_lemma_3_judges_the_worst_filter(monkeypatch):
     for name in ("riemannian_gradient", "energy_identity"):
         c = ev.claim(name)
         assert not c.passed and 2e-10 < c.observed < 7e-10, c
+
+
+def test_tolerance_pinned_just_outside(run):
+    assert_energy_identity_pinned_just_outside(run, "nonlinear_cl.lemma_3")
+
+
+def test_registered_controls_are_outside_the_hypotheses_and_fail(run):
+    assert_registered_controls_step_over_and_fail(run, "nonlinear_cl.lemma_3")
+
+
+def test_default_and_registered_binding_instances_hold(run):
+    assert_default_and_bindings_hold(run, "nonlinear_cl.lemma_3")
+    # the binding puts pre-activations exactly on the kink
+    assert run("nonlinear_cl.lemma_3", **registry.get("nonlinear_cl.lemma_3").binding[0].params).details[
+        "zero_preactivations"] > 0

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, hypotheses_named, row_ids, short_row_ids
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_named_iff,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    hypotheses_named,
+    row_ids,
+    short_row_ids,
+)
 
 L4 = "nonlinear_cl.lemma_4"
 N = "nonlinear_cl."
@@ -63,3 +70,5 @@ def test_infonce_alpha_may_be_differentiated():
     assert names and not any("needs alpha='infonce'" in n for n in names), names
 
 
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.lemma_4")

@@ -7,7 +7,15 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids, uncached_probe
+from checks.pinning import (
+    assert_default_and_bindings_hold,
+    assert_hypothesis_edge,
+    assert_named_iff,
+    assert_registered_controls_step_over_and_fail,
+    row_ids,
+    short_row_ids,
+    uncached_probe,
+)
 from theorems.core import recording, registry
 
 L5 = "nonlinear_cl.lemma_5"
@@ -120,3 +128,11 @@ def test_lemma_5_numerical_rank_at_its_edge(monkeypatch, second, rank):
     monkeypatch.setattr(lemma_5.torch.linalg, "svdvals", fake)
     c = uncached_probe("nonlinear_cl.lemma_5").claim("between_class_rank")
     assert c.observed == rank, c
+
+
+def test_registered_controls_are_outside_the_hypotheses_and_fail(run):
+    assert_registered_controls_step_over_and_fail(run, "nonlinear_cl.lemma_5")
+
+
+def test_default_and_registered_binding_instances_hold(run):
+    assert_default_and_bindings_hold(run, "nonlinear_cl.lemma_5")

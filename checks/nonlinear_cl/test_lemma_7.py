@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, row_ids
+from checks.pinning import (
+    assert_binding_near_its_edge,
+    assert_default_proof_steps_fail_only_at_errata,
+    assert_fails_within_ten_times_the_bound,
+    assert_hypothesis_edge,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+)
 from theorems import HypothesisViolation
 from theorems.core import recording
 
@@ -68,3 +75,27 @@ def test_lemma_7_registered_counterexamples_fail_by_the_cited_factor(cx, lo, hi)
     c = ev.claim("one_minus_d_bound")
     assert not c.passed and lo < c.observed < hi, c
     assert "1390" in result.correction_reason
+
+
+def test_registered_instance_fails_within_ten_times_the_bound(run):
+    """A bound constant (or a z-threshold) pinned by a registered failing instance whose observed value lies in
+    (bound, 10·bound]: the constant loosened ×10 lets it pass."""
+    assert_fails_within_ten_times_the_bound(
+        run, "nonlinear_cl.lemma_7", "counterexamples", dict(model="batch", N=16, aug=3.0, seed=2),
+        ("one_minus_d_bound", "parseval_step_184"))  # 1.46
+
+
+def test_registered_binding_is_near_its_edge(run):
+    """The binding instance's registered margin is a bound claim's: the tightest bound claim is within the slack of
+    its edge (normalised, as the Binding's margin says), so a binding moved off its edge fails."""
+    assert_binding_near_its_edge(
+        run, "nonlinear_cl.lemma_7", dict(model="batch", N=24, aug=5.0, seed=1), 1e-4)  # ratio 0.999995
+
+
+def test_default_proof_steps_fail_only_where_an_erratum_is_registered(run):
+    # the default instance is cheap and carries proof steps
+    assert_default_proof_steps_fail_only_at_errata(run, "nonlinear_cl.lemma_7")
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.lemma_7")

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, row_ids
+from checks.pinning import (
+    assert_binding_near_its_edge,
+    assert_fails_within_ten_times_the_bound,
+    assert_first_control_fails_at,
+    assert_hypothesis_edge,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+)
 
 NL = "nonlinear_cl."
 
@@ -37,3 +44,26 @@ def test_lemma_8_needs_one_judged_step(aug, inside):
     else:
         with pytest.raises(HypothesisViolation, match="on some step"):
             theorems.check(NL + "lemma_8", **params)
+
+
+def test_registered_instance_fails_within_ten_times_the_bound(run):
+    """A bound constant (or a z-threshold) pinned by a registered failing instance whose observed value lies in
+    (bound, 10·bound]: the constant loosened ×10 lets it pass."""
+    assert_fails_within_ten_times_the_bound(
+        run, "nonlinear_cl.lemma_8", "controls",
+        dict(model="batch", N=16, aug=4.0, include_indefinite=True, allow_violation=True),
+        ("weight_difference_bound",))  # 2.9
+
+
+def test_registered_binding_is_near_its_edge(run):
+    """The binding instance's registered margin is a bound claim's: the tightest bound claim is within the slack of
+    its edge (normalised, as the Binding's margin says), so a binding moved off its edge fails."""
+    assert_binding_near_its_edge(run, "nonlinear_cl.lemma_8", dict(model="shifted", shift=1e-6), 0.02)  # ratio 0.993
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.lemma_8")
+
+
+def test_fails_on_the_indefinite_steps(run):
+    assert_first_control_fails_at(run, "nonlinear_cl.lemma_8", 2.89)

@@ -8,7 +8,15 @@ import math
 import pytest
 import torch
 
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids, uncached_probe
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_hypothesis_refused,
+    assert_named_iff,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+    short_row_ids,
+    uncached_probe,
+)
 from theorems.core import recording
 from theorems.nonlinear_cl import examples
 from theorems.nonlinear_cl.examples import LIN_BINDING
@@ -117,3 +125,11 @@ def test_linear_alignment_tolerance_on_one_start(monkeypatch, deviation, holds):
     c = ev.claim("linear_all_starts_reach_phi1")
     assert c.passed is holds, (c, ev.explain())
     assert 1 - c.observed == pytest.approx(deviation, rel=1e-4)
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.linear_vs_relu")
+
+
+def test_bad_input_names_the_hypothesis():
+    assert_hypothesis_refused("nonlinear_cl.linear_vs_relu", dict(isotropic=True), "distinct top eigenvalue")

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, row_ids
+from checks.pinning import (
+    assert_default_and_bindings_hold,
+    assert_energy_identity_pinned_just_outside,
+    assert_hypothesis_edge,
+    assert_registered_bindings,
+    assert_registered_controls_step_over_and_fail,
+    row_ids,
+)
 
 MONO = "nonlinear_cl.monomial_activation"
 AP = "as_printed"
@@ -52,3 +59,20 @@ def test_monomial_binding_has_a_large_dynamic_range(run):
 @pytest.mark.parametrize("rid, form, params, name", EDGES, ids=row_ids(EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(rid, form, params, name)
+
+
+def test_registered_bindings_are_the_documented_ones():
+    # where each hypothesis binds, as the module's docstring documents
+    assert_registered_bindings("nonlinear_cl.monomial_activation", [dict(power=8, scale=3.0)])
+
+
+def test_tolerance_pinned_just_outside(run):
+    assert_energy_identity_pinned_just_outside(run, "nonlinear_cl.monomial_activation")
+
+
+def test_registered_controls_are_outside_the_hypotheses_and_fail(run):
+    assert_registered_controls_step_over_and_fail(run, "nonlinear_cl.monomial_activation")
+
+
+def test_default_and_registered_binding_instances_hold(run):
+    assert_default_and_bindings_hold(run, "nonlinear_cl.monomial_activation")

@@ -7,7 +7,15 @@ import math
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, assert_named_iff, row_ids, short_row_ids
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_hypothesis_refused,
+    assert_named_iff,
+    assert_out_of_domain_refused,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+    short_row_ids,
+)
 from theorems.nonlinear_cl import examples
 from theorems.nonlinear_cl.examples import SUM_BINDING_ABOVE, SUM_BINDING_BELOW
 
@@ -72,3 +80,13 @@ def test_the_summation_threshold_is_the_module_constant():
     assert abs(examples.Q_STAR - Q_STAR) <= 1e-15
 
 
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.summation_model")
+
+
+def test_values_outside_the_domain_are_refused_with_the_parameter_named():
+    assert_out_of_domain_refused("nonlinear_cl.summation_model", dict(q=0.0))  # the out-of-domain value is the last one
+
+
+def test_bad_input_names_the_hypothesis():
+    assert_hypothesis_refused("nonlinear_cl.summation_model", dict(q=(3 - math.sqrt(5)) / 2), "threshold")

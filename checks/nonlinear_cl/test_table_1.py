@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, row_ids
+from checks.pinning import assert_hypothesis_edge, assert_registered_bindings, row_ids
 from theorems.core import recording, registry
 
 TAB1 = "nonlinear_cl.table_1"
@@ -99,3 +99,8 @@ def test_table_1_better_is_the_mean_gain_against_the_margin():
     assert mu.observed == pytest.approx(0.3, rel=1e-12)  # σ² backpropagated: 0.5 vs 0.2
     assert dict(margin=0.3, allow_violation=True) in [dict(c) for c in registry.get(table_1.ID).controls]
     assert not table_1.table_claims(table, 0.3)[0].passed
+
+
+def test_registered_bindings_are_the_documented_ones():
+    # where each hypothesis binds, as the module's docstring documents
+    assert_registered_bindings("nonlinear_cl.table_1", [dict(Ps=(1,), betas=(1,))])

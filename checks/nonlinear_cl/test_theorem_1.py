@@ -9,7 +9,16 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, excess, row_ids
+from checks.pinning import (
+    assert_binding_near_its_edge,
+    assert_default_proof_steps_fail_only_at_errata,
+    assert_fails_within_ten_times_the_bound,
+    assert_hypothesis_edge,
+    assert_hypothesis_refused,
+    assert_out_of_domain_refused,
+    excess,
+    row_ids,
+)
 from theorems import HypothesisViolation
 from theorems.core import recording
 from theorems.nonlinear_cl.theorem_1 import BINDING_2D, BINDING_3D, PAST_THRESHOLD
@@ -171,3 +180,43 @@ def test_theorem_1_weyl_ratio_is_judged_at_the_worst_lme(monkeypatch):
     monkeypatch.setattr(T, "linearisation", one_lme_off)
     with pytest.raises(IdentityFailure, match="linearised_rate_at_least_guaranteed"):
         theorems.check(T.ID)
+
+
+def test_registered_instance_fails_within_ten_times_the_bound(run):
+    """A bound constant (or a z-threshold) pinned by a registered failing instance whose observed value lies in
+    (bound, 10·bound]: the constant loosened ×10 lets it pass."""
+    assert_fails_within_ten_times_the_bound(
+        run, "nonlinear_cl.theorem_1", "controls", dict(model="summation", d=4, q=0.45, allow_violation=True),
+        ("perturbations_return",))  # 1.8
+
+
+def test_registered_binding_is_near_its_edge(run):
+    """The binding instance's registered margin is a bound claim's: the tightest bound claim is within the slack of
+    its edge (normalised, as the Binding's margin says), so a binding moved off its edge fails."""
+    assert_binding_near_its_edge(
+        run, "nonlinear_cl.theorem_1",
+        dict(model="leaky_pair", radius=1.0, sigma=1.0, neg_weight=0.9, leak=0.5, dt=0.02, steps=1000, d=3,
+             tangent_sigma=1.3946), 0.05)  # λ_gap/ρ = 1.02
+
+
+def test_default_proof_steps_fail_only_where_an_erratum_is_registered(run):
+    # the default instance is cheap and carries proof steps
+    assert_default_proof_steps_fail_only_at_errata(run, "nonlinear_cl.theorem_1")
+
+
+# out-of-domain values (the last one of each row), refused with the parameter named
+OUT_OF_DOMAIN = [dict(model="leaky_pair", neg_weight=1.0), dict(model="summation", q=1.5), dict(leak=1.0)]
+
+
+@pytest.mark.parametrize("params", OUT_OF_DOMAIN)
+def test_values_outside_the_domain_are_refused_with_the_parameter_named(params):
+    assert_out_of_domain_refused("nonlinear_cl.theorem_1", params)
+
+
+# inputs that step over a hypothesis, and the hypothesis the refusal names
+REFUSED_NAMING = [(dict(model="summation", q=0.45), "is an LME"), (dict(model="categorical"), "ρ(w_*) finite")]
+
+
+@pytest.mark.parametrize("params, hypothesis", REFUSED_NAMING)
+def test_bad_input_names_the_hypothesis(params, hypothesis):
+    assert_hypothesis_refused("nonlinear_cl.theorem_1", params, hypothesis)

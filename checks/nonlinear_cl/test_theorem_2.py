@@ -7,7 +7,14 @@ import math
 
 import pytest
 
-from checks.pinning import assert_hypothesis_edge, row_ids
+from checks.pinning import (
+    assert_fails_within_ten_times_the_bound,
+    assert_hypothesis_edge,
+    assert_hypothesis_refused,
+    assert_registered_bindings,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+)
 from theorems.core import recording, registry
 
 T2 = "nonlinear_cl.theorem_2"
@@ -73,3 +80,24 @@ def test_theorem_2_counterexamples_are_the_documented_two(run):
     ev = recording.expect(run("nonlinear_cl.theorem_2", form="as_printed", C0=0.1), recording.FAILS)
     c = ev.claim("roughness_below_printed_bound")
     assert c.observed / c.bound == pytest.approx(4 / (9 * math.pi) / 0.1, rel=1e-5), c
+
+
+def test_registered_instance_fails_within_ten_times_the_bound(run):
+    """A bound constant (or a z-threshold) pinned by a registered failing instance whose observed value lies in
+    (bound, 10·bound]: the constant loosened ×10 lets it pass."""
+    assert_fails_within_ten_times_the_bound(
+        run, "nonlinear_cl.theorem_2", "controls", dict(bound_radius_scale=0.5, allow_violation=True),
+        ("roughness_below_corrected_bound",))  # 2.3
+
+
+def test_registered_bindings_are_the_documented_ones():
+    # where each hypothesis binds, as the module's docstring documents
+    assert_registered_bindings("nonlinear_cl.theorem_2", [dict(C0=1.0), dict(C0=0.1, profile="bump", k=1)])
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.theorem_2")
+
+
+def test_bad_input_names_the_hypothesis():
+    assert_hypothesis_refused("nonlinear_cl.theorem_2", dict(bound_radius_scale=0.5), "‖x‖₂ ≤ C₀")

@@ -9,7 +9,13 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, excess, row_ids
+from checks.pinning import (
+    assert_default_proof_steps_fail_only_at_errata,
+    assert_hypothesis_edge,
+    assert_out_of_domain_refused,
+    excess,
+    row_ids,
+)
 from theorems import HypothesisViolation
 from theorems.core import recording
 from theorems.core.registry import get
@@ -227,3 +233,17 @@ def test_theorem_3_two_cycle_certificate_at_its_edges(closing, step, fixed, cycl
     # the shortest run that can show a cycle has three points: w(0), w(1), w(2) = w(0)
     assert theorem_3.two_cycle(Wt[1:], fixed) == (gap, cycle)
     assert theorem_3.two_cycle(Wt[2:], False) == (math.inf, False)
+
+
+def test_default_proof_steps_fail_only_where_an_erratum_is_registered(run):
+    # the default instance is cheap and carries proof steps
+    assert_default_proof_steps_fail_only_at_errata(run, "nonlinear_cl.theorem_3")
+
+
+# out-of-domain values (the last one of each row), refused with the parameter named
+OUT_OF_DOMAIN = [dict(pi_iters=0), dict(theta0=0.0)]
+
+
+@pytest.mark.parametrize("params", OUT_OF_DOMAIN)
+def test_values_outside_the_domain_are_refused_with_the_parameter_named(params):
+    assert_out_of_domain_refused("nonlinear_cl.theorem_3", params)

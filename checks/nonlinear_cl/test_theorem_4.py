@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, row_ids
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_hypothesis_refused,
+    assert_out_of_domain_refused,
+    assert_registered_bindings,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+)
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
 
@@ -116,3 +123,20 @@ def test_theorem_4_identical_weights_path_is_judged_at_its_worst_point(monkeypat
     ev = recording.expect(theorems.check(T.ID), recording.FAILS)  # a patched gradient
     c = ev.claim("identical_weights_path_critical")
     assert not c.passed and c.observed > 1e-6, c
+
+
+def test_registered_bindings_are_the_documented_ones():
+    # where each hypothesis binds, as the module's docstring documents
+    assert_registered_bindings("nonlinear_cl.theorem_4", [dict(s_small=1e-3)])
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.theorem_4")
+
+
+def test_values_outside_the_domain_are_refused_with_the_parameter_named():
+    assert_out_of_domain_refused("nonlinear_cl.theorem_4", dict(s_small=1.5))  # the out-of-domain value is the last one
+
+
+def test_bad_input_names_the_hypothesis():
+    assert_hypothesis_refused("nonlinear_cl.theorem_4", dict(top_rank=2), "rank-1 top layer")

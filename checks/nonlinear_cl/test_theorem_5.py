@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 import torch
 
-from checks.pinning import assert_hypothesis_edge, excess, row_ids
+from checks.pinning import (
+    assert_default_proof_steps_fail_only_at_errata,
+    assert_hypothesis_edge,
+    assert_hypothesis_refused,
+    assert_out_of_domain_refused,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    excess,
+    row_ids,
+)
 
 T5 = "nonlinear_cl.theorem_5"
 NL = "nonlinear_cl."
@@ -80,3 +88,20 @@ def test_theorem_5_delta_is_judged_at_the_smallest_k():
     c = theorem_5.delta_claim(torch.tensor([0.5, -1e-3, 2.0], dtype=D), 0.1)
     assert not c.passed and c.observed == -1e-3, c
     assert theorem_5.delta_claim(torch.tensor([0.5, 0.0, 2.0], dtype=D), 0.1).passed  # δ_k = 0 is allowed
+
+
+def test_default_proof_steps_fail_only_where_an_erratum_is_registered(run):
+    # the default instance is cheap and carries proof steps
+    assert_default_proof_steps_fail_only_at_errata(run, "nonlinear_cl.theorem_5")
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.theorem_5")
+
+
+def test_values_outside_the_domain_are_refused_with_the_parameter_named():
+    assert_out_of_domain_refused("nonlinear_cl.theorem_5", dict(weak_rf=0.0))  # the out-of-domain value is the last one
+
+
+def test_bad_input_names_the_hypothesis():
+    assert_hypothesis_refused("nonlinear_cl.theorem_5", dict(dependent=True), "conditionally independent")

@@ -7,7 +7,13 @@ import pytest
 import torch
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, row_ids
+from checks.pinning import (
+    assert_hypothesis_edge,
+    assert_hypothesis_refused,
+    assert_registered_bindings,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+)
 from theorems import HypothesisViolation
 from theorems.core import recording, registry
 from theorems.core.verdict import run_spec
@@ -205,3 +211,16 @@ def test_theorem_6_ode_pairs_keep_y0_from_0_05():
     b = torch.full((1, 1, 3), 0.5, dtype=D)
     claims, details = theorem_6.one_d_proof_steps(Y0, b, Context.make(seed=0))
     assert details["ode_pairs"] == 2 and all(c.passed for c in claims), (details, claims)
+
+
+def test_registered_bindings_are_the_documented_ones():
+    # where each hypothesis binds, as the module's docstring documents
+    assert_registered_bindings("nonlinear_cl.theorem_6", [dict(c_max=0.02)])
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.theorem_6")
+
+
+def test_bad_input_names_the_hypothesis():
+    assert_hypothesis_refused("nonlinear_cl.theorem_6", dict(c_max=-1.0), "c > 0")

@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, row_ids
+from checks.pinning import (
+    assert_fails_within_ten_times_the_bound,
+    assert_hypothesis_edge,
+    assert_registered_bindings,
+    assert_report_instances_flag_exactly_the_negative_controls,
+    row_ids,
+)
 from theorems.core import recording
 
 T6R = "nonlinear_cl.theorem_6_remark"
@@ -148,3 +154,20 @@ def test_theorem_6_remark_grid_claims_take_their_worst_entry(monkeypatch):
     assert not rank.passed and rank.observed > 0.1, rank
     gmc = ev.claim("general_monte_carlo")
     assert not gmc.passed, gmc
+
+
+def test_registered_instance_fails_within_ten_times_the_bound(run):
+    """A bound constant (or a z-threshold) pinned by a registered failing instance whose observed value lies in
+    (bound, 10·bound]: the constant loosened ×10 lets it pass."""
+    assert_fails_within_ten_times_the_bound(
+        run, "nonlinear_cl.theorem_6_remark", "controls", dict(dist="comonotone", mc=1000, allow_violation=True),
+        ("formula_155_monte_carlo", "general_monte_carlo"))  # 15 and 9.7 standard errors against MC_Z = 4.5
+
+
+def test_registered_bindings_are_the_documented_ones():
+    # where each hypothesis binds, as the module's docstring documents
+    assert_registered_bindings("nonlinear_cl.theorem_6_remark", [dict(eps_max=1.0), dict(eps_max=3.0)])
+
+
+def test_report_instances_flag_exactly_the_negative_controls():
+    assert_report_instances_flag_exactly_the_negative_controls("nonlinear_cl.theorem_6_remark")
