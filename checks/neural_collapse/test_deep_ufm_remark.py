@@ -9,7 +9,7 @@ import math
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin, row_ids
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core.verdict import run_spec
 from theorems.neural_collapse import deep_ufm_remark as DU
 
@@ -91,20 +91,6 @@ HYPOTHESIS_EDGES = [
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
-
-
-REGISTERED_PINS = [
-    # the deep UFM remark: LOWER_RTOL = 1e-10 on the attaining copy, REACH_RTOL = 1e-7 on the trained networks
-    ("deep_ufm_remark", dict(bound_scale=1 + 3e-10, allow_violation=True), ("deep_ufm_above_shallow_optimum",),
-     ("bound",)),
-    ("deep_ufm_remark", dict(bound_scale=1 - 3e-7, allow_violation=True), ("trained_reaches_shallow_optimum",),
-     ("bound",)),
-]
-
-
-@pytest.mark.parametrize("rid, control, claims, kinds", REGISTERED_PINS, ids=row_ids(REGISTERED_PINS))
-def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds):
-    assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
 
 
 # -- the deep-UFM remark (Section 4.2): remark_claims on literal numbers ---------------------------------------------

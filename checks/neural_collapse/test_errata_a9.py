@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_refused_naming, assert_registered_pin, row_ids
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, row_ids
 from theorems import HypothesisViolation, ParameterError
 from theorems.core import recording
 from theorems.core.verdict import run_spec
@@ -68,18 +68,6 @@ HYPOTHESIS_EDGES = [
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
-
-
-REGISTERED_PINS = [
-    # Appendix A's phase-1 mover: EXACT_RTOL = 1e-12 on the landing point, ANGLE_RTOL = 1e-6 on the exact angle
-    ("errata_a9", dict(step_scale=1 + 1e-9, allow_violation=True), ("lands_on_target",), ("bound",)),
-    ("errata_a9", dict(step_scale=1 + 1e-5, allow_violation=True), ("angle_formula_exact",), ("identity",)),
-]
-
-
-@pytest.mark.parametrize("rid, control, claims, kinds", REGISTERED_PINS, ids=row_ids(REGISTERED_PINS))
-def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds):
-    assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
 
 
 # -- Appendix A, phase 1 (errata_a9) --------------------------------------------------------------------------------

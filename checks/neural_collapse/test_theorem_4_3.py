@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 import torch
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_refused_naming, assert_registered_pin, row_ids
+from checks.pinning import assert_hypothesis_edge, assert_refused_naming, row_ids
 from theorems import HypothesisViolation, ParameterError
 from theorems.core import registry
 from theorems.core.errors import IdentityFailure
@@ -109,18 +109,6 @@ def test_the_cost_of_a_deep_network_grows_with_its_depth():
 
 
 ATTAINING = dict(attaining=True, K=3, n=2, d0=6, d=4, loss="ce", L=3)
-
-
-REGISTERED_PINS = [
-    # Theorem 4.3's lower bound where it binds (the attaining network): LOWER_RTOL = 1e-10
-    ("theorem_4_3", dict(ATTAINING, bound_scale=1 + 3e-10, allow_violation=True), ("attaining_net_above_gufm_optimum",),
-     ("bound",)),
-]
-
-
-@pytest.mark.parametrize("rid, control, claims, kinds", REGISTERED_PINS, ids=row_ids(REGISTERED_PINS))
-def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds):
-    assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
 
 
 # monkeypatch, not a Pin: it replaces T.ufm_objective: code, which a Pin cannot move

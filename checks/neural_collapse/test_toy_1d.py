@@ -11,7 +11,7 @@ import pytest
 from scipy.optimize import minimize
 
 import theorems
-from checks.pinning import assert_hypothesis_edge, assert_registered_pin, row_ids
+from checks.pinning import assert_hypothesis_edge, row_ids
 from theorems.core import recording
 from theorems.core.verdict import run_spec
 from theorems.neural_collapse import toy_1d as T1
@@ -118,20 +118,6 @@ HYPOTHESIS_EDGES = [
 @pytest.mark.parametrize("rid, form, params, name", HYPOTHESIS_EDGES, ids=row_ids(HYPOTHESIS_EDGES))
 def test_hypothesis_edge_is_named(rid, form, params, name):
     assert_hypothesis_edge(NC + rid, form, params, name)
-
-
-REGISTERED_PINS = [
-    # RTOL = 1e-10 on the 1-D toy's closed form, from both sides (3 allowances)
-    ("toy_1d", dict(bound_scale=1 + 3e-10, allow_violation=True), ("optimiser_not_below_closed_form",), ("bound",)),
-    ("toy_1d", dict(bound_scale=1 - 3e-10, allow_violation=True), ("optimiser_reaches_closed_form",), ("bound",)),
-    # EXP_TOL = 0.07 from outside: the hypothesis L ≫ a dropped tilts the exponent to −1.118
-    ("toy_1d", dict(depths=(2, 8, 32, 128), allow_violation=True), ("cost_vanishes_at_rate_1_over_L",), ("bound",)),
-]
-
-
-@pytest.mark.parametrize("rid, control, claims, kinds", REGISTERED_PINS, ids=row_ids(REGISTERED_PINS))
-def test_registered_control_pins_the_tolerance(run, rid, control, claims, kinds):
-    assert_registered_pin(run, NC + rid, control, claims, kinds=kinds)
 
 
 # monkeypatch, not a Pin: it replaces T1.closed_form: code, which a Pin cannot move

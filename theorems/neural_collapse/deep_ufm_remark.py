@@ -53,7 +53,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Pin, Result, Status, Violation, seed_param
 from ..data.frames import balanced_labels
 from ..metrics.neural_collapse import nc_metrics
 from ..optim.lbfgs import autograd_objective, batched_lbfgs
@@ -237,6 +237,14 @@ CONTROLS = (
     dict(inner_factor=0.0, allow_violation=True),  # blocks unregularised: nothing drives them to zero
     dict(loss="mse", K=3, d=3, allow_violation=True),  # d = K (MSE): no collapsed feasible pair (Lemma 4.2)
 )
+# The tolerances the first two controls pin (3 allowances outside): LOWER_RTOL = 1e-10 on the attaining copy,
+# REACH_RTOL = 1e-7 on the trained networks
+PINS = (
+    Pin("deep_ufm_above_shallow_optimum", "bound_scale", fails=1 + 3e-10, within=10,
+        params=dict(allow_violation=True), reported=True),
+    Pin("trained_reaches_shallow_optimum", "bound_scale", fails=1 - 3e-7, within=10,
+        params=dict(allow_violation=True), reported=True),
+)
 
 
 def report_instances(suite):
@@ -291,5 +299,6 @@ RESULT = register(Result(
                         "deep UFM"),
     binding=BINDING,
     controls=CONTROLS,
+    pins=PINS,
     strategy=_strategy,
 ))

@@ -67,8 +67,8 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, ProofErratum, Result, Status, Violation,
-                           seed_param)
+from ..core.result import (AS_PRINTED, Binding, Cost, Logic, Outcome, Param, Pin, ProofErratum, Result, Status,
+                           Violation, seed_param)
 from ..optim.manifolds import ln, random_point
 from .paper import PAPER
 
@@ -229,6 +229,13 @@ A9_CONTROLS = (
     dict(step_scale=1 + 1e-5, allow_violation=True),  # pins ANGLE_RTOL on the exact-angle identity
     dict(others_at="inside", allow_violation=True),  # the margin hypothesis dropped: inside samples move
 )
+# The tolerances the second and third controls pin: EXACT_RTOL = 1e-12 on the landing point, ANGLE_RTOL = 1e-6 on
+# the exact-angle identity
+A9_PINS = (
+    Pin("lands_on_target", "step_scale", fails=1 + 1e-9, within=10, params=dict(allow_violation=True), reported=True),
+    Pin("angle_formula_exact", "step_scale", fails=1 + 1e-5, within=10, params=dict(allow_violation=True),
+        reported=True),
+)
 A9_ERRATA = (
     ProofErratum(step="Appendix A, proof of Theorem 4.3, phase 1 (after eq. (14)): the angle moved by one block",
                  printed="Δβ = 2 arcsin(αm/(2√(d+m²/4)))",
@@ -288,7 +295,7 @@ RESULT_A9 = register(Result(
     module=__name__,
     logic=Logic(for_all="d ≥ 3, 0 < m < 1/2, 0 < α ≤ 0.2, x on the LN sphere, a tangent direction, samples x' with "
                         "x'ᵀx ≤ d(1 − m)"),
-    proof_errata=A9_ERRATA, binding=A9_BINDING, controls=A9_CONTROLS, strategy=_strategy_a9,
+    proof_errata=A9_ERRATA, binding=A9_BINDING, controls=A9_CONTROLS, pins=A9_PINS, strategy=_strategy_a9,
 ))
 
 

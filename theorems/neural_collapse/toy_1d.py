@@ -58,7 +58,7 @@ import torch
 
 from ..core.evidence import Claim
 from ..core.registry import register
-from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Result, Status, Violation, seed_param
+from ..core.result import AS_PRINTED, Cost, Logic, Outcome, Param, Pin, Result, Status, Violation, seed_param
 from ..metrics.scaling import fit_power_law, scaling_series
 from ..optim.lbfgs import autograd_objective, batched_lbfgs
 from .paper import PAPER
@@ -178,6 +178,16 @@ CONTROLS = (
     # It pins EXP_TOL from outside (×1.7 of it) and shows where the hypothesis bites.
     dict(depths=(2, 8, 32, 128), allow_violation=True),
 )
+# The tolerances the controls above pin (each failing side one of them, 1–10 allowances outside): RTOL = 1e-10 on
+# the closed form from both sides, EXP_TOL = 0.07 from outside (the hypothesis L ≫ a dropped)
+PINS = (
+    Pin("optimiser_not_below_closed_form", "bound_scale", fails=1 + 3e-10, within=10,
+        params=dict(allow_violation=True), reported=True),
+    Pin("optimiser_reaches_closed_form", "bound_scale", fails=1 - 3e-10, within=10,
+        params=dict(allow_violation=True), reported=True),
+    Pin("cost_vanishes_at_rate_1_over_L", "depths", fails=(2, 8, 32, 128), within=10,
+        params=dict(allow_violation=True), reported=True),
+)
 TREND_CONTROLS = (dict(layers=2, allow_violation=True),)  # two layers per block: cost → 2a, exponent ≈ 0
 
 
@@ -225,5 +235,6 @@ RESULT = register(Result(
     module=__name__,
     logic=Logic(for_all="a > 0 and depths L ≥ 1; the minimum over all per-layer weights"),
     controls=CONTROLS,
+    pins=PINS,
     trend_controls=TREND_CONTROLS,
 ))
