@@ -120,3 +120,14 @@ def test_a_pin_names_what_it_pins():
     with pytest.raises(TypeError):
         Pin("c", "x", fails=2.0)  # neither a passing side nor within=
     assert Pin("c", "x", passes=1).claims == ("c",) and Pin("c", "STEP_MIN", passes=1).is_constant
+
+
+def test_an_upper_case_declared_parameter_is_moved_as_a_parameter():
+    """A Pin naming one of the result's declared parameters moves that parameter even when its name is UPPER_CASE
+    (a horizon ``T``); the same name on a result that does not declare it is read as a module constant."""
+    fake = make_fake("fake_pins.upper")
+    T = dataclasses.replace(fake.params[0], name="T")
+    result = dataclasses.replace(fake, params=(T, *fake.params[1:]), pins=(Pin("c", "T", passes=1.0, fails=2.0),))
+    (pin,) = result.declared_pins
+    assert not pin.is_constant and pin.spec("fails") == {"T": 2.0}
+    assert Pin("c", "T", passes=1.0).is_constant and {"T": 2.0} in result.controls

@@ -41,6 +41,7 @@ results of ``tests/fakes.py`` are a small worked example of every point above.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -216,6 +217,9 @@ class Pin:
     # too; the pin checks that it is registered there, so a control moved off its literal is noticed
     reported: bool = False
     why: str = ""
+    # set by ``Result`` on construction where ``name`` is one of its declared parameters (an UPPER_CASE parameter,
+    # such as a horizon ``T``, is then moved as a parameter, not read as a module constant)
+    parameter: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.claims, str):
@@ -232,8 +236,9 @@ class Pin:
 
     @property
     def is_constant(self) -> bool:
-        """Whether ``name`` is a module constant (UPPER_CASE, or ``module:NAME``) rather than a parameter."""
-        return ":" in self.name or self.name.isupper()
+        """Whether ``name`` is a module constant (UPPER_CASE, or ``module:NAME``) rather than a parameter: a declared
+        parameter of the result (``parameter``) never is, whatever its case."""
+        return not self.parameter and (":" in self.name or self.name.isupper())
 
     def spec(self, side: str) -> dict[str, Any]:
         """The registered instance spec of one side (``"passes"`` or ``"fails"``): ``params`` with ``name`` set,
@@ -367,6 +372,11 @@ class Result:
             object.__setattr__(self, "paper", self.paper.number)
         if self.evaluate is None:
             raise TypeError(f"result {self.id!r}: evaluate is required")
+        declared = {p.name for p in self.params}
+        if any(isinstance(pin, Pin) and pin.name in declared and not pin.parameter for pin in self.pins):
+            object.__setattr__(self, "pins", tuple(
+                dataclasses.replace(pin, parameter=True) if isinstance(pin, Pin) and pin.name in declared else pin
+                for pin in self.pins))
         missing = tuple(pin for pin in self.pin_instances(controls_only=True) if pin not in self.controls)
         if missing:
             object.__setattr__(self, "controls", (*self.controls, *missing))
