@@ -11,8 +11,7 @@ from theorems.core.registry import get, validate
 from theorems.nonlinear_cl import batchnorm
 
 # ======================================================================================================================
-# p001b: BatchNorm (App. D: Def. 5, Lemma 6, Corollary 3), Table 1, Figures 4/9/10, filter specialisation (suite's
-# reading). Runs ask for form="as_printed", the key the conformance checks use, so each instance is computed once.
+# BatchNorm (App. D: Def. 5, Lemma 6, Corollary 3). Runs ask for form="as_printed", the key the conformance checks use, so each instance is computed once.
 # ======================================================================================================================
 BN = "nonlinear_cl.batchnorm"
 AP = "as_printed"

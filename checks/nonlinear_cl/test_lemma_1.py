@@ -15,10 +15,6 @@ from checks.pinning import (
 )
 from theorems.core import registry
 
-# =====================================================================================================================
-# Issue 16, part p001a: Lemmas 1, 2, 4, 7–10, Corollary 2, the α-CL correspondence, Theorem 6's proof steps and the
-# remark after Theorem 6. (The block of part p001b, BatchNorm and the specialisation experiments, follows it.)
-# =====================================================================================================================
 L1 = "nonlinear_cl.lemma_1"
 N = "nonlinear_cl."
 
